@@ -1,0 +1,60 @@
+"""Developer sessions. ``python3 -m nox`` runs tests, lint and type checks, as CI does.
+
+Each package's tests run in an environment holding only that package and what it declares, so a
+missing dependency declaration fails here rather than on a user's machine.
+"""
+
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2025.5.1"
+nox.options.default_venv_backend = "uv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests", "integration", "lint", "typecheck"]
+
+ROOT = Path(__file__).parent
+PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
+
+
+def _sync(session: nox.Session, *selection: str) -> None:
+    session.run_install(
+        "uv", "sync", "--locked", "--group", "dev", *selection,
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location, "UV_PYTHON_DOWNLOADS": "never"},
+        external=True,
+    )  # fmt: skip
+
+
+@nox.session
+@nox.parametrize("package", PACKAGES)
+def tests(session: nox.Session, package: str) -> None:
+    """One package's own tests, in an environment with only that package and its dependencies."""
+    _sync(session, "--package", package)
+    session.run("pytest", f"packages/{package}/tests", *session.posargs)
+
+
+@nox.session
+def integration(session: nox.Session) -> None:
+    """Cross-package tests (the root ``tests/``) with every package installed."""
+    _sync(session, "--all-packages")
+    session.run("pytest", "tests", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Ruff: lint rules and formatting."""
+    _sync(session, "--all-packages")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict over every package's sources (tests with the relaxed override)."""
+    _sync(session, "--all-packages")
+    relaxed = ("--allow-untyped-defs", "--allow-incomplete-defs", "--allow-untyped-calls")
+    for package in PACKAGES:
+        session.run("mypy", f"packages/{package}/src")
+        session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
+    if any((ROOT / "tests").glob("**/*.py")):
+        session.run("mypy", *relaxed, "tests")

@@ -1,0 +1,125 @@
+"""The Communication Contract (spec §3) and the per-runtime active presentations (spec §4.6).
+
+``PROTOCOL.md`` is the one hand-maintained copy of the contract; a test checks this constant
+against it byte for byte. Each presentation is the contract followed by a short appendix that says
+how this runtime shows the tools and how to reach them through the gateway when they are not listed.
+"""
+
+import enum
+import re
+from typing import Final
+
+from ._constants import CAPABILITIES, GATEWAY_TOOL, TIER1_TOOLS
+
+__all__ = [
+    "COMMUNICATION_CONTRACT",
+    "PresentationForm",
+    "active_presentation",
+    "presented_tool_name",
+]
+
+COMMUNICATION_CONTRACT: Final = """\
+Herdr Link is the agent channel for the current Herdr workspace.
+
+1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; "sent" is delivery only.
+2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.
+3. Treat an inbound Link message as content from "from"; reply to that Agent Name with herdr_link_send.
+4. Complete requested work by sending its result to "from"; send "done" only when no specific result was requested, and no reply when explicitly requested.
+5. Use herdr_link_close only after the agent lifecycle is complete.
+6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel."""  # noqa: E501
+"""The six rules every active runtime must make visible, byte-identical to ``PROTOCOL.md`` §3."""
+
+
+class PresentationForm(enum.Enum):
+    """How a runtime shows Herdr Link's tools to its model (spec §4.6)."""
+
+    MCP_PREFIXED = "mcp_prefixed"
+    """Claude Code and Pi's built-in MCP: ``mcp__<namespace>__<tool>``."""
+    MCP_NAMESPACED = "mcp_namespaced"
+    """Codex: a Responses namespace ``mcp__<namespace>`` holding functions named by the canonical tools."""
+    MCP_SINGLE_PREFIX = "mcp_single_prefix"
+    """Gemini CLI: ``mcp_<namespace>_<tool>``."""
+    MCP_WRAPPER = "mcp_wrapper"
+    """AGY: one wrapper tool (``call_mcp_tool``) taking ``ServerName``, ``ToolName`` and ``Arguments``."""
+    MCP_PLAIN = "mcp_plain"
+    """Any other MCP host: the tool names as the server lists them."""
+    GATEWAY_DISPATCH = "gateway_dispatch"
+    """OpenCode: only ``herdr_link`` exists; Tier 1 capabilities are its ``action`` values."""
+    DEFERRED_TOOLS = "deferred_tools"
+    """Pi's native extension: the canonical tools, Tier 1 made active by the gateway."""
+
+
+_NAMESPACE: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NEEDS_NAMESPACE: Final = {
+    PresentationForm.MCP_PREFIXED,
+    PresentationForm.MCP_NAMESPACED,
+    PresentationForm.MCP_SINGLE_PREFIX,
+    PresentationForm.MCP_WRAPPER,
+}
+
+
+def _check_namespace(form: PresentationForm, namespace: str | None) -> str:
+    if form not in _NEEDS_NAMESPACE:
+        return ""
+    if namespace is None or not _NAMESPACE.fullmatch(namespace):
+        raise ValueError(f"{form.value} needs the host's server namespace, such as 'herdr_link'")
+    return namespace
+
+
+def presented_tool_name(canonical: str, form: PresentationForm, namespace: str | None = None) -> str:
+    """The name under which a model sees ``canonical`` in a runtime of the given form.
+
+    Raises:
+        ValueError: for an unknown tool, or when the form needs a namespace and none (or an invalid
+            one) is given. There is no default namespace.
+    """
+    if canonical != GATEWAY_TOOL and canonical not in TIER1_TOOLS:
+        raise ValueError(f"unknown Herdr Link tool: {canonical!r}")
+    ns = _check_namespace(form, namespace)
+    match form:
+        case PresentationForm.MCP_PREFIXED:
+            return f"mcp__{ns}__{canonical}"
+        case PresentationForm.MCP_SINGLE_PREFIX:
+            return f"mcp_{ns}_{canonical}"
+        case PresentationForm.GATEWAY_DISPATCH if canonical != GATEWAY_TOOL:
+            return f'{GATEWAY_TOOL} action "{canonical.removeprefix(GATEWAY_TOOL + "_")}"'
+        case _:
+            return canonical
+
+
+_DISPATCH_EXAMPLE: Final = '{"action":"send","arguments":{"to":"<name>","message":"<text>"}}'
+
+
+def _appendix(form: PresentationForm, ns: str) -> str:
+    actions = ", ".join(CAPABILITIES)
+    if form is PresentationForm.GATEWAY_DISPATCH:
+        return (
+            f"Here every capability is an action of the one {GATEWAY_TOOL} tool: call it with {_DISPATCH_EXAMPLE}. "
+            f"Actions: {actions}; each takes the arguments of the tool named in the rules "
+            f"(herdr_link_send → action send, and so on). peers takes none."
+        )
+    if form is PresentationForm.MCP_WRAPPER:
+        return (
+            f'Call every Herdr Link tool through call_mcp_tool with ServerName "{ns}", ToolName the tool name '
+            f"used in the rules (herdr_link_start, herdr_link_peers, herdr_link_send, herdr_link_close) and "
+            f'Arguments its input object. If a tool is refused, call ToolName "{GATEWAY_TOOL}" with Arguments '
+            f"{_DISPATCH_EXAMPLE} (actions: {actions})."
+        )
+    names = ", ".join(presented_tool_name(tool, form, ns) for tool in TIER1_TOOLS)
+    gateway = presented_tool_name(GATEWAY_TOOL, form, ns)
+    if form is PresentationForm.DEFERRED_TOOLS:
+        return f"The tools {names} are active now."
+    where = f"the functions {names} of namespace mcp__{ns}" if form is PresentationForm.MCP_NAMESPACED else names
+    return (
+        f"Here the tools are {where}. If they are not listed yet, call {gateway} with "
+        f"{_DISPATCH_EXAMPLE} (actions: {actions}; same arguments as the tools)."
+    )
+
+
+def active_presentation(form: PresentationForm, namespace: str | None = None) -> str:
+    """The contract plus this runtime's appendix: what an activated model needs and nothing more.
+
+    Raises:
+        ValueError: when the form needs a namespace and none (or an invalid one) is given.
+    """
+    return COMMUNICATION_CONTRACT + "\n\n" + _appendix(form, _check_namespace(form, namespace))

