@@ -1,0 +1,88 @@
+"""``herdr-sim``: run a simulated Herdr in the foreground, or print a pane's environment.
+
+herdr-sim serve --socket PATH [--layout FILE]
+herdr-sim env --socket PATH --pane PANE_ID
+"""
+
+import argparse
+import json
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ._harness import HerdrSim
+from ._state import HerdrError
+
+__all__ = ["main"]
+
+_LAYOUT_HELP = """\
+A layout file is JSON: {"workspaces":[{"cwd":"/path","panes":[{"agent":"claude","name":"brain"},{}]}]}.
+Each workspace's first pane is its root pane; further panes are split to the right. A pane with
+"agent" holds a foreground agent of that kind ("name" optional); "hook_only": true makes it
+visible to Herdr only through a hook report."""
+
+
+def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:
+    for workspace in layout.get("workspaces", []):
+        panes = workspace.get("panes") or [{}]
+        ids = [sim.create_workspace(workspace.get("cwd"))]
+        for _ in panes[1:]:
+            ids.append(sim.split(ids[-1], cwd=workspace.get("cwd")))  # left to right, in layout order
+        for pane_id, spec in zip(ids, panes, strict=True):
+            if spec.get("agent"):
+                sim.add_agent(pane_id, spec["agent"], name=spec.get("name"), hook_only=bool(spec.get("hook_only")))
+
+
+def _env_lines(socket_path: str, pane_id: str) -> list[str]:
+    bin_path = str(Path(socket_path).parent / "bin" / "herdr")
+    sim_env = {"HERDR_ENV": "1", "HERDR_SOCKET_PATH": socket_path, "HERDR_BIN_PATH": bin_path}
+    from .fake_herdr import Client
+
+    reply = Client(socket_path, "herdr-sim serve").send("herdr-sim:env", "pane.get", {"pane_id": pane_id})
+    if "error" in reply:
+        raise HerdrError(reply["error"]["code"], reply["error"]["message"])
+    pane = reply["result"]["pane"]
+    sim_env.update(HERDR_WORKSPACE_ID=pane["workspace_id"], HERDR_TAB_ID=pane["tab_id"], HERDR_PANE_ID=pane["pane_id"])
+    return [f"export {key}={shlex.quote(value)}" for key, value in sim_env.items()]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``herdr-sim``; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="herdr-sim",
+        description=__doc__.split("\n")[0],
+        epilog=_LAYOUT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="run the simulator in the foreground")
+    serve.add_argument("--socket", required=True, help="socket path (keep it under ~100 bytes)")
+    serve.add_argument("--layout", type=Path, help="JSON layout file to set up first")
+    env = commands.add_parser("env", help="print the export lines of a process in a pane")
+    env.add_argument("--socket", required=True)
+    env.add_argument("--pane", required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "env":
+            print("\n".join(_env_lines(args.socket, args.pane)))  # noqa: T201
+            return 0
+        with HerdrSim(Path(args.socket).parent, socket_name=Path(args.socket).name) as sim:
+            if args.layout is not None:
+                _apply_layout(sim, json.loads(args.layout.read_text(encoding="utf-8")))
+            for pane_id in sim.pane_ids():
+                print(f"pane {pane_id}", flush=True)  # noqa: T201
+            print(f"serving on {args.socket}; HERDR_BIN_PATH={sim.bin_path}", flush=True)  # noqa: T201
+            stop = threading.Event()
+            signal.signal(signal.SIGTERM, lambda *_: stop.set())
+            try:
+                stop.wait()
+            except KeyboardInterrupt:
+                return 130
+        return 0
+    except (OSError, ValueError, KeyError, HerdrError) as error:
+        print(f"herdr-sim: {error}", file=sys.stderr)  # noqa: T201
+        return 1

@@ -1,0 +1,129 @@
+"""The test API: deliveries, detection, start scripts, fixtures and the herdr-sim command."""
+
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from herdr_link_testkit import Delivery, HerdrError, HerdrSim, StartScript
+
+
+def _prompt(sim: HerdrSim, target: str, text: str) -> dict[str, object]:
+    return sim.request("agent.prompt", target=target, text=text)
+
+
+def test_deliveries_record_how_the_terminal_receives_the_text(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    _prompt(herdr_sim, "brain", "line one\nline two")
+    _prompt(herdr_sim, "brain", "evil \x1b[201~ tail\rrm -rf ~\n")
+    clean, evil = herdr_sim.deliveries(pane)
+    assert (clean.mode, clean.raw_controls, clean.submitted_lines, clean.splits) == ("bracketed_paste", (), 1, False)
+    assert evil.raw_controls == ("U+001B", "U+000D") and evil.splits and evil.submitted_lines == 3
+
+
+def test_plain_input_submits_every_line(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "pi", name="main", bracketed_paste=False)
+    _prompt(herdr_sim, "main", "a\nb\r\nc")
+    [delivery] = herdr_sim.deliveries(pane)
+    assert delivery.mode == "plain" and delivery.submitted_lines == 3
+
+
+def test_a_manual_agent_is_invisible_until_detected(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "codex", detect_after=0.2)
+    with pytest.raises(HerdrError) as caught:
+        herdr_sim.agent(pane)
+    assert caught.value.code == "agent_not_found"
+    event = threading.Event()
+    event.wait(0.25)
+    assert herdr_sim.agent(pane)["agent"] == "codex" and "name" not in herdr_sim.agent(pane)
+
+
+def test_on_prompt_lets_a_scripted_agent_react(herdr_sim: HerdrSim):
+    seen: list[Delivery] = []
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "pi", name="main", on_prompt=seen.append)
+    _prompt(herdr_sim, "main", "hello")
+    assert [d.text for d in seen] == ["hello"]
+
+
+def test_wait_for_delivery_wakes_on_a_delivery_from_another_thread(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "pi", name="main")
+    threading.Timer(0.05, _prompt, (herdr_sim, "main", "late")).start()
+    assert [d.text for d in herdr_sim.wait_for_delivery(pane, timeout=5)] == ["late"]
+    with pytest.raises(TimeoutError):
+        herdr_sim.wait_for_delivery(pane, count=2, timeout=0.05)
+
+
+def test_start_scripts_decide_how_started_agents_behave(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.script_start("pi", StartScript("exit", delay=0))
+    herdr_sim.request("agent.start", name="w", kind="pi", pane_id=pane)
+    assert herdr_sim.name_of(pane) is None  # the process exited before becoming interactive
+
+
+def test_names_are_unique_across_workspaces(herdr_sim: HerdrSim):
+    first, second = herdr_sim.create_workspace(), herdr_sim.create_workspace()
+    herdr_sim.add_agent(first, "pi", name="same")
+    with pytest.raises(ValueError):
+        herdr_sim.add_agent(second, "pi", name="same")
+
+
+def test_fixtures_give_each_test_its_own_simulator(herdr_sim: HerdrSim, herdr_pane: str):
+    assert herdr_pane == "w1:p1" and herdr_sim.name_of(herdr_pane) == "brain"
+    assert len(herdr_sim.socket_path.encode()) < 100 and "running" in repr(herdr_sim)
+
+
+def test_herdr_sim_serves_a_layout_and_prints_a_panes_environment(tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text(
+        json.dumps(
+            {
+                "workspaces": [
+                    {
+                        "cwd": str(tmp_path),
+                        "panes": [{"agent": "claude", "name": "brain"}, {"agent": "pi", "name": "worker"}, {}],
+                    }
+                ]
+            }
+        )
+    )
+    with HerdrSim() as scratch:
+        socket_path = str(scratch.root / "demo.sock")
+    command = [sys.executable, "-m", "herdr_link_testkit", "serve", "--socket", socket_path, "--layout", str(layout)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as server:
+        try:
+            assert server.stdout is not None
+            lines = [server.stdout.readline().strip() for _ in range(4)]
+            assert lines[:3] == ["pane w1:p1", "pane w1:p2", "pane w1:p3"] and lines[3].startswith("serving on ")
+            printed = subprocess.run(
+                [sys.executable, "-m", "herdr_link_testkit", "env", "--socket", socket_path, "--pane", "w1:p2"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            exports = dict(line.removeprefix("export ").split("=", 1) for line in printed.splitlines())
+            assert exports["HERDR_PANE_ID"] == "w1:p2" and exports["HERDR_ENV"] == "1"
+            env = {"PATH": "/usr/bin:/bin", **exports}
+            listed = subprocess.run(
+                [exports["HERDR_BIN_PATH"], "agent", "list"], env=env, capture_output=True, text=True, check=True
+            ).stdout
+            assert [a["name"] for a in json.loads(listed)["result"]["agents"]] == ["brain", "worker"]
+        finally:
+            server.terminate()
+            server.wait(timeout=5)
+    assert server.returncode == 0
+
+
+def test_herdr_sim_env_for_a_missing_pane_fails_clearly(herdr_sim: HerdrSim):
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_testkit", "env", "--socket", herdr_sim.socket_path, "--pane", "w9:p9"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1 and "pane_not_found" in done.stderr
