@@ -58,3 +58,10 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
     if any((ROOT / "tests").glob("**/*.py")):
         session.run("mypy", *relaxed, "tests")
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Figures, not tests: Herdr calls, critical-path depth and overhead per operation."""
+    _sync(session, "--all-packages")
+    session.run("python", "benchmarks/bench_control.py")

@@ -31,6 +31,7 @@ from ._contract import COMMUNICATION_CONTRACT, PresentationForm, active_presenta
 from ._envelope import Envelope, build_envelope, is_blank_message, parse_envelope
 from ._errors import Cause, ErrorCode, InvalidToolCall, LinkError, RemoteProtocolError
 from ._escape import UNSAFE_CODE_POINT_RANGES, dumps_terminal_safe, is_terminal_safe
+from ._models import LinkModel
 from ._names import (
     AGENT_NAME_PATTERN,
     GENERATED_NAME_PREFIX,
@@ -112,6 +113,7 @@ __all__ = [
     "GatewayInput",
     "InvalidToolCall",
     "LinkError",
+    "LinkModel",
     "NewTabPlacement",
     "NewTabPlacementConfig",
     "PeerEntry",

@@ -1,0 +1,145 @@
+"""Control-layer figures: Herdr calls and critical-path depth per operation, and Link's own overhead.
+
+Run with ``python3 -m nox -s bench`` (or ``uv run python benchmarks/bench_control.py``). Prints a
+Markdown table. Overhead is measured with a zero-latency scripted runner, so Herdr's time is not in
+it; depth is measured with a runner that makes every call take the same time and counts rounds.
+"""
+
+import json
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+
+from herdr_link_control import Link, RunResult, ScriptedRunner
+
+ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/bench/herdr", "HERDR_PANE_ID": "w1:p1"}
+
+
+def _ok(value: Any) -> RunResult:
+    return RunResult(0, json.dumps(value) + "\n", "")
+
+
+def _agent(name: str | None, pane: str, cwd: str = "/proj") -> dict[str, Any]:
+    record = {"agent_status": "idle", "cwd": cwd, "pane_id": pane, "workspace_id": "w1", "agent": "claude"}
+    if name:
+        record["name"] = name
+    return record
+
+
+class FakeHerdr:
+    """A zero-latency Herdr for one caller ``brain`` (w1:p1) and a peer ``reviewer`` (w1:p2)."""
+
+    def __init__(self, named: bool = True) -> None:
+        self.names = {"w1:p1": "brain" if named else None, "w1:p2": "reviewer"}
+
+    def answer(self, argv: Sequence[str]) -> RunResult:
+        match list(argv[:2]):
+            case ["agent", "get"]:
+                target = argv[2]
+                pane = target if target in self.names else next(p for p, n in self.names.items() if n == target)
+                return _ok({"result": {"agent": _agent(self.names[pane], pane), "type": "agent_info"}})
+            case ["agent", "list"]:
+                return _ok({"result": {"agents": [_agent(n, p) for p, n in self.names.items()], "type": "agent_list"}})
+            case ["agent", "rename"]:
+                self.names[argv[2]] = argv[3]
+                return _ok({"result": {"agent": _agent(argv[3], argv[2])}})
+            case ["tab", "create"]:
+                return _ok(
+                    {"result": {"tab": {"tab_id": "w1:t2"}, "root_pane": {"pane_id": "w1:p9", "tab_id": "w1:t2"}}}
+                )
+            case ["pane", "split"]:
+                return _ok({"result": {"pane": {"pane_id": "w1:p9", "workspace_id": "w1"}}})
+            case _:
+                return _ok({"result": {"type": "ok"}})
+
+
+OPERATIONS: dict[str, Callable[[Link], Awaitable[object]]] = {
+    "activate (gateway {})": lambda link: anyio.lowlevel.checkpoint(),
+    "peers": lambda link: link.peers(),
+    "send": lambda link: link.send("reviewer", "please review the design"),
+    "send to a missing peer": lambda link: _swallow(link.send("ghost", "x")),
+    "close": lambda link: link.close("reviewer"),
+    "start, new tab": lambda link: link.start({"name": "worker", "kind": "pi", "args": []}),
+    "start, with": lambda link: link.start({"name": "worker", "kind": "pi", "args": [], "with": "reviewer"}),
+}
+TS = {
+    "activate (gateway {})": (0, 0.9),
+    "peers": (2, 3.0),
+    "send": (3, 4.0),
+    "send to a missing peer": (2, None),
+    "close": (3, 3.5),
+    "start, new tab": (4, 5.0),
+    "start, with": (5, 4.7),
+    "first call of an unnamed agent": (None, None),
+}
+
+
+async def _swallow(call: Awaitable[object]) -> None:
+    try:
+        await call
+    except Exception:
+        pass
+
+
+def _missing_aware(fake: FakeHerdr) -> Callable[[Sequence[str]], RunResult]:
+    def answer(argv: Sequence[str]) -> RunResult:
+        if list(argv[:3]) == ["agent", "get", "ghost"]:
+            return RunResult(1, "", '{"error":{"code":"agent_not_found","message":"x"},"id":"cli:agent:get"}\n')
+        return fake.answer(argv)
+
+    return answer
+
+
+async def measure(name: str, op: Callable[[Link], Awaitable[object]], *, named: bool = True) -> dict[str, Any]:
+    fake = FakeHerdr(named)
+    runner = ScriptedRunner(_missing_aware(fake))
+    await op(Link(ENV, runner=runner))
+    calls = len(runner.calls)
+    step = 0.02
+    delayed = _missing_aware(FakeHerdr(named))
+
+    async def slow(argv: Sequence[str]) -> RunResult:
+        await anyio.sleep(step)
+        return delayed(argv)
+
+    started = time.perf_counter()
+    await op(Link(ENV, runner=ScriptedRunner(slow)))
+    depth = round((time.perf_counter() - started) / step)
+    samples = []
+    link = Link(ENV, runner=ScriptedRunner(_missing_aware(FakeHerdr(True))))
+    for _ in range(300):
+        begun = time.perf_counter()
+        await op(link)
+        samples.append((time.perf_counter() - begun) * 1000)
+    samples.sort()
+    return {
+        "name": name,
+        "calls": calls,
+        "depth": depth,
+        "p50": statistics.median(samples),
+        "p99": samples[int(len(samples) * 0.99) - 1],
+    }
+
+
+async def main() -> None:
+    rows = [await measure(name, op) for name, op in OPERATIONS.items()]
+    rows.append(await measure("first call of an unnamed agent (peers)", OPERATIONS["peers"], named=False))
+    header = (
+        "| operation | Herdr calls | critical-path depth | overhead p50 ms | overhead p99 ms | TS calls | TS p50 ms |"
+    )
+    print(header)
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in rows:
+        ts_calls, ts_overhead = TS.get(row["name"], (None, None))
+        print(
+            f"| {row['name']} | {row['calls']} | {row['depth']} | {row['p50']:.2f} | {row['p99']:.2f} | "
+            f"{'—' if ts_calls is None else ts_calls} | {'—' if ts_overhead is None else ts_overhead} |"
+        )
+
+
+if __name__ == "__main__":
+    anyio.run(main)

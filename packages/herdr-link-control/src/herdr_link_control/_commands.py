@@ -1,0 +1,243 @@
+"""Pure decisions about Herdr: which argv to run, how to read its reply, and which Link error a
+failure becomes. No I/O happens here.
+
+Classification is one table per role, following the spec's failure policy: a transport failure,
+invalid JSON, a missing binary or a timeout is ``NOT_IN_HERDR`` and is never relabelled; a
+structured Herdr error maps by the role the call plays in the operation.
+"""
+
+import enum
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from herdr_link_protocol import AgentState, Cause, LinkError, is_valid_agent_name, normalize_agent_state
+
+from ._runner import RunResult
+
+__all__ = [
+    "AgentRecord",
+    "HerdrCommandError",
+    "Role",
+    "agent_get",
+    "agent_list",
+    "agent_prompt",
+    "agent_rename",
+    "agent_start",
+    "classify",
+    "pane_close",
+    "pane_get",
+    "pane_list",
+    "pane_split",
+    "parse_agent_record",
+    "parse_agent_rows",
+    "tab_close",
+    "tab_create",
+]
+
+
+class Role(enum.Enum):
+    """What a Herdr call means to the operation that makes it."""
+
+    SELF = "self"  # agent get <own pane> on a communication path (bootstrap may follow)
+    SELF_WORKSPACE = "self_workspace"  # agent get <own pane> where only the workspace matters (close)
+    BOOTSTRAP_RENAME = "bootstrap_rename"
+    TARGET = "target"  # agent get <name> for send or close
+    PEERS = "peers"
+    PROMPT = "prompt"
+    CLOSE = "close"
+    START = "start"  # every call inside start except the anchor lookup
+    ANCHOR = "anchor"  # agent get <with> inside start
+    ROLLBACK = "rollback"
+
+
+_ENVIRONMENT_CODES: Final = frozenset(
+    {
+        "server_not_running",
+        "protocol_mismatch",
+        "server_unavailable",
+        "internal_error",
+        "invalid_request",
+        "not_implemented",
+        "not_in_herdr",
+    }
+)
+"""Herdr codes that mean Herdr itself is unusable, whatever the operation: always NOT_IN_HERDR."""
+
+CLASSIFICATION: Final[Mapping[Role, tuple[Cause, Mapping[str, Cause]]]] = {
+    Role.SELF: (Cause.NO_STABLE_NAME, {"agent_not_found": Cause.SELF_NOT_DETECTED}),
+    Role.SELF_WORKSPACE: (Cause.NOT_A_PEER, {}),
+    Role.BOOTSTRAP_RENAME: (Cause.NO_STABLE_NAME, {}),
+    Role.TARGET: (Cause.NOT_A_PEER, {}),
+    Role.ANCHOR: (Cause.NOT_A_PEER, {}),
+    Role.PEERS: (Cause.HERDR_UNREACHABLE, {}),
+    Role.PROMPT: (
+        Cause.SEND_REJECTED,
+        {"agent_not_found": Cause.NOT_A_PEER, "agent_target_ambiguous": Cause.NOT_A_PEER},
+    ),
+    Role.CLOSE: (Cause.CLOSE_REJECTED, {}),
+    Role.START: (Cause.START_REJECTED, {}),
+    Role.ROLLBACK: (Cause.START_REJECTED, {}),
+}
+"""Per role: the cause for any structured Herdr error, and the exceptions to it by Herdr code."""
+
+
+class HerdrCommandError(LinkError):
+    """Raised for a structured Herdr error; ``herdr_code`` is Herdr's own code (operator use only)."""
+
+    def __init__(self, cause: Cause, detail: str, herdr_code: str) -> None:
+        super().__init__(cause, detail)
+        self.herdr_code = herdr_code
+
+
+# ---- argv builders (exactly the command surface of spec §8) ----------------------------------------
+
+
+def agent_get(target: str) -> list[str]:
+    return ["agent", "get", target]
+
+
+def agent_list() -> list[str]:
+    return ["agent", "list"]
+
+
+def agent_prompt(target: str, text: str) -> list[str]:
+    """The wrapper is one argument, taken literally by Herdr even when it starts with ``-``."""
+    return ["agent", "prompt", target, text]
+
+
+def agent_rename(pane_id: str, name: str) -> list[str]:
+    return ["agent", "rename", pane_id, name]
+
+
+def agent_start(name: str, kind: str, pane_id: str, args: Sequence[str]) -> list[str]:
+    return ["agent", "start", name, "--kind", kind, "--pane", pane_id, "--", *args]
+
+
+def pane_close(pane_id: str) -> list[str]:
+    return ["pane", "close", pane_id]
+
+
+def pane_get(pane_id: str) -> list[str]:
+    """Pane commands follow a moved pane's old id; agent commands do not."""
+    return ["pane", "get", pane_id]
+
+
+def pane_list(workspace_id: str) -> list[str]:
+    return ["pane", "list", "--workspace", workspace_id]
+
+
+def pane_split(pane_id: str, cwd: str) -> list[str]:
+    return ["pane", "split", pane_id, "--direction", "right", "--cwd", cwd, "--no-focus"]
+
+
+def tab_create(workspace_id: str, cwd: str, label: str | None) -> list[str]:
+    label_args = ["--label", label] if label is not None else []
+    return ["tab", "create", "--workspace", workspace_id, "--cwd", cwd, *label_args, "--no-focus"]
+
+
+def tab_close(tab_id: str) -> list[str]:
+    return ["tab", "close", tab_id]
+
+
+# ---- reading replies ----------------------------------------------------------------------------
+
+
+def _structured_error(text: str) -> tuple[str, str] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    error = value.get("error") if isinstance(value, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("code"), str) and error["code"]:
+        message = error.get("message")
+        return error["code"], message if isinstance(message, str) else ""
+    return None
+
+
+def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, Any]:
+    """Turn one finished ``herdr`` run into its JSON reply, or raise the Link error it means.
+
+    Raises:
+        LinkError: ``NOT_IN_HERDR`` for anything but a well-formed reply or structured Herdr error;
+            otherwise the cause :data:`CLASSIFICATION` gives for this role and Herdr code.
+    """
+    command = " ".join(argv[:2])
+    for stream in (result.stdout, result.stderr):
+        found = _structured_error(stream)
+        if found is not None:
+            code, message = found
+            detail = f"herdr {command}: {code}: {message}"
+            if code in _ENVIRONMENT_CODES:
+                raise HerdrCommandError(Cause.HERDR_UNREACHABLE, detail, code)
+            default, exceptions = CLASSIFICATION[role]
+            raise HerdrCommandError(exceptions.get(code, default), detail, code)
+    if result.returncode == 2 and argv[:2] == ["agent", "start"]:
+        # Herdr's own usage check: the only one Link can trigger is an unsupported --kind.
+        raise LinkError(Cause.START_KIND_UNSUPPORTED, f"herdr {command} usage error: {result.stderr.strip()[:200]}")
+    if result.returncode != 0:
+        raise LinkError(
+            Cause.HERDR_UNREACHABLE, f"herdr {command} exited {result.returncode}: {result.stderr.strip()[:200]}"
+        )
+    try:
+        reply = json.loads(result.stdout)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        raise LinkError(Cause.HERDR_UNREACHABLE, f"herdr {command} printed no JSON object: {result.stdout[:200]!r}")
+    return reply
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRecord:
+    """The parts of Herdr's ``AgentInfo`` that Link uses. ``name`` is ``None`` unless valid."""
+
+    name: str | None
+    workspace_id: str
+    pane_id: str
+    state: AgentState
+    cwd: str
+
+
+def _agent_object(reply: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    # Herdr prints {"result":{"agent":{...}}}; a bare or flat record is accepted too, as the
+    # TypeScript implementation does, so other Herdr builds and wrappers keep working.
+    result = reply.get("result")
+    for candidate in (result.get("agent") if isinstance(result, dict) else None, reply.get("agent"), result, reply):
+        if isinstance(candidate, dict) and (isinstance(candidate.get("name"), str) or "pane_id" in candidate):
+            return candidate
+    return None
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _record(agent: Mapping[str, Any]) -> AgentRecord:
+    name = agent.get("name")
+    return AgentRecord(
+        name=name if is_valid_agent_name(name) else None,
+        workspace_id=_text(agent.get("workspace_id")),
+        pane_id=_text(agent.get("pane_id")),
+        state=normalize_agent_state(agent.get("agent_status", agent.get("status"))),
+        cwd=_text(agent.get("cwd")),
+    )
+
+
+def parse_agent_record(reply: Mapping[str, Any]) -> AgentRecord | None:
+    """The agent of an ``agent get`` reply, or ``None`` if the reply holds none."""
+    agent = _agent_object(reply)
+    return _record(agent) if agent is not None else None
+
+
+def parse_agent_rows(reply: Mapping[str, Any]) -> list[AgentRecord]:
+    """The agents of an ``agent list`` reply, in Herdr's order."""
+    result = reply.get("result")
+    rows = result.get("agents") if isinstance(result, dict) else reply.get("agents")
+    records = []
+    for row in rows if isinstance(rows, list) else []:
+        agent = _agent_object(row) if isinstance(row, dict) else None
+        if agent is not None:
+            records.append(_record(agent))
+    return records

@@ -1,0 +1,41 @@
+"""The environment gate (spec §6.1): Herdr Link acts only inside a Herdr pane."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from herdr_link_protocol import Cause, LinkError
+
+__all__ = ["HerdrEnvironment"]
+
+
+@dataclass(frozen=True, slots=True)
+class HerdrEnvironment:
+    """What a process launched in a Herdr pane knows about its Herdr.
+
+    Only ``HERDR_ENV``, ``HERDR_BIN_PATH`` and ``HERDR_PANE_ID`` are required. ``HERDR_WORKSPACE_ID``
+    is deliberately not kept: it is the launch-time value and goes stale when the pane moves.
+    """
+
+    bin_path: str
+    pane_id: str
+    variables: Mapping[str, str]
+    """The whole environment, passed on to every ``herdr`` invocation."""
+
+    @classmethod
+    def detect(cls, environ: Mapping[str, str]) -> "HerdrEnvironment | None":
+        """Return the environment when all three gate variables are set, else ``None``."""
+        if environ.get("HERDR_ENV") != "1" or not environ.get("HERDR_BIN_PATH") or not environ.get("HERDR_PANE_ID"):
+            return None
+        return cls(environ["HERDR_BIN_PATH"], environ["HERDR_PANE_ID"], dict(environ))
+
+    @classmethod
+    def require(cls, environ: Mapping[str, str]) -> "HerdrEnvironment":
+        """Like :meth:`detect`, but fails closed.
+
+        Raises:
+            LinkError: ``NOT_IN_HERDR`` when a gate variable is missing; nothing was run.
+        """
+        environment = cls.detect(environ)
+        if environment is None:
+            raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
+        return environment

@@ -1,0 +1,149 @@
+"""``Link``: the one facade every adapter shares (MCP server, JSON-lines bridge, doctor, demo)."""
+
+import logging
+import os
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from herdr_link_protocol import (
+    CLOSE_TOOL,
+    PEERS_TOOL,
+    SEND_TOOL,
+    START_TOOL,
+    Cause,
+    ClosedReceipt,
+    InvalidToolCall,
+    LinkError,
+    LinkModel,
+    PeersReceipt,
+    SentReceipt,
+    StartedReceipt,
+    validate_close_input,
+    validate_send_input,
+    validate_start_arguments,
+)
+
+from ._environment import HerdrEnvironment
+from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
+from ._identity import Identity
+from ._operations import DEFAULT_DELIVERY_LIMIT, Operations
+from ._runner import ProcessRunner, Runner
+from ._start import Starter
+
+__all__ = ["Link"]
+
+log: Final = logging.getLogger("herdr_link")
+
+FALLBACK: Final = {
+    START_TOOL: Cause.START_REJECTED,
+    PEERS_TOOL: Cause.HERDR_UNREACHABLE,
+    SEND_TOOL: Cause.SEND_REJECTED,
+    CLOSE_TOOL: Cause.CLOSE_REJECTED,
+}
+"""The code an unexpected failure (a bug, not a classified Herdr failure) earns, per tool."""
+
+
+class Link:
+    """Herdr Link's operations for the agent in this process's Herdr pane.
+
+    Outside Herdr (the environment gate fails) every operation raises ``NOT_IN_HERDR`` without
+    running anything. Nothing is cached between calls: identity, peers and targets are read fresh.
+    """
+
+    def __init__(
+        self,
+        environ: Mapping[str, str] | None = None,
+        *,
+        runner: Runner | None = None,
+        timeouts: Timeouts = DEFAULT_TIMEOUTS,
+        process_cwd: Callable[[], str] = os.getcwd,
+        delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
+    ) -> None:
+        """Args:
+        environ: the process environment (default ``os.environ``), read once.
+        runner: how ``herdr`` is run; default a :class:`ProcessRunner` on ``HERDR_BIN_PATH``.
+        timeouts: per-call timeouts.
+        process_cwd: the last resort for the start context directory.
+        delivery_limit: the largest wrapper ``send`` delivers, in bytes.
+        """
+        self.environment = HerdrEnvironment.detect(os.environ if environ is None else environ)
+        self._ops: Operations | None = None
+        self._starter: Starter | None = None
+        if self.environment is not None:
+            cli = HerdrCLI(runner or ProcessRunner(self.environment.bin_path, self.environment.variables), timeouts)
+            identity = Identity(cli, self.environment.pane_id)
+            self._ops = Operations(cli, identity, delivery_limit)
+            self._starter = Starter(cli, identity, process_cwd)
+
+    def __repr__(self) -> str:
+        where = f"pane={self.environment.pane_id!r}" if self.environment else "outside Herdr"
+        return f"<Link {where}>"
+
+    @property
+    def in_herdr(self) -> bool:
+        """Whether the environment gate passes (spec §6.1)."""
+        return self.environment is not None
+
+    def _require(self) -> tuple[Operations, Starter]:
+        if self._ops is None or self._starter is None:
+            raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
+        return self._ops, self._starter
+
+    async def bootstrap(self) -> str | None:
+        """The start-up self identity bootstrap: returns the caller's Agent Name, or ``None``.
+
+        Never raises; failures go to the operator log and the communication paths retry later.
+        """
+        try:
+            ops, _ = self._require()
+            return (await ops.identity.ensure_name()).name
+        except LinkError as error:
+            log.info("self identity bootstrap did not complete: %s (%s)", error, error.detail)
+            return None
+
+    async def peers(self) -> PeersReceipt:
+        """See :meth:`Operations.peers`."""
+        return await self._require()[0].peers()
+
+    async def send(self, to: str, message: str) -> SentReceipt:
+        """See :meth:`Operations.send`."""
+        return await self._require()[0].send(to, message)
+
+    async def close(self, agent: str) -> ClosedReceipt:
+        """See :meth:`Operations.close`."""
+        return await self._require()[0].close(agent)
+
+    async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
+        """Validate ``herdr_link_start`` arguments and start (see :meth:`Starter.start`)."""
+        _, starter = self._require()
+        return await starter.start(validate_start_arguments(arguments), context_directory)
+
+    async def call(self, tool: str, arguments: object, *, context_directory: str | None = None) -> LinkModel:
+        """Run a Tier 1 tool by canonical name with raw model arguments; returns its receipt.
+
+        Argument errors follow the protocol's argument table; a failure nothing classified becomes the
+        tool's fallback code. This is what every adapter calls.
+
+        Raises:
+            InvalidToolCall: unknown tool or non-object arguments (protocol-level errors).
+            LinkError: everything else.
+        """
+        if tool not in FALLBACK:
+            raise InvalidToolCall(f"Unknown tool: {tool}")
+        if not isinstance(arguments, dict):
+            raise InvalidToolCall(f"{tool} arguments must be an object")
+        self._require()
+        try:
+            if tool == PEERS_TOOL:
+                return await self.peers()
+            if tool == SEND_TOOL:
+                send = validate_send_input(arguments)
+                return await self.send(send["to"], send["message"])
+            if tool == CLOSE_TOOL:
+                return await self.close(validate_close_input(arguments)["agent"])
+            return await self.start(arguments, context_directory=context_directory)
+        except (LinkError, InvalidToolCall):
+            raise
+        except Exception as error:
+            log.exception("unexpected failure in %s", tool)
+            raise LinkError(FALLBACK[tool], f"unexpected {type(error).__name__}: {error}") from error

@@ -1,0 +1,136 @@
+"""peers, send and close (spec §4.3-§4.5): fresh lookups, the same-workspace guard, one action."""
+
+import sys
+from typing import Final
+
+from herdr_link_protocol import (
+    MAX_DELIVERY_BYTES,
+    Cause,
+    ClosedReceipt,
+    LinkError,
+    PeerEntry,
+    PeersReceipt,
+    SentReceipt,
+    build_envelope,
+    build_wrapper,
+    is_blank_message,
+    is_valid_agent_name,
+)
+
+from ._commands import AgentRecord, Role, agent_get, agent_list, agent_prompt, pane_close, parse_agent_record
+from ._commands import parse_agent_rows as _rows
+from ._concurrency import both
+from ._herdr import HerdrCLI
+from ._identity import Identity
+
+__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "resolve_peer"]
+
+
+def _platform_delivery_limit() -> int:
+    if sys.platform == "linux":
+        return MAX_DELIVERY_BYTES
+    # Elsewhere there is no per-argument cap, only ARG_MAX for arguments and environment together:
+    # keep half of it for the environment and the other arguments.
+    import os
+
+    try:
+        return min(MAX_DELIVERY_BYTES, os.sysconf("SC_ARG_MAX") // 2)
+    except (ValueError, OSError, AttributeError):
+        return MAX_DELIVERY_BYTES
+
+
+DEFAULT_DELIVERY_LIMIT: Final = _platform_delivery_limit()
+"""Largest wrapper, in UTF-8 bytes, that ``send`` delivers: 131,071 on Linux."""
+
+
+async def resolve_peer(cli: HerdrCLI, name: str, role: Role) -> AgentRecord:
+    """``agent get <name>``; the record must carry exactly that name.
+
+    Raises:
+        LinkError: ``PEER_NOT_FOUND`` (without any Herdr call for an invalid name), ``NOT_IN_HERDR``.
+    """
+    if not is_valid_agent_name(name):
+        raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
+    record = parse_agent_record(await cli.call(agent_get(name), role))
+    if record is None or record.name != name:
+        raise LinkError(Cause.NOT_A_PEER, f"agent get {name} returned another agent or none")
+    return record
+
+
+def check_same_workspace(own_workspace: str, target: AgentRecord) -> None:
+    """The guard of spec §5: another workspace and an unreported one are the same ``PEER_NOT_FOUND``.
+
+    Raises:
+        LinkError: ``PEER_NOT_FOUND``.
+    """
+    if not own_workspace or own_workspace != target.workspace_id:
+        raise LinkError(Cause.NOT_A_PEER, f"target workspace {target.workspace_id!r} is not {own_workspace!r}")
+
+
+class Operations:
+    """The communication operations over one caller identity."""
+
+    def __init__(self, cli: HerdrCLI, identity: Identity, delivery_limit: int = DEFAULT_DELIVERY_LIMIT) -> None:
+        self.cli = cli
+        self.identity = identity
+        self.delivery_limit = delivery_limit
+
+    async def peers(self) -> PeersReceipt:
+        """The caller and the live named agents of its current workspace (self ∥ list: one round).
+
+        Raises:
+            LinkError: ``SELF_UNNAMED``, ``NOT_IN_HERDR``.
+        """
+        me, rows = await both(self.identity.context, lambda: self.cli.call(agent_list(), Role.PEERS))
+        peers: list[PeerEntry] = []
+        seen = {me.name}
+        for row in _rows(rows):
+            # Filter first and deduplicate last, so a foreign or unnamed row never hides a valid one.
+            if row.name is None or not me.workspace_id or row.workspace_id != me.workspace_id:
+                continue
+            if row.name in seen or row.pane_id == me.pane_id:
+                continue
+            seen.add(row.name)
+            peers.append(PeerEntry(name=row.name, state=row.state))
+        return PeersReceipt(self_=PeerEntry(name=me.name, state=me.state), peers=tuple(peers))
+
+    async def send(self, to: str, message: str) -> SentReceipt:
+        """Deliver ``message`` to ``to`` inside the inbound wrapper (self ∥ target, then prompt).
+
+        Raises:
+            LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large or
+                refused; nothing delivered), ``NOT_IN_HERDR`` (a timed-out prompt may have been
+                delivered: never retry it).
+        """
+        if not is_valid_agent_name(to):
+            raise LinkError(Cause.NOT_A_PEER, "recipient is not a valid Agent Name")
+        me, target = await both(self.identity.context, lambda: resolve_peer(self.cli, to, Role.TARGET))
+        check_same_workspace(me.workspace_id, target)
+        if is_blank_message(message):
+            raise LinkError(Cause.MESSAGE_EMPTY)
+        envelope = build_envelope(me.name, to, message)
+        wrapper = build_wrapper(envelope)
+        size = len(wrapper.encode("utf-8"))
+        if size > self.delivery_limit:
+            raise LinkError(Cause.MESSAGE_TOO_LARGE, f"wrapper is {size} bytes", limit=self.delivery_limit)
+        await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
+        return SentReceipt(id=envelope.id, to=to)
+
+    async def close(self, agent: str) -> ClosedReceipt:
+        """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).
+
+        The caller needs no Agent Name, so no bootstrap runs.
+
+        Raises:
+            LinkError: ``PEER_NOT_FOUND``, ``CLOSE_FAILED``, ``NOT_IN_HERDR``.
+        """
+        if not is_valid_agent_name(agent):
+            raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
+        me, target = await both(
+            lambda: self.identity.record(Role.SELF_WORKSPACE), lambda: resolve_peer(self.cli, agent, Role.TARGET)
+        )
+        check_same_workspace(me.workspace_id, target)
+        if not target.pane_id:
+            raise LinkError(Cause.NOT_A_PEER, "target record has no pane")
+        await self.cli.call(pane_close(target.pane_id), Role.CLOSE)
+        return ClosedReceipt(agent=agent)

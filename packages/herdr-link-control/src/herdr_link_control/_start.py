@@ -1,0 +1,180 @@
+"""``herdr_link_start`` (spec §4.2): configuration, placement, ``agent start`` and rollback.
+
+Guarantee: a tab or pane this call created is closed again, best effort, whenever the call fails or
+is cancelled after creating it; the primary error is kept and nothing is retried.
+"""
+
+import logging
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+import anyio
+
+from herdr_link_protocol import (
+    CONFIG_RELATIVE_PATH,
+    Cause,
+    ConfiguredStart,
+    LinkError,
+    NewTabPlacement,
+    Placement,
+    StartedReceipt,
+    StartRequest,
+    WithPlacement,
+    check_agent_kind,
+    parse_agent_config,
+    resolve_placement,
+)
+
+from ._commands import AgentRecord, Role, agent_start, pane_close, pane_list, pane_split, tab_close, tab_create
+from ._herdr import HerdrCLI
+from ._identity import Identity
+from ._operations import check_same_workspace, resolve_peer
+
+__all__ = ["Starter"]
+
+log: Final = logging.getLogger("herdr_link")
+
+
+def _dig(reply: Any, *path: str) -> str | None:
+    for key in path:
+        reply = reply.get(key) if isinstance(reply, dict) else None
+    return reply if isinstance(reply, str) and reply else None
+
+
+class Starter:
+    """Starts agents; owns the round-robin cursors of configured entries (in memory only).
+
+    A cursor is kept per (configuration file, ``config_agent``), advances only after a successful
+    start, and resets when the process restarts.
+    """
+
+    def __init__(self, cli: HerdrCLI, identity: Identity, process_cwd: Callable[[], str] = os.getcwd) -> None:
+        self.cli = cli
+        self.identity = identity
+        self.process_cwd = process_cwd
+        self.cursors: dict[str, int] = {}
+        self._locks: dict[str, anyio.Lock] = {}
+
+    def __repr__(self) -> str:
+        return f"Starter(cursors={self.cursors!r})"
+
+    async def start(self, request: StartRequest, context_directory: str | None = None) -> StartedReceipt:
+        """Allocate the placement and start the agent.
+
+        Args:
+            request: validated start input.
+            context_directory: the adapter's session directory, if it knows one; otherwise the
+                caller pane's live cwd from Herdr, then this process's cwd.
+
+        Raises:
+            LinkError: any ``START_*`` code, ``PEER_NOT_FOUND`` for a bad ``with`` anchor,
+                ``NOT_IN_HERDR``.
+        """
+        explicit_placement = None if isinstance(request, ConfiguredStart) else resolve_placement(request)
+        me = await self.identity.record(Role.START)
+        if not me.workspace_id:
+            raise LinkError(Cause.START_REJECTED, "the caller's workspace is not reported")
+        context = context_directory or me.cwd or self.process_cwd()
+        if not isinstance(request, ConfiguredStart):
+            assert explicit_placement is not None
+            await self._launch(me, request.name, request.kind, request.args, explicit_placement, context)
+            return StartedReceipt(agent=request.name, kind=request.kind)
+        config_path = _config_path(context)
+        key = f"{config_path}\0{request.config_agent}"
+        lock = self._locks.setdefault(key, anyio.Lock())
+        async with lock:
+            config = parse_agent_config(await _read_config(config_path))
+            entry = config.agents.get(request.config_agent)
+            if entry is None:
+                raise LinkError(Cause.CONFIG_AGENT_NOT_FOUND, f"no entry {request.config_agent!r} in {config_path}")
+            placement = resolve_placement(request, entry.placement)
+            index = self.cursors.get(key, 0) % len(entry.variants)
+            variant = entry.variants[index]
+            kind = check_agent_kind(variant.kind, Cause.CONFIG_KIND_INVALID)
+            await self._launch(me, request.name, kind, variant.args, placement, context)
+            if len(entry.variants) > 1:
+                self.cursors[key] = (index + 1) % len(entry.variants)
+        return StartedReceipt(agent=request.name, kind=kind)
+
+    async def _launch(
+        self, me: AgentRecord, name: str, kind: str, args: Sequence[str], placement: Placement, context: str
+    ) -> None:
+        if isinstance(placement, NewTabPlacement):
+            pane_id, rollback = await self._new_tab(me, placement, context)
+        else:
+            pane_id, rollback = await self._beside(me, placement)
+        await self._with_rollback(rollback, self.cli.call(agent_start(name, kind, pane_id, args), Role.START))
+
+    async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
+        cwd = _launch_cwd(context, placement.cwd)
+        reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.START)
+        tab_id = _dig(reply, "result", "tab", "tab_id") or _dig(reply, "result", "root_pane", "tab_id")
+        if tab_id is None:
+            log.error("tab create reported no tab id; a tab may be left behind: %r", reply)
+            raise LinkError(Cause.START_REJECTED, "tab create reported no tab id")
+        rollback = tab_close(tab_id)
+        root = _dig(reply, "result", "root_pane", "pane_id")
+        if root is None or _dig(reply, "result", "root_pane", "tab_id") not in (None, tab_id):
+            root = await self._with_rollback(rollback, self._root_pane(me.workspace_id, tab_id))
+        return root, rollback
+
+    async def _root_pane(self, workspace_id: str, tab_id: str) -> str:
+        reply = await self.cli.call(pane_list(workspace_id), Role.START)
+        panes = reply.get("result", {}).get("panes") if isinstance(reply.get("result"), dict) else None
+        roots = [p.get("pane_id") for p in panes or [] if isinstance(p, dict) and p.get("tab_id") == tab_id]
+        if len(roots) != 1 or not isinstance(roots[0], str):
+            raise LinkError(Cause.START_REJECTED, f"created tab {tab_id} holds {len(roots)} panes, not one root pane")
+        return roots[0]
+
+    async def _beside(self, me: AgentRecord, placement: WithPlacement) -> tuple[str, list[str]]:
+        anchor = await resolve_peer(self.cli, placement.anchor, Role.ANCHOR)
+        check_same_workspace(me.workspace_id, anchor)
+        if not anchor.pane_id:
+            raise LinkError(Cause.NOT_A_PEER, "anchor record has no pane")
+        if not anchor.cwd:
+            raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
+        reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.START)
+        pane_id = _dig(reply, "result", "pane", "pane_id")
+        if pane_id is None:
+            log.error("pane split reported no pane id; a pane may be left behind: %r", reply)
+            raise LinkError(Cause.START_REJECTED, "pane split reported no pane id")
+        rollback = pane_close(pane_id)
+        if _dig(reply, "result", "pane", "workspace_id") not in (None, me.workspace_id):
+            await self._with_rollback(rollback, _fail(f"split pane {pane_id} landed in another workspace"))
+        return pane_id, rollback
+
+    async def _with_rollback(self, rollback: list[str], work: Any) -> Any:
+        try:
+            return await work
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await self.cli.call(rollback, Role.ROLLBACK)
+                    log.info("rolled back: herdr %s", " ".join(rollback))
+                except LinkError as error:
+                    log.warning("rollback herdr %s failed: %s", " ".join(rollback), error.detail)
+            raise
+
+
+def _config_path(context: str) -> str:
+    """``<context>/.agents/agent_config.json``, absolute (it keys the round-robin cursor)."""
+    return os.path.abspath(os.path.join(context, *CONFIG_RELATIVE_PATH))
+
+
+def _launch_cwd(context: str, cwd: str | None) -> str:
+    """A new tab's cwd: ``cwd`` relative to the context directory (an absolute one stands), else the context."""
+    return os.path.join(context, cwd) if cwd is not None else context
+
+
+async def _fail(detail: str) -> None:
+    raise LinkError(Cause.START_REJECTED, detail)
+
+
+async def _read_config(path: str) -> bytes:
+    try:
+        return await anyio.Path(path).read_bytes()
+    except FileNotFoundError:
+        raise LinkError(Cause.CONFIG_NOT_FOUND, f"{path} does not exist") from None
+    except OSError as error:
+        raise LinkError(Cause.CONFIG_UNREADABLE, f"{path}: {error.strerror}") from None
