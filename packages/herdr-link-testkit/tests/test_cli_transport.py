@@ -1,11 +1,12 @@
 """How every socket-backed command runs: global flags, the ping guard, server_not_running, faults
 (herdr-cli.md §1, §2, §9, §11; real: tests/cli/protocol_guard.rs)."""
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
-import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -109,23 +110,30 @@ def test_cli_faults_for_broken_binaries(herdr, herdr_sim: HerdrSim, fault, code,
     assert (run.code, run.stdout, run.stderr) == (code, stdout, stderr)
 
 
-def test_cli_fault_hang_blocks_until_killed(herdr_sim: HerdrSim, pane):
-    herdr_sim.fault_cli(("agent",), Fault("hang"))
-    argv = [herdr_sim.bin_path, "agent", "list"]
-    with subprocess.Popen(
-        argv, env=herdr_sim.env(pane), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    ) as process:
+@contextlib.contextmanager
+def _still_running(sim: HerdrSim, pane: str) -> Iterator[subprocess.Popen[bytes]]:
+    """Start ``herdr agent list`` and check it is still running half a second later."""
+    argv = [sim.bin_path, "agent", "list"]
+    with subprocess.Popen(argv, env=sim.env(pane), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) as process:
         with pytest.raises(subprocess.TimeoutExpired):
             process.wait(timeout=0.5)
+        yield process
+
+
+def test_cli_fault_hang_blocks_until_killed(herdr_sim: HerdrSim, pane):
+    herdr_sim.fault_cli(("agent",), Fault("hang"))
+    with _still_running(herdr_sim, pane) as process:
         process.send_signal(signal.SIGKILL)
         assert process.wait(timeout=5) == -signal.SIGKILL
 
 
-def test_cli_fault_delay_then_runs(herdr_sim: HerdrSim, pane, herdr):
-    herdr_sim.fault_cli(("agent", "list"), Fault("delay", seconds=0.2))
-    started = time.monotonic()
-    assert herdr("agent", "list").code == 0
-    assert time.monotonic() - started >= 0.2
+def test_cli_fault_delay_holds_the_command_before_it_reaches_herdr(herdr_sim: HerdrSim, pane, herdr):
+    herdr_sim.fault_cli(("agent", "list"), Fault("delay", seconds=60))
+    with _still_running(herdr_sim, pane) as process:
+        assert herdr_sim.log.requests == []  # delayed before the ping
+        process.kill()
+    herdr_sim.fault_cli(("agent", "list"), Fault("delay", seconds=0.01))
+    assert herdr("agent", "list").code == 0  # then it runs normally
 
 
 def test_faults_repeat_as_often_as_asked(herdr_sim: HerdrSim, pane, herdr):
@@ -151,12 +159,7 @@ def test_method_fault_error_is_printed_like_a_server_error(herdr_sim: HerdrSim, 
 
 def test_method_fault_hang_holds_the_connection(herdr_sim: HerdrSim, pane):
     herdr_sim.fault_method("agent.list", Fault("hang"))
-    argv = [herdr_sim.bin_path, "agent", "list"]
-    with subprocess.Popen(
-        argv, env=herdr_sim.env(pane), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    ) as process:
-        with pytest.raises(subprocess.TimeoutExpired):
-            process.wait(timeout=0.5)
+    with _still_running(herdr_sim, pane) as process:
         herdr_sim.stop()  # releases the hung connection; the CLI then sees no reply
         assert process.wait(timeout=5) == 1
 
