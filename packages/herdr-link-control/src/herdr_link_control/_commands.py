@@ -198,6 +198,8 @@ class AgentRecord:
     pane_id: str
     state: AgentState
     cwd: str
+    kind: str = ""
+    """Herdr's agent label (``claude``, ``opencode``, ...), empty when not detected."""
 
 
 def _agent_object(reply: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -222,6 +224,7 @@ def _record(agent: Mapping[str, Any]) -> AgentRecord:
         pane_id=_text(agent.get("pane_id")),
         state=normalize_agent_state(agent.get("agent_status", agent.get("status"))),
         cwd=_text(agent.get("cwd")),
+        kind=_text(agent.get("agent")),
     )
 
 

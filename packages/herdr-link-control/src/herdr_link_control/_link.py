@@ -113,6 +113,10 @@ class Link:
         """See :meth:`Operations.close`."""
         return await self._require()[0].close(agent)
 
+    async def resolve_session_pane(self, directory: str | None) -> None:
+        """See :meth:`Operations.resolve_session_pane`."""
+        await self._require()[0].resolve_session_pane(directory)
+
     async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
         """Validate ``herdr_link_start`` arguments and start (see :meth:`Starter.start`)."""
         _, starter = self._require()

@@ -1,5 +1,6 @@
 """peers, send and close (spec §4.3-§4.5): fresh lookups, the same-workspace guard, one action."""
 
+import os
 import sys
 from typing import Final
 
@@ -55,6 +56,10 @@ async def resolve_peer(cli: HerdrCLI, name: str, role: Role) -> AgentRecord:
     if record is None or record.name != name:
         raise LinkError(Cause.NOT_A_PEER, f"agent get {name} returned another agent or none")
     return record
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(path)
 
 
 def check_same_workspace(own_workspace: str, target: AgentRecord) -> None:
@@ -115,6 +120,26 @@ class Operations:
             raise LinkError(Cause.MESSAGE_TOO_LARGE, f"wrapper is {size} bytes", limit=self.delivery_limit)
         await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
+
+    async def resolve_session_pane(self, directory: str | None, kind: str = "opencode") -> None:
+        """Check OpenCode 2's directory rule: ``directory`` is the live cwd of exactly one ``kind``
+        agent pane in the caller's workspace (compared after resolving symlinks).
+
+        Raises:
+            LinkError: ``SELF_UNNAMED`` when zero or several panes match (fail closed),
+                ``NOT_IN_HERDR``.
+        """
+        me, rows = await both(
+            lambda: self.identity.record(Role.SELF_WORKSPACE), lambda: self.cli.call(agent_list(), Role.PEERS)
+        )
+        wanted = _real(directory) if directory else None
+        matches = [
+            row for row in _rows(rows)
+            if wanted and me.workspace_id and row.workspace_id == me.workspace_id and row.kind == kind
+            and row.cwd and _real(row.cwd) == wanted
+        ]  # fmt: skip
+        if len(matches) != 1:
+            raise LinkError(Cause.SESSION_PANE_AMBIGUOUS, f"{len(matches)} {kind} panes have directory {directory!r}")
 
     async def close(self, agent: str) -> ClosedReceipt:
         """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).

@@ -6,6 +6,20 @@ that wants to read or write Herdr Link messages can depend on this package alone
 
 from importlib.metadata import version as _version
 
+from ._bridge import (
+    BRIDGE_COMMAND,
+    BRIDGE_CONFIG_FILE,
+    BRIDGE_CONTRACT,
+    BRIDGE_ENV_VAR,
+    BRIDGE_OPS,
+    INVALID_CALL,
+    BridgeContext,
+    BridgeError,
+    BridgeHello,
+    BridgeHelloReply,
+    BridgeReply,
+    BridgeRequest,
+)
 from ._config import (
     CONFIG_RELATIVE_PATH,
     AgentConfig,
@@ -78,6 +92,18 @@ __version__ = _version("herdr-link-protocol")
 
 __all__ = [
     "AGENT_KIND_PATTERN",
+    "BRIDGE_COMMAND",
+    "BRIDGE_CONFIG_FILE",
+    "BRIDGE_CONTRACT",
+    "BRIDGE_ENV_VAR",
+    "BRIDGE_OPS",
+    "INVALID_CALL",
+    "BridgeContext",
+    "BridgeError",
+    "BridgeHello",
+    "BridgeHelloReply",
+    "BridgeReply",
+    "BridgeRequest",
     "AGENT_NAME_PATTERN",
     "ARGUMENT_ERRORS",
     "CAPABILITIES",

@@ -48,6 +48,11 @@ class Cause(enum.Enum):
         ErrorCode.NOT_IN_HERDR,
         "Herdr did not answer in time; the message may still have been delivered",
     )
+    BRIDGE_UNAVAILABLE = (ErrorCode.NOT_IN_HERDR, "the Herdr Link bridge is not available")
+    BRIDGE_INCOMPATIBLE = (
+        ErrorCode.NOT_IN_HERDR,
+        "the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
+    )
     # SELF_UNNAMED
     NO_STABLE_NAME = (ErrorCode.SELF_UNNAMED, "Herdr Link could not establish a stable Agent Name")
     SELF_NOT_DETECTED = (ErrorCode.SELF_UNNAMED, "this agent is not yet detected by Herdr")

@@ -1,0 +1,182 @@
+"""The JSON-lines bridge: the JavaScript stubs' one way into the control layer.
+
+Guarantee: stdout carries only reply lines (logs go to stderr); requests run concurrently and may
+be answered out of order, except that a ``close`` starts only after every earlier request of the
+same session has finished; at stdin EOF, the requests already read are finished and answered (each
+Herdr call is bounded by its timeout), then the bridge exits with nothing left running.
+"""
+
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any, BinaryIO, Final
+
+import anyio
+from pydantic import ValidationError
+
+from herdr_link_protocol import (
+    BRIDGE_CONTRACT,
+    BRIDGE_OPS,
+    CLOSE_TOOL,
+    INVALID_CALL,
+    PEERS_TOOL,
+    PROTOCOL_ID,
+    SEND_TOOL,
+    START_TOOL,
+    BridgeError,
+    BridgeHello,
+    BridgeHelloReply,
+    BridgeReply,
+    BridgeRequest,
+    Cause,
+    InvalidToolCall,
+    LinkError,
+)
+
+from ._link import Link
+
+__all__ = ["BridgeServer"]
+
+log: Final = logging.getLogger("herdr_link")
+TOOLS: Final = {"start": START_TOOL, "peers": PEERS_TOOL, "send": SEND_TOOL, "close": CLOSE_TOOL}
+
+
+class BridgeServer:
+    """Serves bridge requests from ``reader`` lines, writing reply lines with ``write``."""
+
+    def __init__(self, link: Link, version: str, write: Callable[[bytes], None]) -> None:
+        self.link = link
+        self.version = version
+        self._write = write
+        self._write_lock = anyio.Lock()
+        self._in_flight: dict[str, list[anyio.Event]] = {}
+        self._greeted = False
+
+    def __repr__(self) -> str:
+        running = sum(len(events) for events in self._in_flight.values())
+        return f"<BridgeServer {self.version} greeted={self._greeted} running={running}>"
+
+    async def _send(self, reply: BridgeReply | BridgeHelloReply) -> None:
+        body = reply.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if isinstance(reply, BridgeReply):
+            body = {"id": reply.id, **body}  # a reply always names its request, null when unreadable
+        line = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        async with self._write_lock:
+            await anyio.to_thread.run_sync(self._write, line)
+
+    async def _fail(self, request_id: object, code: str, message: str) -> None:
+        safe_id = request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
+        await self._send(BridgeReply(id=safe_id, error=BridgeError(code=code, message=message)))
+
+    async def serve(self, read_line: Callable[[], Awaitable[bytes]]) -> None:
+        """Serve until ``read_line`` returns ``b""`` (EOF) and every request read has been answered."""
+        async with anyio.create_task_group() as group:
+            while line := await read_line():
+                if line.strip():
+                    await self._accept(line, group)
+
+    async def _accept(self, line: bytes, group: anyio.abc.TaskGroup) -> None:
+        try:
+            raw = json.loads(line)
+        except ValueError:
+            await self._fail(None, INVALID_CALL, "INVALID_CALL: the line is not JSON")
+            return
+        if not isinstance(raw, dict):
+            await self._fail(None, INVALID_CALL, "INVALID_CALL: the line is not a JSON object")
+            return
+        if raw.get("type") == "hello":
+            await self._hello(raw)
+            return
+        if not self._greeted:
+            await self._fail(raw.get("id"), INVALID_CALL, "INVALID_CALL: send hello first")
+            return
+        try:
+            request = BridgeRequest.model_validate(raw)
+        except ValidationError as error:
+            await self._fail(
+                raw.get("id"), INVALID_CALL, f"INVALID_CALL: malformed request ({error.error_count()} errors)"
+            )
+            return
+        if request.op not in BRIDGE_OPS:
+            await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: unknown op; use one of {', '.join(BRIDGE_OPS)}")
+            return
+        session = request.context.session
+        earlier = list(self._in_flight.get(session, ()))
+        done = anyio.Event()
+        self._in_flight.setdefault(session, []).append(done)
+        group.start_soon(self._run, request, earlier if request.op == "close" else [], done)
+
+    async def _hello(self, raw: dict[str, Any]) -> None:
+        try:
+            hello = BridgeHello.model_validate(raw)
+        except ValidationError:
+            hello = None
+        if hello is None or hello.contract != BRIDGE_CONTRACT or hello.protocol != PROTOCOL_ID:
+            reason = LinkError(Cause.BRIDGE_INCOMPATIBLE)
+            log.warning("incompatible stub: %r (bridge contract %d)", raw, BRIDGE_CONTRACT)
+            await self._send(
+                BridgeHelloReply(bridge=self.version, error=BridgeError(code=reason.code, message=str(reason)))
+            )
+            return
+        log.info("stub connected: %s", hello.client or "unnamed")
+        self._greeted = True
+        await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
+
+    async def _run(self, request: BridgeRequest, earlier: list[anyio.Event], done: anyio.Event) -> None:
+        try:
+            for event in earlier:  # a close runs after every earlier request of its session
+                await event.wait()
+            result = await self._execute(request)
+        except LinkError as error:
+            await self._fail(request.id, error.code, str(error))
+        except InvalidToolCall as error:
+            await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: {error}")
+        else:
+            await self._send(BridgeReply(id=request.id, result=result))
+        finally:
+            done.set()
+            events = self._in_flight.get(request.context.session, [])
+            if done in events:
+                events.remove(done)
+            if not events:
+                self._in_flight.pop(request.context.session, None)
+
+    async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
+        directory = request.context.directory
+        if request.op == "bootstrap":
+            return {"name": await self.link.bootstrap()}
+        if request.op == "resolve_session_pane":
+            await self.link.resolve_session_pane(directory)
+            return {"status": "resolved"}
+        receipt = await self.link.call(TOOLS[request.op], request.args, context_directory=directory)
+        result: dict[str, Any] = json.loads(receipt.to_json())
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``herdr-link-bridge``: serve the bridge on stdin/stdout until stdin closes."""
+    from importlib.metadata import version
+
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] in ("--version", "-V"):
+        sys.stdout.write(f"herdr-link-bridge {version('herdr-link-control')} (contract {BRIDGE_CONTRACT})\n")
+        return 0
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="herdr-link-bridge: %(message)s")
+    stdin: BinaryIO = sys.stdin.buffer
+    stdout: BinaryIO = sys.stdout.buffer
+
+    def write(line: bytes) -> None:
+        stdout.write(line)
+        stdout.flush()
+
+    server = BridgeServer(Link(), version("herdr-link-control"), write)
+
+    async def run() -> None:
+        await server.serve(lambda: anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True))
+
+    try:
+        anyio.run(run)
+    except KeyboardInterrupt:
+        return 130
+    return 0
