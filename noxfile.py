@@ -11,7 +11,7 @@ import nox
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "integration", "lint", "typecheck"]
+nox.options.sessions = ["tests", "integration", "mcp_node", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
 PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
@@ -41,6 +41,15 @@ def integration(session: nox.Session) -> None:
 
 
 @nox.session
+def mcp_node(session: nox.Session) -> None:
+    """herdr-link-mcp driven by an independent client: the TypeScript MCP SDK from npm."""
+    _sync(session, "--package", "herdr-link-mcp")
+    node_dir = "packages/herdr-link-mcp/tests/node"
+    session.run("npm", "ci", "--no-audit", "--no-fund", "--prefix", node_dir, external=True)
+    session.run("pytest", f"{node_dir}/ts_client_check.py", *session.posargs)
+
+
+@nox.session
 def lint(session: nox.Session) -> None:
     """Ruff: lint rules and formatting."""
     _sync(session, "--all-packages")
@@ -62,6 +71,7 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Figures, not tests: Herdr calls, critical-path depth and overhead per operation."""
+    """Figures, not tests: Herdr calls, depth and overhead per operation; MCP cold start."""
     _sync(session, "--all-packages")
     session.run("python", "benchmarks/bench_control.py")
+    session.run("python", "benchmarks/bench_mcp_start.py")

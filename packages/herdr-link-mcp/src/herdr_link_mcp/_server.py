@@ -1,0 +1,214 @@
+"""The MCP server: wiring from the SDK's low-level ``Server`` to ``herdr_link_control.Link``.
+
+Guarantee: every tool failure is an ``isError`` result ``CODE: reason`` except the three
+protocol-level faults (unknown tool, non-object arguments, unknown gateway action), which are
+JSON-RPC errors; requests run concurrently, except that a close waits for every earlier call of the
+same connection; activation is per connection and is signalled in both MCP eras.
+"""
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import unquote, urlparse
+
+import anyio
+import mcp.types as types
+from mcp.server import NotificationOptions, Server, ServerRequestContext
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+
+from herdr_link_control import Link
+from herdr_link_protocol import (
+    CLOSE_TOOL,
+    GATEWAY_TOOL,
+    START_TOOL,
+    ActiveReceipt,
+    Cause,
+    InvalidToolCall,
+    LinkError,
+    active_presentation,
+    parse_gateway_call,
+    tools_list,
+)
+
+from ._hosts import presentation_form
+
+__all__ = ["DEFAULT_NAMESPACE", "RELIST_WAIT", "SERVER_NAME", "ConnectionState", "create_server"]
+
+log: Final = logging.getLogger("herdr_link")
+
+SERVER_NAME: Final = "herdr-link"
+DEFAULT_NAMESPACE: Final = "herdr_link"
+"""The name hosts register the server under (``mcp__herdr_link__…``); wiring always uses it."""
+BOOTSTRAP_DELAY: Final = 0.2
+"""Seconds the start-up bootstrap waits, so its ``herdr`` child does not compete with the handshake."""
+RELIST_WAIT: Final = 0.25
+"""Longest time the activation result waits for the host to re-list tools, in seconds.
+
+Claude Code re-lists about 3 ms after the change signal, and a result returned before that leaves
+the new tools out of its next model request; hosts that never re-list (stock Codex) lose at most this.
+"""
+
+_DORMANT: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=False)]
+_ACTIVE: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=True)]
+_KNOWN: Final = {tool.name for tool in _ACTIVE}
+
+
+@dataclass
+class ConnectionState:
+    """One stdio connection's memory: activation and the calls in flight, nothing persisted."""
+
+    active: bool = False
+    relisted: anyio.Event | None = None
+    in_flight: list[anyio.Event] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return f"ConnectionState(active={self.active}, in_flight={len(self.in_flight)})"
+
+
+def _text(text: str) -> types.TextContent:
+    return types.TextContent(type="text", text=text)
+
+
+def _failure(error: LinkError) -> types.CallToolResult:
+    log.info("tool error %s (%s)", error, error.detail)
+    return types.CallToolResult(content=[_text(str(error))], is_error=True)
+
+
+def _invalid_params(message: str) -> MCPError:
+    return MCPError(types.INVALID_PARAMS, message)
+
+
+async def _roots_directory(ctx: ServerRequestContext[ConnectionState]) -> str | None:
+    """The client's first ``file://`` root, when it offers roots; otherwise ``None``."""
+    capabilities = ctx.session.client_capabilities
+    if capabilities is None or capabilities.roots is None:
+        return None
+    try:
+        with anyio.fail_after(2):
+            roots = await ctx.session.send_request(types.ListRootsRequest(), types.ListRootsResult)
+    except Exception as error:  # an unanswered or refused roots request only loses a hint
+        log.info("roots/list failed: %s", error)
+        return None
+    for root in roots.roots:
+        uri = urlparse(str(root.uri))
+        if uri.scheme == "file" and uri.path:
+            return unquote(uri.path)
+    return None
+
+
+def create_server(
+    link: Link, *, namespace: str = DEFAULT_NAMESPACE, relist_wait: float = RELIST_WAIT, bootstrap: bool = True
+) -> Server[ConnectionState]:
+    """Build the server for one process (one stdio connection in production).
+
+    Args:
+        link: the control layer; outside Herdr every call fails with ``NOT_IN_HERDR``.
+        namespace: the name the host registered the server under, used in the presentation.
+        relist_wait: see :data:`RELIST_WAIT`.
+        bootstrap: run the self identity bootstrap in the background when a connection opens.
+    """
+    from importlib.metadata import version
+
+    bus = InMemorySubscriptionBus()
+
+    async def delayed_bootstrap() -> None:
+        await anyio.sleep(BOOTSTRAP_DELAY)
+        await link.bootstrap()
+
+    @asynccontextmanager
+    async def lifespan(_: Server[ConnectionState]) -> AsyncIterator[ConnectionState]:
+        async with anyio.create_task_group() as group:
+            if bootstrap and link.in_herdr:
+                group.start_soon(delayed_bootstrap)  # in the background: initialize never waits for it
+            yield ConnectionState()
+            group.cancel_scope.cancel()
+
+    async def list_tools(
+        ctx: ServerRequestContext[ConnectionState], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        state = ctx.lifespan_context
+        if not link.in_herdr:
+            return types.ListToolsResult(tools=[])
+        if state.active and state.relisted is not None:
+            state.relisted.set()
+        return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
+
+    async def activate(ctx: ServerRequestContext[ConnectionState], *, wait: bool) -> None:
+        state = ctx.lifespan_context
+        if state.active:
+            return
+        state.active = True
+        state.relisted = anyio.Event()
+        await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
+        await bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
+        if wait:
+            with anyio.move_on_after(relist_wait):
+                await state.relisted.wait()
+
+    def activation_result(ctx: ServerRequestContext[ConnectionState]) -> types.CallToolResult:
+        receipt = ActiveReceipt()
+        client = ctx.session.client_params
+        form = presentation_form(client.client_info.name if client is not None else None)
+        presentation = active_presentation(form, namespace)
+        return types.CallToolResult(
+            content=[_text(receipt.to_json()), _text(presentation)],
+            structured_content=json.loads(receipt.to_json()),
+        )
+
+    async def call_tool(
+        ctx: ServerRequestContext[ConnectionState], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        if params.name not in _KNOWN:
+            raise _invalid_params(f"Unknown tool: {params.name}")
+        arguments: Any = params.arguments if params.arguments is not None else {}
+        if not isinstance(arguments, dict):
+            raise _invalid_params(f"{params.name} arguments must be an object")
+        if not link.in_herdr:
+            return _failure(LinkError(Cause.ENVIRONMENT_MISSING))
+        state = ctx.lifespan_context
+        earlier, done = list(state.in_flight), anyio.Event()
+        state.in_flight.append(done)
+        try:
+            tool = params.name
+            if tool == GATEWAY_TOOL:
+                try:
+                    call = parse_gateway_call(arguments)
+                except InvalidToolCall as error:
+                    raise _invalid_params(str(error)) from None
+                await activate(ctx, wait=call.tool is None)
+                if call.tool is None:
+                    return activation_result(ctx)
+                tool, arguments = call.tool, call.arguments
+            else:
+                await activate(ctx, wait=False)  # a direct Tier 1 call while dormant activates, then runs
+            if tool == CLOSE_TOOL:
+                for event in earlier:  # spec §4.5: a final send completes before the close
+                    await event.wait()
+            directory = await _roots_directory(ctx) if tool == START_TOOL else None
+            receipt = await link.call(tool, arguments, context_directory=directory)
+            return types.CallToolResult(content=[_text(receipt.to_json())])
+        except LinkError as error:
+            return _failure(error)
+        except InvalidToolCall as error:
+            raise _invalid_params(str(error)) from None
+        finally:
+            done.set()
+            state.in_flight.remove(done)
+
+    return Server(
+        SERVER_NAME,
+        version=version("herdr-link-mcp"),
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(bus),
+    )
+
+
+def initialization_options(server: Server[ConnectionState]) -> Any:
+    """Options that advertise ``tools.listChanged`` on the handshake era."""
+    return server.create_initialization_options(NotificationOptions(tools_changed=True))

@@ -1,0 +1,296 @@
+"""The MCP server in process (SDK ``Client`` and ``ClientSession`` over memory streams).
+
+Covers the TypeScript ``mcp.test.ts`` handler list, the re-list wait, concurrency, the close
+ordering rule, roots and the background bootstrap. Herdr is the simulator, or scripted replies
+where a test must hold a call open.
+"""
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import Client, ClientSession
+from mcp.shared.exceptions import MCPError
+from mcp.shared.memory import create_client_server_memory_streams
+
+from herdr_link_control import Link, RunResult, ScriptedRunner
+from herdr_link_mcp import create_server, initialization_options
+from herdr_link_protocol import COMMUNICATION_CONTRACT, tools_list, tools_list_json
+from herdr_link_testkit import HerdrSim
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def brain(herdr_sim: HerdrSim, tmp_path) -> Link:
+    """The caller ``brain`` (w1:p1) beside ``reviewer`` (w1:p2)."""
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    herdr_sim.add_agent(herdr_sim.split(pane), "codex", name="reviewer")
+    return Link(herdr_sim.env(pane))
+
+
+def text(result: types.CallToolResult) -> str:
+    content = result.content[0]
+    assert isinstance(content, types.TextContent)
+    return content.text
+
+
+def wire(result: types.ListToolsResult) -> str:
+    """The tool definitions as the host receives them (the SDK's list-level cache hints left out)."""
+    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in result.tools]
+    return json.dumps({"tools": tools}, ensure_ascii=False, separators=(",", ":"))
+
+
+async def test_initialize_reports_the_server_and_declares_list_changed(brain):
+    server = create_server(brain)
+    async with create_client_server_memory_streams() as ((client_read, client_write), (server_read, server_write)):
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: server.run(server_read, server_write, initialization_options(server)))
+            async with ClientSession(client_read, client_write) as session:
+                result = await session.initialize()
+                assert result.server_info.name == "herdr-link" and result.server_info.version == "0.1.0"
+                assert result.capabilities.tools is not None and result.capabilities.tools.list_changed is True
+                assert result.instructions is None  # nothing model-facing before activation
+            group.cancel_scope.cancel()
+
+
+async def test_outside_herdr_nothing_is_listed_and_every_call_fails_closed():
+    async with Client(create_server(Link({})), mode="legacy") as client:
+        assert (await client.list_tools()).tools == []
+        for name, arguments in [
+            ("herdr_link", {}),
+            ("herdr_link_peers", {}),
+            ("herdr_link_send", {"to": "a", "message": "b"}),
+        ]:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error and text(result) == "NOT_IN_HERDR: Herdr environment is unavailable"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_listed_tools_are_exactly_the_protocol_specs(brain, mode):
+    async with Client(create_server(brain), mode=mode) as client:
+        dormant = await client.list_tools()
+        assert json.loads(wire(dormant)) == json.loads(tools_list_json(active=False))
+        assert len(wire(dormant).encode()) <= 400
+        await client.call_tool("herdr_link", {})
+        active = await client.list_tools()
+        assert json.loads(wire(active))["tools"] == tools_list(active=True)
+        assert len(wire(active).encode()) <= 2400
+
+
+async def test_activation_is_idempotent_and_signalled_once(brain):
+    notices: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        notices.append(message)
+
+    async with Client(create_server(brain, relist_wait=0), mode="legacy", message_handler=on_message) as client:
+        results = [await client.call_tool("herdr_link", arguments) for arguments in ({}, {"action": "activate"}, {})]
+        for result in results:
+            assert not result.is_error
+            assert text(result) == '{"status":"active","capabilities":["start","peers","send","close"]}'
+            assert result.structured_content == {
+                "status": "active",
+                "capabilities": ["start", "peers", "send", "close"],
+            }
+            presentation = result.content[1]
+            assert isinstance(presentation, types.TextContent) and presentation.text.startswith(COMMUNICATION_CONTRACT)
+    changes = [m for m in notices if isinstance(m, types.ToolListChangedNotification)]
+    assert len(changes) == 1
+
+
+async def test_the_activation_result_waits_for_the_host_to_re_list(brain):
+    events: list[str] = []
+    async with anyio.create_task_group() as group:
+        client_box: dict[str, Client] = {}
+
+        async def relist() -> None:
+            await client_box["c"].list_tools()
+            events.append("re-listed")
+
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ToolListChangedNotification):
+                events.append("signal")
+                group.start_soon(relist)
+
+        # A 30 s wait that only the re-list can cut short: if the server ignored it, fail_after fires.
+        server = create_server(brain, relist_wait=30)
+        async with Client(server, mode="legacy", message_handler=on_message) as client:
+            client_box["c"] = client
+            with anyio.fail_after(5):
+                await client.call_tool("herdr_link", {})
+            events.append("result")
+    assert events == ["signal", "re-listed", "result"]
+
+
+async def test_a_host_that_never_re_lists_still_gets_the_result(brain):
+    async with Client(create_server(brain, relist_wait=0.01), mode="legacy") as client:
+        with anyio.fail_after(5):
+            result = await client.call_tool("herdr_link", {})
+        assert not result.is_error
+
+
+@pytest.mark.parametrize(
+    ("client_name", "expected"),
+    [
+        ("claude-code", "mcp__herdr_link__herdr_link_send"),
+        ("codex-mcp-client", "of namespace mcp__herdr_link"),
+        ("gemini-cli-mcp-client", "mcp_herdr_link_herdr_link_send"),
+        ("antigravity", "call_mcp_tool"),
+        ("some-new-host", "Here the tools are herdr_link_start, herdr_link_peers"),
+    ],
+)
+async def test_the_presentation_follows_the_client(brain, client_name, expected):
+    info = types.Implementation(name=client_name, version="1")
+    async with Client(create_server(brain, relist_wait=0), mode="legacy", client_info=info) as client:
+        presentation = (await client.call_tool("herdr_link", {})).content[1]
+        assert isinstance(presentation, types.TextContent) and expected in presentation.text
+
+
+async def test_a_direct_tier1_call_while_dormant_activates_and_runs(brain, herdr_sim: HerdrSim):
+    async with Client(create_server(brain), mode="legacy") as client:
+        result = await client.call_tool("herdr_link_peers", {})
+        assert json.loads(text(result))["peers"] == [{"name": "reviewer", "state": "idle"}]
+        assert [tool.name for tool in (await client.list_tools()).tools][1:] == [
+            "herdr_link_start",
+            "herdr_link_peers",
+            "herdr_link_send",
+            "herdr_link_close",
+        ]
+
+
+async def test_receipts_for_every_tool_and_through_the_gateway(brain, herdr_sim: HerdrSim):
+    async with Client(create_server(brain, relist_wait=0), mode="legacy") as client:
+        await client.call_tool("herdr_link", {})
+        sent = json.loads(text(await client.call_tool("herdr_link_send", {"to": "reviewer", "message": "hi"})))
+        assert sent["status"] == "sent" and sent["to"] == "reviewer"
+        started = await client.call_tool(
+            "herdr_link", {"action": "start", "arguments": {"name": "w", "kind": "pi", "args": []}}
+        )
+        assert json.loads(text(started)) == {"status": "started", "agent": "w", "kind": "pi"}
+        peers = json.loads(text(await client.call_tool("herdr_link", {"action": "peers"})))
+        assert [p["name"] for p in peers["peers"]] == ["reviewer", "w"]
+        closed = await client.call_tool("herdr_link", {"action": "close", "agent": "w"})
+        assert json.loads(text(closed)) == {"status": "closed", "agent": "w"}
+        via_gateway = await client.call_tool(
+            "herdr_link", {"action": "send", "arguments": {"to": "reviewer", "message": "2"}}
+        )
+        assert json.loads(text(via_gateway))["status"] == "sent"
+    assert len(herdr_sim.deliveries("w1:p2")) == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("herdr_link_send", {"message": "x"}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
+        ("herdr_link_send", {"to": "reviewer", "message": 3}, 'SEND_FAILED: "message" must be a string'),
+        ("herdr_link_send", {"to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
+        ("herdr_link_send", {"to": "reviewer", "message": " "}, "SEND_FAILED: message is empty"),
+        ("herdr_link_close", {}, 'PEER_NOT_FOUND: "agent" must be an Agent Name'),
+        ("herdr_link_start", {"name": "w", "pane": "w1:p2"}, 'START_INPUT_INVALID: unknown start field "pane"'),
+        ("herdr_link", {"action": "send", "arguments": {"to": 1}}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
+    ],
+)
+async def test_link_errors_are_error_results_with_the_table_codes(brain, name, arguments, expected):
+    async with Client(create_server(brain, relist_wait=0), mode="legacy") as client:
+        result = await client.call_tool(name, arguments)
+        assert result.is_error and text(result) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments"),
+    [("nope", {}), ("herdr_link", {"action": "fly"}), ("herdr_link", {"action": "send", "arguments": "x"})],
+)
+async def test_protocol_level_faults_are_json_rpc_errors(brain, name, arguments):
+    async with Client(create_server(brain, relist_wait=0), mode="legacy") as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool(name, arguments)
+        assert caught.value.code == types.INVALID_PARAMS
+
+
+def _held(release: anyio.Event, seen: list[tuple[str, ...]], prompted: anyio.Event) -> ScriptedRunner:
+    """Herdr whose ``agent prompt`` holds until ``release``; ``prompted`` is set when one arrives."""
+    agent = {"agent_status": "idle", "cwd": "/p", "pane_id": "w1:p1", "workspace_id": "w1", "name": "brain"}
+    reviewer = {**agent, "pane_id": "w1:p2", "name": "reviewer"}
+
+    async def answer(argv: Sequence[str]) -> RunResult:
+        seen.append(tuple(argv))
+        if argv[:2] == ["agent", "prompt"]:
+            prompted.set()
+            await release.wait()
+        if argv[:2] == ["agent", "get"]:
+            record = reviewer if argv[2] == "reviewer" else agent
+            return RunResult(0, json.dumps({"result": {"agent": record}}), "")
+        return RunResult(0, json.dumps({"result": {"type": "ok", "agents": [agent, reviewer]}}), "")
+
+    return ScriptedRunner(answer)
+
+
+ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"}
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_list_and_other_calls_are_served_while_a_call_is_pending(mode):
+    release, prompted = anyio.Event(), anyio.Event()
+    seen: list[tuple[str, ...]] = []
+    server = create_server(Link(ENV, runner=_held(release, seen, prompted)), relist_wait=0, bootstrap=False)
+    async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
+        await client.call_tool("herdr_link", {})
+        group.start_soon(client.call_tool, "herdr_link_send", {"to": "reviewer", "message": "slow"})
+        with anyio.fail_after(5):
+            await prompted.wait()
+            assert len((await client.list_tools()).tools) == 5
+            assert not (await client.call_tool("herdr_link_peers", {})).is_error
+        release.set()
+
+
+async def test_close_waits_for_every_earlier_call_of_the_connection():
+    release, prompted = anyio.Event(), anyio.Event()
+    seen: list[tuple[str, ...]] = []
+    server = create_server(Link(ENV, runner=_held(release, seen, prompted)), relist_wait=0, bootstrap=False)
+    async with Client(server, mode="legacy") as client, anyio.create_task_group() as group:
+        await client.call_tool("herdr_link", {})
+        group.start_soon(client.call_tool, "herdr_link_send", {"to": "reviewer", "message": "final"})
+        with anyio.fail_after(5):
+            await prompted.wait()
+        group.start_soon(client.call_tool, "herdr_link_close", {"agent": "reviewer"})
+        await anyio.wait_all_tasks_blocked()  # the close has run as far as it can
+        assert not any(c[:2] == ("pane", "close") for c in seen)
+        release.set()
+    prompt = next(i for i, c in enumerate(seen) if c[:2] == ("agent", "prompt"))
+    close = next(i for i, c in enumerate(seen) if c[:2] == ("pane", "close"))
+    assert prompt < close
+
+
+async def test_start_uses_the_clients_first_file_root(brain, herdr_sim: HerdrSim, tmp_path):
+    root = tmp_path / "project root"
+    root.mkdir()
+
+    async def roots(context: Any) -> types.ListRootsResult:
+        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri())])
+
+    async with Client(create_server(brain, relist_wait=0), mode="legacy", list_roots_callback=roots) as client:
+        result = await client.call_tool("herdr_link_start", {"name": "w", "kind": "pi", "args": []})
+        assert not result.is_error, text(result)
+    assert herdr_sim.agent("w")["cwd"] == str(root)
+
+
+async def test_the_bootstrap_runs_in_the_background_at_connection_start(herdr_sim: HerdrSim, tmp_path):
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "codex")  # unnamed
+    async with Client(create_server(Link(herdr_sim.env(pane))), mode="legacy") as client:
+        await client.list_tools()  # served at once, whatever the bootstrap is doing
+        # The simulator runs in its own threads, where an anyio.Event cannot be set: poll, bounded.
+        with anyio.fail_after(10):
+            while herdr_sim.name_of(pane) is None:  # noqa: ASYNC110
+                await anyio.sleep(0.02)
+    assert str(herdr_sim.name_of(pane)).startswith("hl-")

@@ -1,0 +1,155 @@
+"""``python -m herdr_link_mcp`` as a real stdio subprocess inside the simulated Herdr, in both MCP eras."""
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp.types as types
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+
+from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
+from herdr_link_testkit import HerdrSim
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def params(env: dict[str, str]) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "herdr_link_mcp"], env=env)
+
+
+def text(result: types.CallToolResult) -> str:
+    content = result.content[0]
+    assert isinstance(content, types.TextContent)
+    return content.text
+
+
+@asynccontextmanager
+async def handshake_session(env: dict[str, str], notices: list[Any]) -> AsyncIterator[ClientSession]:
+    """The handshake era (2025-11-25), as Codex and Pi speak it."""
+
+    async def on_message(message: Any) -> None:
+        notices.append(message)
+
+    async with stdio_client(params(env)) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
+        await s.initialize()
+        yield s
+
+
+@pytest.fixture
+def team(herdr_sim: HerdrSim, tmp_path) -> tuple[str, str]:
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(brain, "claude", name="brain")
+    herdr_sim.add_agent(reviewer, "codex", name="reviewer")
+    return brain, reviewer
+
+
+async def test_handshake_era_full_flow(herdr_sim: HerdrSim, team):
+    brain, reviewer = team
+    notices: list[Any] = []
+    async with handshake_session(herdr_sim.env(brain), notices) as session:
+        assert [t.name for t in (await session.list_tools()).tools] == ["herdr_link"]
+        activation = await session.call_tool("herdr_link", {})
+        assert text(activation) == '{"status":"active","capabilities":["start","peers","send","close"]}'
+        assert [type(n).__name__ for n in notices] == ["ToolListChangedNotification"]
+        assert len((await session.list_tools()).tools) == 5
+        started = await session.call_tool(
+            "herdr_link_start", {"name": "worker", "kind": "pi", "args": [], "with": "reviewer"}
+        )
+        assert json.loads(text(started)) == {"status": "started", "agent": "worker", "kind": "pi"}
+        peers = json.loads(text(await session.call_tool("herdr_link_peers", {})))
+        assert peers == {
+            "self": {"name": "brain", "state": "idle"},
+            "peers": [{"name": "reviewer", "state": "idle"}, {"name": "worker", "state": "idle"}],
+        }
+        sent = json.loads(text(await session.call_tool("herdr_link_send", {"to": "reviewer", "message": "review"})))
+        assert sent["status"] == "sent"
+        missing = await session.call_tool("herdr_link_send", {"to": "ghost", "message": "x"})
+        assert missing.is_error and text(missing) == "PEER_NOT_FOUND: target agent is not a live peer"
+        worker_pane = herdr_sim.agent("worker")["pane_id"]
+        closed = await session.call_tool("herdr_link_close", {"agent": "worker"})
+        assert json.loads(text(closed)) == {"status": "closed", "agent": "worker"}
+    assert not herdr_sim.exists(worker_pane)
+    [delivery] = herdr_sim.deliveries(reviewer)
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.id == sent["id"] and envelope.message == "review"
+
+
+async def test_the_2026_era_signals_through_the_listen_stream(herdr_sim: HerdrSim, team):
+    brain, _ = team
+    async with Client(params(herdr_sim.env(brain))) as client:
+        assert [t.name for t in (await client.list_tools()).tools] == ["herdr_link"]
+        async with client.listen(tools_list_changed=True) as subscription:
+            result = await client.call_tool("herdr_link", {})
+            with anyio.fail_after(5):
+                async for event in subscription:
+                    assert type(event).__name__ == "ToolsListChanged"
+                    break
+        presentation = result.content[1]
+        assert isinstance(presentation, types.TextContent) and presentation.text.startswith(COMMUNICATION_CONTRACT)
+        assert len((await client.list_tools()).tools) == 5
+        peers = json.loads(text(await client.call_tool("herdr_link_peers", {})))
+        assert peers["self"]["name"] == "brain"
+
+
+async def test_a_host_that_never_re_lists_works_through_the_gateway(herdr_sim: HerdrSim, team):
+    brain, reviewer = team
+    async with Client(params(herdr_sim.env(brain)), mode="legacy") as client:
+        await client.list_tools()  # the one listing such a host ever makes
+        await client.call_tool("herdr_link", {})
+        sent = await client.call_tool("herdr_link", {"action": "send", "arguments": {"to": "reviewer", "message": "x"}})
+        assert json.loads(text(sent))["status"] == "sent"
+    assert len(herdr_sim.deliveries(reviewer)) == 1
+
+
+async def test_two_agents_exchange_a_message_and_a_reply(herdr_sim: HerdrSim, team):
+    brain, reviewer = team
+    async with (
+        Client(params(herdr_sim.env(brain)), mode="legacy") as brain_client,
+        Client(params(herdr_sim.env(reviewer)), mode="legacy") as reviewer_client,
+    ):
+        await brain_client.call_tool("herdr_link", {})
+        await brain_client.call_tool("herdr_link_send", {"to": "reviewer", "message": "Is the design sound?"})
+        # The reviewer's model reads the wrapper in its prompt, activates its gateway, replies to "from".
+        received = extract_envelope(herdr_sim.wait_for_delivery(reviewer)[0].text)
+        assert received is not None and received.from_ == "brain"
+        await reviewer_client.call_tool("herdr_link", {})
+        reply = await reviewer_client.call_tool("herdr_link_send", {"to": received.from_, "message": "Yes, ship it."})
+        assert not reply.is_error
+    answer = extract_envelope(herdr_sim.wait_for_delivery(brain)[0].text)
+    assert answer is not None and (answer.from_, answer.to, answer.message) == ("reviewer", "brain", "Yes, ship it.")
+
+
+async def test_a_close_sent_right_after_a_send_runs_after_it(herdr_sim: HerdrSim, team):
+    brain, _ = team
+    worker = herdr_sim.split(brain)
+    delivered: list[str] = []
+    herdr_sim.add_agent(worker, "pi", name="worker", on_prompt=lambda delivery: delivered.append(delivery.text))
+    async with Client(params(herdr_sim.env(brain)), mode="legacy") as client:
+        await client.call_tool("herdr_link", {})
+        async with anyio.create_task_group() as group:
+            group.start_soon(client.call_tool, "herdr_link_send", {"to": "worker", "message": "final words"})
+            await anyio.wait_all_tasks_blocked()
+            group.start_soon(client.call_tool, "herdr_link_close", {"agent": "worker"})
+    commands = [c[:2] for c in herdr_sim.log.commands()]
+    assert commands.index(("agent", "prompt")) < commands.index(("pane", "close"))
+    assert len(delivered) == 1 and not herdr_sim.exists(worker)
+
+
+async def test_outside_herdr_the_process_lists_nothing_and_refuses_calls(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    notices: list[Any] = []
+    async with handshake_session(env, notices) as session:
+        assert (await session.list_tools()).tools == []
+        result = await session.call_tool("herdr_link", {})
+        assert result.is_error and text(result) == "NOT_IN_HERDR: Herdr environment is unavailable"
+    assert notices == []
