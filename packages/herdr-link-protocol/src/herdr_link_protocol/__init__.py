@@ -41,7 +41,13 @@ from ._constants import (
     AgentState,
     normalize_agent_state,
 )
-from ._contract import COMMUNICATION_CONTRACT, PresentationForm, active_presentation, presented_tool_name
+from ._contract import (
+    COMMUNICATION_CONTRACT,
+    PresentationForm,
+    active_presentation,
+    presented_tool_name,
+    tier0_hint,
+)
 from ._envelope import Envelope, build_envelope, is_blank_message, parse_envelope
 from ._errors import Cause, ErrorCode, InvalidToolCall, LinkError, RemoteProtocolError
 from ._escape import UNSAFE_CODE_POINT_RANGES, dumps_terminal_safe, is_terminal_safe
@@ -174,6 +180,7 @@ __all__ = [
     "parse_gateway_call",
     "presented_tool_name",
     "resolve_placement",
+    "tier0_hint",
     "tools_list",
     "tools_list_json",
     "validate_close_input",

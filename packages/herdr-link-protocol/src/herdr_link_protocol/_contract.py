@@ -16,6 +16,7 @@ __all__ = [
     "PresentationForm",
     "active_presentation",
     "presented_tool_name",
+    "tier0_hint",
 ]
 
 COMMUNICATION_CONTRACT: Final = """\
@@ -123,3 +124,31 @@ def active_presentation(form: PresentationForm, namespace: str | None = None) ->
         ValueError: when the form needs a namespace and none (or an invalid one) is given.
     """
     return COMMUNICATION_CONTRACT + "\n\n" + _appendix(form, _check_namespace(form, namespace))
+
+
+_HINT: Final = (
+    "Herdr Link: you can message, start and close other coding agents in this Herdr workspace with "
+    "the {gateway} tool{how}. Use it only when the user asks to use Herdr or a Herdr Link message arrives; "
+    "call it with {{}} first."
+)
+
+
+def tier0_hint(form: PresentationForm, namespace: str | None = None) -> str:
+    """The one-sentence Tier 0 hint a host may show a dormant model at session start.
+
+    It names only the gateway, never the Tier 1 tools or the contract (spec §3: nothing more while
+    dormant). Claude Code and Codex defer MCP tools behind a tool search, so their hints say how to find it.
+
+    Raises:
+        ValueError: when the form needs a namespace and none (or an invalid one) is given.
+    """
+    ns = _check_namespace(form, namespace)
+    gateway = presented_tool_name(GATEWAY_TOOL, form, namespace)
+    how = ""
+    if form is PresentationForm.MCP_PREFIXED:
+        how = f" (load it with your tool search: select:{gateway})"
+    elif form is PresentationForm.MCP_NAMESPACED:
+        how = f" of namespace mcp__{ns} (find it with tool_search if it is not listed)"
+    elif form is PresentationForm.MCP_WRAPPER:
+        how = f' (through call_mcp_tool with ServerName "{ns}" and ToolName "{GATEWAY_TOOL}")'
+    return _HINT.format(gateway=gateway, how=how)

@@ -1,0 +1,100 @@
+"""``herdr-link-mcp probe``: start a server the way a host would and report what the host would see, in
+both MCP eras."""
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import anyio
+import mcp.types as types
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+
+__all__ = ["probe", "render_probe"]
+
+
+def _tools_bytes(result: types.ListToolsResult) -> int:
+    tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in result.tools]
+    return len(json.dumps({"tools": tools}, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _first_text(result: types.CallToolResult) -> str:
+    return next((c.text for c in result.content if isinstance(c, types.TextContent)), "")
+
+
+async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
+    changes: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changes.append("tools/list_changed")
+
+    report: dict[str, Any] = {"era": "handshake"}
+    async with stdio_client(params) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
+        init = await s.initialize()
+        tools = init.capabilities.tools
+        report.update(
+            protocol=init.protocol_version,
+            server=f"{init.server_info.name} {init.server_info.version}",
+            list_changed=bool(tools and tools.list_changed),
+        )
+        report.update(await _walk(s.list_tools, s.call_tool))
+    report["change_signalled"] = bool(changes)
+    return report
+
+
+async def _modern(params: StdioServerParameters) -> dict[str, Any]:
+    report: dict[str, Any] = {"era": "2026-07-28"}
+    async with Client(params) as client:
+        report["protocol"] = client.session.protocol_version if hasattr(client, "session") else "2026-07-28"
+        signalled = anyio.Event()
+        async with anyio.create_task_group() as group, client.listen(tools_list_changed=True) as subscription:
+
+            async def watch() -> None:
+                async for _ in subscription:
+                    signalled.set()
+                    return
+
+            group.start_soon(watch)
+            report.update(await _walk(client.list_tools, client.call_tool))
+            with anyio.move_on_after(2):
+                await signalled.wait()
+            group.cancel_scope.cancel()
+        report["change_signalled"] = signalled.is_set()
+    return report
+
+
+async def _walk(list_tools: Any, call_tool: Any) -> dict[str, Any]:
+    dormant = await list_tools()
+    report: dict[str, Any] = {"dormant_tools": [t.name for t in dormant.tools], "dormant_bytes": _tools_bytes(dormant)}
+    if not dormant.tools:
+        result = await call_tool("herdr_link", {})
+        report["call_outside"] = _first_text(result)
+        return report
+    activation = await call_tool("herdr_link", {})
+    report["activation"] = _first_text(activation)
+    report["presentation_blocks"] = len(activation.content)
+    active = await list_tools()
+    report.update(active_tools=[t.name for t in active.tools], active_bytes=_tools_bytes(active))
+    return report
+
+
+async def probe(command: Sequence[str], env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Spawn ``command`` twice (once per era) with ``env`` and report what a host would see."""
+    params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(env))
+    reports = []
+    for walk in (_handshake, _modern):
+        try:
+            with anyio.fail_after(30):
+                reports.append(await walk(params))
+        except Exception as error:  # a probe reports failures; it never hides them behind a traceback
+            reports.append({"era": walk.__name__.strip("_"), "error": f"{type(error).__name__}: {error}"})
+    return reports
+
+
+def render_probe(reports: list[dict[str, Any]]) -> str:
+    """A readable report, one block per era."""
+    lines = []
+    for report in reports:
+        lines.append(f"[{report['era']} era]")
+        lines.extend(f"  {key}: {value}" for key, value in report.items() if key != "era")
+    return "\n".join(lines) + "\n"

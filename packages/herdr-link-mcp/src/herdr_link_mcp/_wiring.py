@@ -1,0 +1,236 @@
+"""Host wiring: the Tier 0 hint each host's hook or launcher expects, and ready-to-paste registration.
+
+Everything printed here is generated: the hint text comes from ``herdr_link_protocol``, the
+commands point at this environment's ``herdr-link-mcp``, and the namespace is always ``herdr_link``.
+"""
+
+import json
+import os
+import shlex
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final, Literal
+
+from herdr_link_control import HerdrEnvironment
+from herdr_link_protocol import PresentationForm, tier0_hint
+
+from ._server import DEFAULT_NAMESPACE
+
+__all__ = ["HINT_HOSTS", "WIRING_HOSTS", "Wiring", "WiringFile", "hint_output", "server_command", "wiring"]
+
+HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini")
+WIRING_HOSTS: Final = ("claude", "codex", "agy", "gemini", "pi")
+FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
+"""What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
+
+_FORMS: Final = {
+    "claude": PresentationForm.MCP_PREFIXED,
+    "codex": PresentationForm.MCP_NAMESPACED,
+    "agy": PresentationForm.MCP_WRAPPER,
+    "gemini": PresentationForm.MCP_SINGLE_PREFIX,
+    "pi": PresentationForm.MCP_PREFIXED,
+}
+
+
+def server_command() -> list[str]:
+    """This environment's server command: the ``herdr-link-mcp`` script beside Python, else ``-m``."""
+    script = Path(sys.executable).parent / "herdr-link-mcp"
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "herdr_link_mcp"]
+
+
+def _hint_command(host: str) -> str:
+    return shlex.join([*server_command(), "hint", "--host", host])
+
+
+def hint_output(host: str, environ: Mapping[str, str]) -> str:
+    """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline).
+
+    - ``claude``: the plain hint, for ``--append-system-prompt-file`` (the launcher decides when);
+    - ``codex``: SessionStart hook JSON with ``additionalContext``; nothing outside Herdr;
+    - ``gemini``: SessionStart hook JSON with ``additionalContext``; ``{}`` outside Herdr;
+    - ``agy``: PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside Herdr.
+
+    Raises:
+        ValueError: for a host without a hint.
+    """
+    if host not in HINT_HOSTS:
+        raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(HINT_HOSTS)}")
+    hint = tier0_hint(_FORMS[host], DEFAULT_NAMESPACE)
+    if host == "claude":
+        return hint
+    inside = HerdrEnvironment.detect(environ) is not None
+    if host == "codex":
+        output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint}}
+        return json.dumps(output, ensure_ascii=False) if inside else ""
+    if not inside:
+        return "{}"
+    if host == "gemini":
+        return json.dumps({"hookSpecificOutput": {"additionalContext": hint}}, ensure_ascii=False)
+    return json.dumps({"injectSteps": [{"ephemeralMessage": hint}]}, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class WiringFile:
+    """One file to create or merge into."""
+
+    path: str
+    format: Literal["json", "toml", "text"]
+    content: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """Registration for one host: files, launcher flags and notes."""
+
+    host: str
+    files: list[WiringFile] = field(default_factory=list)
+    launcher: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        """Human-readable, ready to paste."""
+        parts = [f"# Herdr Link wiring for {self.host}"]
+        for item in self.files:
+            parts.append(f"\n## {item.path}" + (f"  ({item.note})" if item.note else ""))
+            parts.append(item.content.rstrip("\n"))
+        if self.launcher:
+            parts.append("\n## launch\n" + self.launcher)
+        if self.notes:
+            parts.append("\n" + "\n".join(f"- {note}" for note in self.notes))
+        return "\n".join(parts) + "\n"
+
+    def to_json(self) -> str:
+        """Machine-readable: ``{"host", "files": [{"path", "format", "content", "note"}], "launcher", "notes"}``."""
+        files = [item.__dict__ for item in self.files]
+        return json.dumps({"host": self.host, "files": files, "launcher": self.launcher, "notes": self.notes}, indent=2)
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def _toml_list(values: list[str]) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
+
+
+def wiring(host: str) -> Wiring:
+    """Registration for ``host`` with this environment's commands.
+
+    Raises:
+        ValueError: for an unknown host.
+    """
+    command, *args = server_command()
+    ns = DEFAULT_NAMESPACE
+    if host == "claude":
+        hint_file = "/path/to/herdr-link-claude-hint.txt"
+        return Wiring(
+            host,
+            [
+                WiringFile(
+                    ".mcp.json",
+                    "json",
+                    _json({"mcpServers": {ns: {"type": "stdio", "command": command, "args": args}}}),
+                    "project registration; or pass it with --mcp-config",
+                ),
+                WiringFile(
+                    hint_file,
+                    "text",
+                    tier0_hint(_FORMS["claude"], ns) + "\n",
+                    f"generate it with: {_hint_command('claude')} > {hint_file}",
+                ),
+            ],
+            launcher=shlex.join(
+                [
+                    "claude",
+                    "--mcp-config",
+                    ".mcp.json",
+                    "--allowedTools",
+                    f"mcp__{ns}__*",
+                    "--append-system-prompt-file",
+                    hint_file,
+                ]
+            ),
+            notes=[
+                f'Without --allowedTools "mcp__{ns}__*" every Herdr Link call waits for a permission prompt.',
+                "Claude Code defers MCP tools behind its tool search; the hint says how to load the gateway.",
+                "Add the hint file only for sessions launched inside Herdr.",
+            ],
+        )
+    if host == "codex":
+        config = (
+            f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
+            f"env_vars = {_toml_list(list(FORWARDED_VARIABLES))}\n"
+            'default_tools_approval_mode = "approve"\n\n[features]\nhooks = true\n'
+        )
+        hooks = {
+            "hooks": {
+                "SessionStart": [{"hooks": [{"type": "command", "command": _hint_command("codex"), "timeout": 10}]}]
+            }
+        }
+        return Wiring(
+            host,
+            [
+                WiringFile("~/.codex/config.toml", "toml", config, "merge into your config"),
+                WiringFile("~/.codex/hooks.json", "json", _json(hooks), "the SessionStart hook adds the Tier 0 hint"),
+            ],
+            notes=[
+                "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
+                "server sees no Herdr and lists no tools.",
+                'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
+                "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
+                "Approve the new hook and server in Codex once, then restart Codex completely.",
+            ],
+        )
+    if host == "agy":
+        agy_hooks = {
+            "herdr-link": {"PreInvocation": [{"type": "command", "command": _hint_command("agy"), "timeout": 10}]}
+        }
+        return Wiring(
+            host,
+            [
+                WiringFile(
+                    "~/.gemini/config/mcp_config.json",
+                    "json",
+                    _json({"mcpServers": {ns: {"command": command, "args": args}}}),
+                ),
+                WiringFile(
+                    "hooks.json",
+                    "json",
+                    _json(agy_hooks),
+                    "a group of its own; PreInvocation handlers sit directly in the event list",
+                ),
+            ],
+            notes=["AGY calls MCP tools through call_mcp_tool with ServerName and ToolName."],
+        )
+    if host == "gemini":
+        server = {"command": command, "args": args, "trust": True}
+        hook = {
+            "matcher": "startup",
+            "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini")}],
+        }
+        settings = {"mcpServers": {ns: server}, "hooks": {"SessionStart": [hook]}}
+        return Wiring(
+            host,
+            [WiringFile("~/.gemini/settings.json", "json", _json(settings), "merge into your settings")],
+            notes=['Gemini CLI offers an MCP server\'s tools only when it has "trust": true.'],
+        )
+    if host == "pi":
+        server = {"command": command, "args": args, "exposure": "direct"}
+        return Wiring(
+            host,
+            [
+                WiringFile(
+                    "~/.pi/agent/mcp.json", "json", _json({"mcpServers": {ns: server}}), "or .pi/mcp.json per project"
+                )
+            ],
+            notes=[
+                'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
+                "The native extension (herdr-link-pi-bridge) is the alternative to Pi's built-in MCP.",
+            ],
+        )
+    raise ValueError(f"unknown host {host!r}; choose one of {', '.join(WIRING_HOSTS)}")

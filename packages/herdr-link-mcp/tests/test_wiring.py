@@ -1,0 +1,180 @@
+"""hint, wiring, the wiring checks and probe."""
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from herdr_link_mcp._checks import wiring_checks
+from herdr_link_mcp._wiring import HINT_HOSTS, WIRING_HOSTS, hint_output, server_command, wiring
+from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
+from herdr_link_testkit import HerdrSim
+
+INSIDE = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"}
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "herdr_link_mcp", *args], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize("host", HINT_HOSTS)
+def test_hints_name_the_gateway_and_never_the_tier1_tools(host):
+    output = hint_output(host, INSIDE)
+    assert "herdr_link" in output and not any(tool in output for tool in TIER1_TOOLS)
+    assert "Herdr Link" in output and len(output.encode()) < 600
+
+
+def test_each_host_gets_its_hook_format():
+    claude = hint_output("claude", {})
+    assert (
+        claude == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")
+        and "select:mcp__herdr_link__herdr_link" in claude
+    )
+    codex = json.loads(hint_output("codex", INSIDE))
+    assert codex["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "tool_search" in codex["hookSpecificOutput"]["additionalContext"]
+    agy = json.loads(hint_output("agy", INSIDE))
+    assert 'ServerName "herdr_link"' in agy["injectSteps"][0]["ephemeralMessage"]
+    gemini = json.loads(hint_output("gemini", INSIDE))
+    assert "mcp_herdr_link_herdr_link" in gemini["hookSpecificOutput"]["additionalContext"]
+
+
+def test_outside_herdr_hooks_add_nothing():
+    assert hint_output("codex", {}) == ""
+    assert hint_output("agy", {}) == "{}" and hint_output("gemini", {}) == "{}"
+
+
+def test_the_hint_command_prints_exactly_the_hook_output(tmp_path):
+    done = run("hint", "--host", "agy", env={"PATH": "/usr/bin:/bin", **INSIDE})
+    assert done.returncode == 0 and json.loads(done.stdout) == json.loads(hint_output("agy", INSIDE))
+    assert run("hint", "--host", "agy", env={"PATH": "/usr/bin:/bin"}).stdout == "{}"
+    assert run("hint", "--host", "pi").returncode == 2
+
+
+@pytest.mark.parametrize("host", WIRING_HOSTS)
+def test_every_printed_config_parses_with_its_formats_parser(host):
+    result = wiring(host)
+    assert result.files
+    for item in result.files:
+        if item.format == "json":
+            value = json.loads(item.content)
+        elif item.format == "toml":
+            value = tomllib.loads(item.content)
+        else:
+            continue
+        assert "herdr_link" in json.dumps(value) or "hint --host" in json.dumps(value)
+    machine = json.loads(run("wiring", "--host", host, "--json").stdout)
+    assert machine["host"] == host and [f["path"] for f in machine["files"]] == [f.path for f in result.files]
+
+
+def test_registrations_use_the_herdr_link_namespace_and_this_environments_command():
+    command, *args = server_command()
+    claude = json.loads(wiring("claude").files[0].content)
+    assert claude["mcpServers"]["herdr_link"] == {"type": "stdio", "command": command, "args": args}
+    assert "--allowedTools 'mcp__herdr_link__*'" in wiring("claude").launcher
+    codex = tomllib.loads(wiring("codex").files[0].content)
+    server = codex["mcp_servers"]["herdr_link"]
+    assert server["env_vars"] == ["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"]
+    assert server["default_tools_approval_mode"] == "approve" and codex["features"]["hooks"] is True
+    hooks = json.loads(wiring("codex").files[1].content)
+    assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("hint --host codex")
+    agy_hooks = json.loads(wiring("agy").files[1].content)
+    assert agy_hooks["herdr-link"]["PreInvocation"][0]["type"] == "command"  # handlers sit directly in the list
+    gemini = json.loads(wiring("gemini").files[0].content)
+    assert gemini["mcpServers"]["herdr_link"]["trust"] is True
+    pi = json.loads(wiring("pi").files[0].content)
+    assert pi["mcpServers"]["herdr_link"]["exposure"] == "direct"
+    assert Path(command).exists()
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_checks_skip_hosts_that_are_not_configured(tmp_path):
+    checks = wiring_checks(tmp_path / "home", tmp_path / "project")
+    assert [c.status for c in checks] == ["SKIP"] * 5
+
+
+def test_checks_pass_for_the_printed_wiring(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
+    _write(home / ".gemini" / "config" / "mcp_config.json", wiring("agy").files[0].content)
+    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)
+    _write(home / ".pi" / "agent" / "mcp.json", wiring("pi").files[0].content)
+    assert [(c.name, c.status) for c in wiring_checks(home, project)] == [
+        ("Claude Code", "PASS"),
+        ("Codex", "PASS"),
+        ("AGY", "PASS"),
+        ("Gemini CLI", "PASS"),
+        ("Pi (built-in MCP)", "PASS"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "name", "fix_part"),
+    [
+        (".codex/config.toml", '[mcp_servers.herdr_link]\ncommand = "/bin/true"\n', "Codex", "env_vars"),
+        (
+            ".codex/config.toml",
+            '[mcp_servers.herdr-link]\ncommand = "/bin/true"\n',
+            "Codex",
+            'rename the entry to "herdr_link"',
+        ),
+        (".codex/config.toml", "[mcp_servers.herdr_link\n", "Codex", "syntax"),
+        (
+            ".codex/config.toml",
+            '[mcp_servers.herdr_link]\ncommand = "/no/such/herdr-link-mcp"\n',
+            "Codex",
+            "wiring --host codex",
+        ),
+        (
+            ".gemini/settings.json",
+            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
+            "Gemini CLI",
+            '"trust": true',
+        ),
+        (
+            ".pi/agent/mcp.json",
+            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
+            "Pi (built-in MCP)",
+            "exposure",
+        ),
+        (".claude.json", '{"mcpServers":{"herdr-link":{"command":"/bin/true"}}}', "Claude Code", "rename"),
+    ],
+)
+def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):
+    home = tmp_path / "home"
+    _write(home / path, content)
+    check = next(c for c in wiring_checks(home, tmp_path / "project") if c.name == name)
+    assert check.status == "FAIL" and fix_part in check.fix + check.detail
+    assert "fix:" in check.render()
+
+
+def test_probe_reports_what_a_host_sees_in_both_eras(herdr_sim: HerdrSim):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    done = run("probe", "--json", env=herdr_sim.env(pane))
+    assert done.returncode == 0, done.stderr
+    handshake, modern = json.loads(done.stdout)
+    assert handshake["era"] == "handshake" and modern["era"] == "2026-07-28"
+    for report in (handshake, modern):
+        assert report["dormant_tools"] == ["herdr_link"] and report["dormant_bytes"] <= 400
+        assert report["change_signalled"] is True and len(report["active_tools"]) == 5
+        assert report["activation"] == '{"status":"active","capabilities":["start","peers","send","close"]}'
+    assert handshake["list_changed"] is True
+
+
+def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):
+    outside = run("probe", "--json", env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    reports = json.loads(outside.stdout)
+    assert reports[0]["dormant_tools"] == [] and reports[0]["call_outside"].startswith("NOT_IN_HERDR")
+    broken = run("probe", "--", "/no/such/server")
+    assert broken.returncode == 1 and "error" in broken.stdout
