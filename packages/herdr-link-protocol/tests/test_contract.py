@@ -114,3 +114,14 @@ def test_protocol_md_argument_table_matches_the_code():
         (tool, field, cause.code.value) for tool, fields in ARGUMENT_ERRORS.items() for field, cause in fields.items()
     ]
     assert rows == expected
+
+
+@pytest.mark.parametrize("form", list(PresentationForm))
+def test_tier0_hints_name_only_the_gateway(form):
+    from herdr_link_protocol import TIER1_TOOLS, tier0_hint
+
+    namespace = "herdr_link" if form in NAMESPACED_FORMS else None
+    hint = tier0_hint(form, namespace)
+    assert presented_tool_name(GATEWAY_TOOL, form, namespace) in hint
+    assert not any(tool in hint for tool in TIER1_TOOLS) and COMMUNICATION_CONTRACT not in hint
+    assert len(hint.encode()) < 400
