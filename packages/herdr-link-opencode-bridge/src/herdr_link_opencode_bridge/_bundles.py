@@ -1,0 +1,173 @@
+"""The OpenCode bundles: generated JavaScript stubs over ``herdr-link-bridge``, and their manifest.
+
+Generation is deterministic. Every text a model can see enters the template as JSON serialised from
+``herdr_link_protocol``; nothing is spliced in as raw text.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from importlib.metadata import version
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Final
+
+from herdr_link_protocol import (
+    BRIDGE_COMMAND,
+    BRIDGE_CONFIG_FILE,
+    BRIDGE_CONTRACT,
+    BRIDGE_ENV_VAR,
+    CAPABILITIES,
+    GATEWAY_TOOL,
+    PROTOCOL_ID,
+    TOOL_SPECS,
+    ActiveReceipt,
+    Cause,
+    LinkError,
+    PresentationForm,
+    active_presentation,
+)
+
+__all__ = [
+    "GENERATOR",
+    "MANIFEST_FILE",
+    "RUNTIMES",
+    "Runtime",
+    "build",
+    "bundle_text",
+    "id_line",
+    "link_data",
+    "manifest",
+]
+
+GENERATOR: Final = "herdr-link-opencode-bridge"
+MANIFEST_FILE: Final = "herdr-link.opencode.manifest.json"
+ACTION_DESCRIPTION: Final = "Omit to activate this session; then start, peers, send or close"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """One OpenCode runtime's bundle."""
+
+    marker: str
+    file: str
+    template: str
+    plugin_api: str
+
+
+RUNTIMES: Final = {
+    "opencode-v1": Runtime("opencode-v1", "herdr-link.opencode.js", "opencode-v1.js", "@opencode-ai/plugin ^1.18.13"),
+}
+
+
+def _field_descriptions() -> dict[str, dict[str, Any]]:
+    fields: dict[str, dict[str, Any]] = {"action": {"enum": list(CAPABILITIES), "description": ACTION_DESCRIPTION}}
+    for name in ("herdr_link_send", "herdr_link_close", "herdr_link_start"):
+        for key, prop in TOOL_SPECS[name].input_schema["properties"].items():
+            fields.setdefault(key, {"type": prop["type"], "description": prop["description"]})
+    return fields
+
+
+def link_data(runtime: Runtime) -> dict[str, Any]:
+    """Everything the bundle needs from the protocol, as plain JSON values."""
+    package_version = version("herdr-link-opencode-bridge")
+    actions = {
+        action: list(TOOL_SPECS[f"{GATEWAY_TOOL}_{action}"].input_schema["properties"]) for action in CAPABILITIES
+    }
+    return {
+        "version": package_version,
+        "runtime": runtime.marker,
+        "client": f"{GENERATOR}/{package_version} ({runtime.marker})",
+        "protocol": PROTOCOL_ID,
+        "gateway": GATEWAY_TOOL,
+        "bridge": {
+            "contract": BRIDGE_CONTRACT,
+            "envVar": BRIDGE_ENV_VAR,
+            "configFile": list(BRIDGE_CONFIG_FILE),
+            "command": BRIDGE_COMMAND,
+        },
+        "dispatcher": {
+            "description": TOOL_SPECS[GATEWAY_TOOL].description,
+            "fields": _field_descriptions(),
+            "actions": actions,
+        },
+        "activation": ActiveReceipt().to_json(),
+        "presentation": active_presentation(PresentationForm.GATEWAY_DISPATCH),
+        "errors": {
+            "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
+            "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
+        },
+    }
+
+
+def id_line(runtime: Runtime) -> str:
+    """The first line of every bundle: how installers recognise ours."""
+    return (
+        f"// {GENERATOR} {version(GENERATOR)} | runtime {runtime.marker} | {runtime.plugin_api} | "
+        f"generated from herdr_link_protocol: do not edit, regenerate with `{GENERATOR} build`\n"
+    )
+
+
+def _template(name: str) -> str:
+    return (files("herdr_link_opencode_bridge") / "templates" / name).read_text(encoding="utf-8")
+
+
+def bundle_text(runtime: Runtime) -> str:
+    """The complete bundle."""
+    data = json.dumps(link_data(runtime), ensure_ascii=False, indent=2)
+    body = _template(runtime.template)
+    body = body.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", _template("bridge-client.js"))
+    return id_line(runtime) + body
+
+
+def _released() -> dict[str, list[str]]:
+    value: dict[str, list[str]] = json.loads((files("herdr_link_opencode_bridge") / "released.json").read_text())
+    return value
+
+
+def manifest(bundles: dict[str, str]) -> dict[str, Any]:
+    """The manifest for bundles given as ``{runtime marker: text}``."""
+    released = _released()
+    entries = []
+    for marker, text in bundles.items():
+        runtime = RUNTIMES[marker]
+        data = text.encode("utf-8")
+        entries.append(
+            {
+                "file": runtime.file,
+                "runtime": marker,
+                "version": version(GENERATOR),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "bytes": len(data),
+                "plugin_api": runtime.plugin_api,
+                "earlier_sha256": released.get(marker, []),
+            }
+        )
+    return {
+        "$schema": "manifest.schema.json",
+        "generator": GENERATOR,
+        "version": version(GENERATOR),
+        "bundles": entries,
+    }
+
+
+def packaged_dir() -> Path:
+    """Where the shipped bundles live inside the installed package."""
+    return Path(str(files("herdr_link_opencode_bridge") / "bundles"))
+
+
+def build(out: Path, *, check: bool = False) -> list[str]:
+    """Write (or with ``check``, compare) every bundle and the manifest; returns the files that differ."""
+    bundles = {marker: bundle_text(runtime) for marker, runtime in RUNTIMES.items()}
+    outputs = {RUNTIMES[m].file: text for m, text in bundles.items()}
+    outputs[MANIFEST_FILE] = json.dumps(manifest(bundles), indent=2) + "\n"
+    differ = []
+    for name, text in outputs.items():
+        path = out / name
+        current = path.read_bytes().decode("utf-8") if path.exists() else None
+        if current != text:
+            differ.append(name)
+            if not check:
+                out.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(text.encode("utf-8"))
+    return differ

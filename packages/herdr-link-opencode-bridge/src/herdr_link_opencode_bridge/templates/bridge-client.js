@@ -1,0 +1,129 @@
+// ---- the bridge client (shared by every OpenCode bundle) ---------------------------------------
+// One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
+// with the plugin; if it dies, the next call starts it again.
+
+function inHerdr(env) {
+  return env.HERDR_ENV === "1" && Boolean(env.HERDR_BIN_PATH) && Boolean(env.HERDR_PANE_ID);
+}
+
+function bridgeCommand(env) {
+  const raw = env[LINK.bridge.envVar];
+  if (raw) {
+    try {
+      const parsed = JSON.parse(raw);
+      if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((part) => typeof part === "string")) return parsed;
+    } catch {
+      // not JSON: a single path
+    }
+    return [raw];
+  }
+  const base = process.platform === "win32"
+    ? env.APPDATA || join(homedir(), "AppData", "Roaming")
+    : env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  try {
+    const config = JSON.parse(readFileSync(join(base, ...LINK.bridge.configFile), "utf8"));
+    if (Array.isArray(config.command) && config.command.length > 0) return config.command;
+  } catch {
+    // no location file: fall through to PATH
+  }
+  return [LINK.bridge.command];
+}
+
+class Bridge {
+  constructor(env) {
+    this.env = env;
+    this.child = null;
+    this.ready = null;
+    this.pending = new Map();
+    this.nextId = 1;
+  }
+
+  start() {
+    if (this.ready) return this.ready;
+    this.ready = new Promise((resolve, reject) => {
+      const [command, ...args] = bridgeCommand(this.env);
+      let child;
+      try {
+        child = spawn(command, args, { env: this.env, stdio: ["pipe", "pipe", "ignore"] });
+      } catch {
+        this.fail(reject, LINK.errors.unavailable);
+        return;
+      }
+      this.child = child;
+      let buffer = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          this.receive(line, resolve, reject);
+        }
+      });
+      child.on("error", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.on("exit", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.stdin.on("error", () => {});
+      const hello = { type: "hello", contract: LINK.bridge.contract, protocol: LINK.protocol, client: LINK.client };
+      child.stdin.write(JSON.stringify(hello) + "\n");
+    });
+    return this.ready;
+  }
+
+  receive(line, resolve, reject) {
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (message.type === "hello") {
+      if (message.error) {
+        this.fail(reject, LINK.errors.incompatible);
+        this.stop();
+      } else {
+        resolve();
+      }
+      return;
+    }
+    const waiter = this.pending.get(message.id);
+    if (!waiter) return;
+    this.pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(message.error.message));
+    else waiter.resolve(message.result);
+  }
+
+  fail(reject, text, child = this.child) {
+    if (child !== this.child) return; // a previous child's late event
+    const error = new Error(text);
+    reject(error);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    this.child = null;
+    this.ready = null;
+  }
+
+  async request(op, args, context) {
+    await this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
+    });
+  }
+
+  stop() {
+    const child = this.child;
+    this.child = null;
+    this.ready = null;
+    if (child) child.stdin.end();
+  }
+}
+
+// Picks the fields of one action, dropping those that belong to another; returns the op and args.
+function dispatch(raw) {
+  const fields = LINK.dispatcher.actions[raw.action];
+  const args = {};
+  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
+  return args;
+}

@@ -1,0 +1,53 @@
+import { tool } from "@opencode-ai/plugin";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+// Everything model-facing below comes from herdr_link_protocol, serialised as JSON by the generator.
+const LINK = /*@HERDR_LINK_DATA@*/;
+
+/*@BRIDGE_CLIENT@*/
+
+// ---- the OpenCode 1.x plugin --------------------------------------------------------------------
+// One `herdr_link` tool, always listed: `{}` activates the calling session; `action` dispatches.
+// Activated sessions get the contract in their system prompt on every request; others get nothing.
+
+function dispatcherArgs() {
+  const schema = tool.schema;
+  const args = {};
+  for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
+    const base = field.enum ? schema.enum(field.enum) : field.type === "array" ? schema.array(schema.string()) : schema.string();
+    args[key] = base.optional().describe(field.description);
+  }
+  return args;
+}
+
+const HerdrLinkPlugin = async (input) => {
+  if (!inHerdr(process.env)) return {};
+  const bridge = new Bridge({ ...process.env });
+  const active = new Set();
+  bridge.request("bootstrap", {}, { session: "", directory: input?.directory }).catch(() => {});
+  return {
+    tool: {
+      [LINK.gateway]: tool({
+        description: LINK.dispatcher.description,
+        args: dispatcherArgs(),
+        async execute(raw, context) {
+          const session = context?.sessionID ?? "";
+          if (session) active.add(session);
+          if (raw.action === undefined || raw.action === null) return LINK.activation;
+          const result = await bridge.request(raw.action, dispatch(raw), { session, directory: context?.directory });
+          return JSON.stringify(result);
+        },
+      }),
+    },
+    "experimental.chat.system.transform": async (hook, output) => {
+      if (!hook?.sessionID || !active.has(hook.sessionID)) return;
+      if (!output.system.includes(LINK.presentation)) output.system.push(LINK.presentation);
+    },
+    dispose: async () => bridge.stop(),
+  };
+};
+
+export default { id: "herdr-link", server: HerdrLinkPlugin };
