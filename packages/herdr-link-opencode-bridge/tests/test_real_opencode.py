@@ -16,8 +16,10 @@ HERE = Path(__file__).parent / "real_opencode"
 def opencode() -> Path:
     binary = HERE / "node_modules" / ".bin" / "opencode"
     if not binary.exists():
+        # Not `npm ci`: opencode-ai's per-platform binaries are optional dependencies and npm's lockfile
+        # records only this platform's, so `npm ci` refuses it. package.json pins the exact version.
         subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(HERE)],
+            ["npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(HERE)],
             check=True,
             capture_output=True,
             timeout=900,

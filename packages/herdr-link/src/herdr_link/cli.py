@@ -1,0 +1,52 @@
+"""``herdr-link``: ``demo`` (the whole story on a simulated Herdr) and ``doctor`` (a read-only diagnosis)."""
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``herdr-link``; returns the exit status (doctor: 1 only when a check fails)."""
+    parser = argparse.ArgumentParser(prog="herdr-link", description="Herdr Link: messaging between coding agents.")
+    parser.add_argument("--version", action="store_true", help="print the versions and exit")
+    commands = parser.add_subparsers(dest="command")
+    demo = commands.add_parser("demo", help="run two scripted agents through Herdr Link on a simulated Herdr")
+    demo.add_argument("--configured", action="store_true", help="start the worker from .agents/agent_config.json")
+    demo.add_argument("--show-envelopes", action="store_true", help="print the envelopes and wrappers in full")
+    commands.add_parser("doctor", help="check this pane, Herdr and every host's wiring (reads only)")
+    args = parser.parse_args(argv)
+    try:
+        if args.version:
+            from importlib.metadata import version
+
+            names = ("herdr-link", "herdr-link-protocol", "herdr-link-control", "herdr-link-mcp")
+            sys.stdout.write("\n".join(f"{name} {version(name)}" for name in names) + "\n")
+            return 0
+        if args.command == "demo":
+            import anyio
+
+            from ._demo import run_demo
+
+            events = anyio.run(
+                lambda: run_demo(sys.stdout, configured=args.configured, show_envelopes=args.show_envelopes)
+            )
+            return 0 if events and "gone" in events[-1].result else 1
+        if args.command == "doctor":
+            from ._doctor import diagnose
+
+            checks = diagnose(os.environ, Path.cwd(), Path.home())
+            sys.stdout.write("\n".join(check.render() for check in checks) + "\n")
+            failed = sum(check.status == "FAIL" for check in checks)
+            sys.stdout.write(f"\n{'PROBLEMS FOUND' if failed else 'OK'}: {failed} failed of {len(checks)} checks\n")
+            return 1 if failed else 0
+        parser.print_help()
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # one handler: a clear line, exit 3, never a traceback for users
+        sys.stderr.write(f"herdr-link: unexpected error: {type(error).__name__}: {error}\n")
+        return 3

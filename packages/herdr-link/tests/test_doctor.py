@@ -1,0 +1,133 @@
+"""``herdr-link doctor`` inside and outside a simulated Herdr pane, with good, broken and absent setups."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from herdr_link import diagnose
+from herdr_link_mcp._wiring import wiring
+from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
+from herdr_link_testkit import HerdrSim
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agent_config.example.json"
+
+
+def statuses(checks) -> dict[str, str]:
+    return {check.name: check.status for check in checks}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def brain(herdr_sim: HerdrSim, tmp_path) -> str:
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    herdr_sim.add_agent(herdr_sim.split(pane), "codex", name="reviewer")
+    return pane
+
+
+def test_outside_herdr_the_environment_fails_and_the_rest_is_skipped(home, tmp_path):
+    checks = diagnose({"PATH": "/usr/bin"}, tmp_path, home)
+    result = statuses(checks)
+    assert result["environment"] == "FAIL" and "Herdr server" not in result
+    assert result["agent_config.json"] == "SKIP" and result["OpenCode plugin"] == "SKIP"
+    assert [c.status for c in checks if c.name in ("Claude Code", "Codex")] == ["SKIP", "SKIP"]
+
+
+def test_a_good_setup_passes_everything_it_checks(herdr_sim: HerdrSim, brain, home, tmp_path):
+    (tmp_path / ".agents").mkdir()
+    shutil.copy(EXAMPLE, tmp_path / ".agents" / "agent_config.json")
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(wiring("codex").files[0].content)
+    plugins = home / ".config" / "opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    checks = diagnose(herdr_sim.env(brain), tmp_path, home)
+    result = statuses(checks)
+    assert {
+        k: result[k]
+        for k in ("environment", "Herdr server", "identity", "peers", "agent_config.json", "Codex", "OpenCode plugin")
+    } == dict.fromkeys(
+        ("environment", "Herdr server", "identity", "peers", "agent_config.json", "Codex", "OpenCode plugin"), "PASS"
+    )
+    details = {c.name: c.detail for c in checks}
+    assert "brain" in details["identity"] and "reviewer" in details["peers"] and "0.8.2" in details["Herdr server"]
+    assert not any(c.status == "FAIL" for c in checks)
+    assert not any(c[:2] == ("agent", "rename") for c in herdr_sim.log.commands())  # read-only
+
+
+def test_an_unnamed_agent_is_reported_not_renamed(herdr_sim: HerdrSim, home, tmp_path):
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "pi")
+    identity = next(c for c in diagnose(herdr_sim.env(pane), tmp_path, home) if c.name == "identity")
+    assert identity.status == "PASS" and "hl-<hex> on first use" in identity.detail
+    assert herdr_sim.name_of(pane) is None
+
+
+def test_broken_setups_fail_with_their_fix(herdr_sim: HerdrSim, brain, home, tmp_path):
+    (tmp_path / ".agents").mkdir()
+    (tmp_path / ".agents" / "agent_config.json").write_text('{"version":1,"agents":{}}')
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text('[mcp_servers.herdr_link]\ncommand = "/bin/true"\n')
+    plugins = home / ".config" / "opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    (plugins / "herdr-link.js").write_text(
+        (packaged_dir() / RUNTIMES["opencode-v1"].file).read_text() + "\n// edited by hand\n"
+    )
+    checks = {c.name: c for c in diagnose(herdr_sim.env(brain), tmp_path, home)}
+    assert checks["agent_config.json"].status == "FAIL" and checks["agent_config.json"].fix
+    assert checks["Codex"].status == "FAIL" and "env_vars" in checks["Codex"].fix
+    assert checks["OpenCode plugin"].status == "FAIL" and "modified" in checks["OpenCode plugin"].detail
+
+
+def test_a_removed_binary_and_a_stopped_server_fail(herdr_sim: HerdrSim, brain, home, tmp_path):
+    env = herdr_sim.env(brain)
+    herdr_sim.stop()
+    assert statuses(diagnose(env, tmp_path, home))["Herdr server"] == "FAIL"
+    herdr_sim.remove_binary()
+    assert statuses(diagnose(env, tmp_path, home))["Herdr binary"] == "FAIL"
+
+
+def test_the_command_exits_1_only_on_failure(herdr_sim: HerdrSim, brain, home, tmp_path):
+    env = {**herdr_sim.env(brain), "HOME": str(home)}
+    good = subprocess.run(
+        [sys.executable, "-m", "herdr_link", "doctor"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "PASS  identity: this agent is named brain" in good.stdout and good.stdout.rstrip().endswith("checks")
+    outside = subprocess.run(
+        [sys.executable, "-m", "herdr_link", "doctor"],
+        env={"PATH": "/usr/bin", "HOME": str(home)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (
+        outside.returncode == 1 and "FAIL  environment" in outside.stdout and "fix: run this inside" in outside.stdout
+    )
+
+
+def test_the_shipped_example_is_the_repositorys_and_is_valid():
+    from importlib.resources import files
+
+    from herdr_link_protocol import parse_agent_config
+
+    shipped = (files("herdr_link") / "examples" / "agent_config.example.json").read_bytes()
+    assert shipped == EXAMPLE.read_bytes()
+    assert set(parse_agent_config(shipped).agents) == {"example-single", "example-round-robin", "example-with"}
+    json.loads(shipped)
