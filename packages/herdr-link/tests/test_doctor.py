@@ -51,7 +51,11 @@ def test_a_good_setup_passes_everything_it_checks(herdr_sim: HerdrSim, brain, ho
     plugins = home / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
     shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    from herdr_link_pi_bridge import install
+
+    assert install(home, tmp_path, {"XDG_CONFIG_HOME": str(home / ".config")}).action == "installed"
     checks = diagnose(herdr_sim.env(brain), tmp_path, home)
+    assert statuses(checks)["Pi extension"] == "PASS"
     result = statuses(checks)
     assert {
         k: result[k]
@@ -83,7 +87,11 @@ def test_broken_setups_fail_with_their_fix(herdr_sim: HerdrSim, brain, home, tmp
     (plugins / "herdr-link.js").write_text(
         (packaged_dir() / RUNTIMES["opencode-v1"].file).read_text() + "\n// edited by hand\n"
     )
+    pi_extension = home / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    pi_extension.parent.mkdir(parents=True)
+    pi_extension.write_text("export default function mine(pi) {}\n")
     checks = {c.name: c for c in diagnose(herdr_sim.env(brain), tmp_path, home)}
+    assert checks["Pi extension"].status == "FAIL" and "--yes" in checks["Pi extension"].fix
     assert checks["agent_config.json"].status == "FAIL" and checks["agent_config.json"].fix
     assert checks["Codex"].status == "FAIL" and "env_vars" in checks["Codex"].fix
     assert checks["OpenCode plugin"].status == "FAIL" and "modified" in checks["OpenCode plugin"].detail

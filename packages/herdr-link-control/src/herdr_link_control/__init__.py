@@ -12,6 +12,7 @@ from ._environment import HerdrEnvironment
 from ._herdr import HerdrCLI, Timeouts
 from ._identity import Identity, SelfContext
 from ._link import Link
+from ._location import bridge_command, location_file, write_location_file
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations
 from ._runner import ProcessRunner, Runner, RunResult, ScriptedRunner, SpawnFailed
 from ._start import Starter
@@ -36,5 +37,8 @@ __all__ = [
     "SpawnFailed",
     "Starter",
     "Timeouts",
+    "bridge_command",
     "classify",
+    "location_file",
+    "write_location_file",
 ]

@@ -33,6 +33,7 @@ __all__ = [
     "MANIFEST_FILE",
     "RUNTIMES",
     "Runtime",
+    "bridge_client_js",
     "build",
     "bundle_text",
     "id_line",
@@ -108,6 +109,11 @@ def id_line(runtime: Runtime) -> str:
     )
 
 
+def bridge_client_js() -> str:
+    """The JavaScript bridge client that every stub embeds (it ships with the bridge, in herdr-link-control)."""
+    return (files("herdr_link_control") / "js" / "bridge-client.js").read_text(encoding="utf-8")
+
+
 def _template(name: str) -> str:
     return (files("herdr_link_opencode_bridge") / "templates" / name).read_text(encoding="utf-8")
 
@@ -116,7 +122,7 @@ def bundle_text(runtime: Runtime) -> str:
     """The complete bundle."""
     data = json.dumps(link_data(runtime), ensure_ascii=False, indent=2)
     body = _template(runtime.template)
-    body = body.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", _template("bridge-client.js"))
+    body = body.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", bridge_client_js())
     return id_line(runtime) + body
 
 

@@ -43,6 +43,7 @@ from ._constants import (
 )
 from ._contract import (
     COMMUNICATION_CONTRACT,
+    WAIT_GUARD_REASON,
     PresentationForm,
     active_presentation,
     presented_tool_name,
@@ -129,6 +130,7 @@ __all__ = [
     "TIER1_TOOLS",
     "TOOL_SPECS",
     "UNSAFE_CODE_POINT_RANGES",
+    "WAIT_GUARD_REASON",
     "WRAPPER_HEADER",
     "ActiveReceipt",
     "AgentConfig",

@@ -16,6 +16,7 @@ __all__ = [
     "PresentationForm",
     "active_presentation",
     "presented_tool_name",
+    "WAIT_GUARD_REASON",
     "tier0_hint",
 ]
 
@@ -29,6 +30,13 @@ Herdr Link is the agent channel for the current Herdr workspace.
 5. Use herdr_link_close only after the agent lifecycle is complete.
 6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel."""  # noqa: E501
 """The six rules every active runtime must make visible, byte-identical to ``PROTOCOL.md`` §3."""
+
+
+WAIT_GUARD_REASON: Final = (
+    "Blocked by Herdr Link: never wait for another agent. herdr_link_send delivers; end this turn and "
+    "the reply arrives as a new Herdr Link message."
+)
+"""Why an active Pi session's Bash tool refuses ``herdr agent wait`` and ``agent prompt --wait`` (spec §8)."""
 
 
 class PresentationForm(enum.Enum):

@@ -15,6 +15,7 @@ from herdr_link_control import HerdrCLI, HerdrEnvironment, ProcessRunner, Role, 
 from herdr_link_control._commands import agent_get, agent_list, pane_get, parse_agent_record, parse_agent_rows
 from herdr_link_mcp._checks import Check, wiring_checks
 from herdr_link_opencode_bridge._checks import plugin_status
+from herdr_link_pi_bridge._checks import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
 __all__ = ["Check", "diagnose"]
@@ -124,6 +125,19 @@ def _opencode_check(environ: Mapping[str, str], home: Path) -> Check:
     return Check(name, "FAIL", f"{path} is {'an ' if state == 'older' else 'a '}{state} file", fixes[state])
 
 
+def _pi_check(home: Path, cwd: Path) -> Check:
+    state, path = extension_status(home, cwd)
+    name = "Pi extension"
+    if state == "absent":
+        return Check(name, "SKIP", "not installed")
+    if state == "current":
+        return Check(name, "PASS", f"{path} is the current extension")
+    fix = "herdr-link-pi-bridge install" + (" --yes (the file is not Herdr Link's)" if state == "foreign" else "")
+    return Check(
+        name, "FAIL", f"{path} is {'an older Herdr Link extension' if state == 'older' else 'not Herdr Link'}", fix
+    )
+
+
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     """Every check, in order. Reads only."""
     checks: list[Check] = []
@@ -143,4 +157,5 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     checks.append(_config_check(cwd))
     checks.extend(wiring_checks(home, cwd))
     checks.append(_opencode_check(environ, home))
+    checks.append(_pi_check(home, cwd))
     return checks

@@ -97,7 +97,7 @@ const LINK = {
   }
 };
 
-// ---- the bridge client (shared by every OpenCode bundle) ---------------------------------------
+// ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
 // One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
 // with the plugin; if it dies, the next call starts it again.
 

@@ -1,0 +1,40 @@
+"""Where stubs find the bridge: the location file installers write (``docs/bridge.md``)."""
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from herdr_link_protocol import BRIDGE_CONFIG_FILE
+
+__all__ = ["bridge_command", "location_file", "write_location_file"]
+
+
+def bridge_command() -> list[str]:
+    """This environment's bridge: the ``herdr-link-bridge`` script beside Python, else ``python -m``."""
+    script = Path(sys.executable).parent / ("herdr-link-bridge.exe" if os.name == "nt" else "herdr-link-bridge")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-m", "herdr_link_control.bridge"]
+
+
+def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.name == "nt") -> Path:
+    """``herdr-link/bridge.json`` under the user's config directory (%APPDATA% on Windows)."""
+    if windows:
+        base = Path(environ.get("APPDATA") or home / "AppData" / "Roaming")
+    else:
+        base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return base.joinpath(*BRIDGE_CONFIG_FILE)
+
+
+def write_location_file(path: Path, command: list[str]) -> bool:
+    """Point stubs at ``command``; returns whether the file changed. Written atomically."""
+    text = json.dumps({"command": command}, indent=2) + "\n"
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+    return True

@@ -1,0 +1,26 @@
+"""The Pi extension check for ``herdr-link doctor``. Reads only."""
+
+from pathlib import Path
+from typing import Literal
+
+from ._extension import GENERATOR, packaged_extension
+from ._install import target_path
+
+__all__ = ["extension_status"]
+
+ExtensionState = Literal["current", "older", "foreign", "absent"]
+
+
+def extension_status(home: Path, cwd: Path) -> tuple[ExtensionState, Path | None]:
+    """The installed extension (global first, then this project's) and what it is."""
+    shipped = packaged_extension().read_bytes()
+    for project in (False, True):
+        path = target_path(home, cwd, project=project)
+        if path.is_file():
+            data = path.read_bytes()
+            if data == shipped:
+                return "current", path
+            if data.split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+                return "older", path
+            return "foreign", path
+    return "absent", None

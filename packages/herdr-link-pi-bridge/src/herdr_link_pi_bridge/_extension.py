@@ -1,0 +1,111 @@
+"""The Pi extension: generated JavaScript over ``herdr-link-bridge``, and its installation.
+
+Every model-facing text enters the template as JSON serialised from ``herdr_link_protocol``.
+"""
+
+import json
+from importlib.metadata import version
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Final
+
+from herdr_link_protocol import (
+    BRIDGE_COMMAND,
+    BRIDGE_CONFIG_FILE,
+    BRIDGE_CONTRACT,
+    CLOSE_TOOL,
+    GATEWAY_TOOL,
+    PROTOCOL_ID,
+    TIER1_TOOLS,
+    TOOL_SPECS,
+    WAIT_GUARD_REASON,
+    ActiveReceipt,
+    Cause,
+    LinkError,
+    PresentationForm,
+    active_presentation,
+)
+from herdr_link_protocol import BRIDGE_ENV_VAR as _ENV_VAR
+
+__all__ = ["EXTENSION_FILE", "GENERATOR", "build", "extension_text", "id_line", "link_data", "packaged_extension"]
+
+GENERATOR: Final = "herdr-link-pi-bridge"
+EXTENSION_FILE: Final = "herdr-link.js"
+_LABELS: Final = {
+    GATEWAY_TOOL: "Herdr Link",
+    **{tool: "Herdr Link " + tool.rsplit("_", 1)[1].title() for tool in TIER1_TOOLS},
+}
+
+
+def link_data() -> dict[str, Any]:
+    """Everything the extension needs from the protocol, as plain JSON values."""
+    tools = []
+    for name in (GATEWAY_TOOL, *TIER1_TOOLS):
+        spec = TOOL_SPECS[name]
+        parameters = dict(spec.input_schema) if name != GATEWAY_TOOL else {"type": "object", "properties": {}}
+        tool: dict[str, Any] = {
+            "name": name,
+            "label": _LABELS[name],
+            "description": spec.description,
+            "parameters": parameters,
+        }
+        if name != GATEWAY_TOOL:
+            tool["op"] = name.removeprefix(GATEWAY_TOOL + "_")
+        if name == CLOSE_TOOL:
+            tool["sequential"] = True
+        tools.append(tool)
+    package_version = version(GENERATOR)
+    return {
+        "version": package_version,
+        "runtime": "pi",
+        "client": f"{GENERATOR}/{package_version} (pi)",
+        "protocol": PROTOCOL_ID,
+        "gateway": GATEWAY_TOOL,
+        "bridge": {
+            "contract": BRIDGE_CONTRACT,
+            "envVar": _ENV_VAR,
+            "configFile": list(BRIDGE_CONFIG_FILE),
+            "command": BRIDGE_COMMAND,
+        },
+        "tools": tools,
+        "activation": ActiveReceipt().to_json(),
+        "presentation": active_presentation(PresentationForm.DEFERRED_TOOLS),
+        "guardReason": WAIT_GUARD_REASON,
+        "command": "Herdr Link status (dormant or active)",
+        "errors": {
+            "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
+            "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
+        },
+    }
+
+
+def id_line() -> str:
+    """The first line: how the installer recognises our file."""
+    return (
+        f"// {GENERATOR} {version(GENERATOR)} | runtime pi | Pi 1.6 extension | "
+        f"generated from herdr_link_protocol: do not edit, regenerate with `{GENERATOR} build`\n"
+    )
+
+
+def extension_text() -> str:
+    """The complete extension."""
+    template = (files("herdr_link_pi_bridge") / "templates" / "pi-extension.js").read_text(encoding="utf-8")
+    client = (files("herdr_link_control") / "js" / "bridge-client.js").read_text(encoding="utf-8")
+    data = json.dumps(link_data(), ensure_ascii=False, indent=2)
+    return id_line() + template.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", client)
+
+
+def packaged_extension() -> Path:
+    """The shipped, built extension."""
+    return Path(str(files("herdr_link_pi_bridge") / "extension" / EXTENSION_FILE))
+
+
+def build(out: Path, *, check: bool = False) -> bool:
+    """Write (or with ``check``, compare) the extension; returns whether it differed."""
+    text = extension_text()
+    path = out / EXTENSION_FILE
+    differs = not path.exists() or path.read_bytes().decode("utf-8") != text
+    if differs and not check:
+        out.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return differs

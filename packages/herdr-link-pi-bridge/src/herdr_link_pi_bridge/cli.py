@@ -1,0 +1,34 @@
+"""``herdr-link-pi-bridge build [--check]`` and ``herdr-link-pi-bridge install [--project] [--yes]``."""
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._extension import build, packaged_extension
+from ._install import install
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
+    parser = argparse.ArgumentParser(prog="herdr-link-pi-bridge", description="Herdr Link's native Pi extension.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    build_parser = commands.add_parser("build", help="regenerate the packaged extension")
+    build_parser.add_argument("--check", action="store_true", help="only report whether it is current")
+    build_parser.add_argument("--out", type=Path, default=None)
+    install_parser = commands.add_parser("install", help="install the extension where Pi discovers it")
+    install_parser.add_argument("--project", action="store_true", help="into .pi/extensions of this directory")
+    install_parser.add_argument("--yes", action="store_true", help="replace a file that is not ours")
+    args = parser.parse_args(argv)
+    if args.command == "build":
+        out = args.out or packaged_extension().parent
+        stale = build(out, check=args.check)
+        if stale:
+            sys.stdout.write(f"{'stale' if args.check else 'wrote'}: {out}\n")
+        return 1 if args.check and stale else 0
+    result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
+    sys.stdout.write("\n".join(result.messages) + "\n")
+    return 1 if result.action == "refused" else 0

@@ -1,0 +1,416 @@
+// herdr-link-pi-bridge 0.1.0 | runtime pi | Pi 1.6 extension | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-pi-bridge build`
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+
+// Everything model-facing below comes from herdr_link_protocol, serialised as JSON by the generator.
+// No import of typebox or the Pi package: Pi validates tool parameters as plain JSON Schema, so this
+// file loads from Pi's auto-discovery directory with nothing to resolve.
+const LINK = {
+  "version": "0.1.0",
+  "runtime": "pi",
+  "client": "herdr-link-pi-bridge/0.1.0 (pi)",
+  "protocol": "herdr-link/1",
+  "gateway": "herdr_link",
+  "bridge": {
+    "contract": 1,
+    "envVar": "HERDR_LINK_BRIDGE",
+    "configFile": [
+      "herdr-link",
+      "bridge.json"
+    ],
+    "command": "herdr-link-bridge"
+  },
+  "tools": [
+    {
+      "name": "herdr_link",
+      "label": "Herdr Link",
+      "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
+      "parameters": {
+        "type": "object",
+        "properties": {}
+      }
+    },
+    {
+      "name": "herdr_link_start",
+      "label": "Herdr Link Start",
+      "description": "Start a Herdr agent with Link-managed placement: config_agent, or kind and args. Default placement is a new tab; with puts it beside a live agent.",
+      "parameters": {
+        "type": "object",
+        "properties": {
+          "name": {
+            "description": "Agent Name for the new agent",
+            "type": "string"
+          },
+          "with": {
+            "description": "Agent to place it beside (no cwd then)",
+            "type": "string"
+          },
+          "cwd": {
+            "description": "New-tab working directory",
+            "type": "string"
+          },
+          "config_agent": {
+            "description": "Entry of .agents/agent_config.json",
+            "type": "string"
+          },
+          "kind": {
+            "description": "Agent kind: claude, codex, pi, opencode...",
+            "type": "string"
+          },
+          "args": {
+            "description": "Agent arguments; [] for none",
+            "items": {
+              "type": "string"
+            },
+            "type": "array"
+          }
+        },
+        "required": [
+          "name"
+        ],
+        "additionalProperties": false
+      },
+      "op": "start"
+    },
+    {
+      "name": "herdr_link_peers",
+      "label": "Herdr Link Peers",
+      "description": "List live agents of this workspace and your own name. For finding or recovering an address only.",
+      "parameters": {
+        "type": "object",
+        "properties": {}
+      },
+      "op": "peers"
+    },
+    {
+      "name": "herdr_link_send",
+      "label": "Herdr Link Send",
+      "description": "Send a Herdr Link message or reply. \"sent\" is delivery only: then end your turn; the answer arrives as a new message.",
+      "parameters": {
+        "type": "object",
+        "properties": {
+          "to": {
+            "description": "Recipient Agent Name",
+            "type": "string"
+          },
+          "message": {
+            "description": "Message text",
+            "type": "string"
+          }
+        },
+        "required": [
+          "to",
+          "message"
+        ],
+        "additionalProperties": false
+      },
+      "op": "send"
+    },
+    {
+      "name": "herdr_link_close",
+      "label": "Herdr Link Close",
+      "description": "Close the named agent's pane once its lifecycle is complete, as its own step after earlier Herdr Link calls returned. Sends no message.",
+      "parameters": {
+        "type": "object",
+        "properties": {
+          "agent": {
+            "description": "Agent Name whose pane to close",
+            "type": "string"
+          }
+        },
+        "required": [
+          "agent"
+        ],
+        "additionalProperties": false
+      },
+      "op": "close",
+      "sequential": true
+    }
+  ],
+  "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
+  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nThe tools herdr_link_start, herdr_link_peers, herdr_link_send, herdr_link_close are active now.",
+  "guardReason": "Blocked by Herdr Link: never wait for another agent. herdr_link_send delivers; end this turn and the reply arrives as a new Herdr Link message.",
+  "command": "Herdr Link status (dormant or active)",
+  "errors": {
+    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
+    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link"
+  }
+};
+
+// ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
+// One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
+// with the plugin; if it dies, the next call starts it again.
+
+function inHerdr(env) {
+  return env.HERDR_ENV === "1" && Boolean(env.HERDR_BIN_PATH) && Boolean(env.HERDR_PANE_ID);
+}
+
+function bridgeCommand(env) {
+  const raw = env[LINK.bridge.envVar];
+  if (raw) {
+    try {
+      const parsed = JSON.parse(raw);
+      if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((part) => typeof part === "string")) return parsed;
+    } catch {
+      // not JSON: a single path
+    }
+    return [raw];
+  }
+  const base = process.platform === "win32"
+    ? env.APPDATA || join(homedir(), "AppData", "Roaming")
+    : env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  try {
+    const config = JSON.parse(readFileSync(join(base, ...LINK.bridge.configFile), "utf8"));
+    if (Array.isArray(config.command) && config.command.length > 0) return config.command;
+  } catch {
+    // no location file: fall through to PATH
+  }
+  return [LINK.bridge.command];
+}
+
+class Bridge {
+  constructor(env) {
+    this.env = env;
+    this.child = null;
+    this.ready = null;
+    this.pending = new Map();
+    this.nextId = 1;
+  }
+
+  start() {
+    if (this.ready) return this.ready;
+    this.ready = new Promise((resolve, reject) => {
+      const [command, ...args] = bridgeCommand(this.env);
+      let child;
+      try {
+        child = spawn(command, args, { env: this.env, stdio: ["pipe", "pipe", "ignore"] });
+      } catch {
+        this.fail(reject, LINK.errors.unavailable);
+        return;
+      }
+      this.child = child;
+      let buffer = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          this.receive(line, resolve, reject);
+        }
+      });
+      child.on("error", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.on("exit", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.stdin.on("error", () => {});
+      const hello = { type: "hello", contract: LINK.bridge.contract, protocol: LINK.protocol, client: LINK.client };
+      child.stdin.write(JSON.stringify(hello) + "\n");
+    });
+    return this.ready;
+  }
+
+  receive(line, resolve, reject) {
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (message.type === "hello") {
+      if (message.error) {
+        this.fail(reject, LINK.errors.incompatible);
+        this.stop();
+      } else {
+        resolve();
+      }
+      return;
+    }
+    const waiter = this.pending.get(message.id);
+    if (!waiter) return;
+    this.pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(message.error.message));
+    else waiter.resolve(message.result);
+  }
+
+  fail(reject, text, child = this.child) {
+    if (child !== this.child) return; // a previous child's late event
+    const error = new Error(text);
+    reject(error);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    this.child = null;
+    this.ready = null;
+  }
+
+  async request(op, args, context) {
+    await this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
+    });
+  }
+
+  stop() {
+    const child = this.child;
+    this.child = null;
+    this.ready = null;
+    if (child) child.stdin.end();
+  }
+}
+
+// Picks the fields of one action, dropping those that belong to another; returns the op and args.
+function dispatch(raw) {
+  const fields = LINK.dispatcher.actions[raw.action];
+  const args = {};
+  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
+  return args;
+}
+
+
+// ---- the Bash boundary: no waiting on agents in an active session (spec §8) ------------------
+// A command line is split into simple commands (; & | && || newlines, $( ) and backticks); each is
+// split into words with shell quoting; environment assignments and wrappers (env, command, exec,
+// sudo, nohup, time, timeout N) are skipped; `sh -c`/`bash -c` scripts are checked recursively.
+
+function words(command) {
+  const result = [];
+  let current = "";
+  let quote = null;
+  let started = false;
+  for (let i = 0; i < command.length; i++) {
+    const char = command[i];
+    if (quote) {
+      if (char === quote) quote = null;
+      else if (char === "\\" && quote === '"' && i + 1 < command.length) current += command[++i];
+      else current += char;
+    } else if (char === "'" || char === '"') {
+      quote = char;
+      started = true;
+    } else if (char === "\\" && i + 1 < command.length) {
+      current += command[++i];
+      started = true;
+    } else if (/\s/.test(char)) {
+      if (started || current) result.push(current);
+      current = "";
+      started = false;
+    } else {
+      current += char;
+      started = true;
+    }
+  }
+  if (started || current) result.push(current);
+  return result;
+}
+
+function simpleCommands(line) {
+  return line.split(/\|\||&&|[;&|\n]|\$\(|`|\)/).map((part) => part.trim()).filter(Boolean);
+}
+
+const WRAPPERS = new Set(["env", "command", "exec", "sudo", "nohup", "time", "nice", "xargs"]);
+const HERDR_VARIABLE = /^\$\{?HERDR_BIN_PATH\}?$/;
+
+function isHerdr(word) {
+  return HERDR_VARIABLE.test(word) || basename(word) === "herdr" || basename(word) === "herdr.exe";
+}
+
+function waits(args) {
+  let rest = args;
+  while (rest.length && rest[0].startsWith("-")) {
+    // Herdr's global flags come before the command; --session and --remote take a value.
+    rest = rest.slice(["--session", "--remote", "--remote-keybindings"].includes(rest[0]) ? 2 : 1);
+  }
+  if (rest[0] !== "agent") return false;
+  if (rest[1] === "wait") return true;
+  // agent prompt <target> <text> [options]: the text is literal, so only options after it count.
+  return rest[1] === "prompt" && rest.slice(4).some((word) => word === "--wait" || word.startsWith("--wait="));
+}
+
+function blocked(line, depth = 0) {
+  if (typeof line !== "string" || depth > 3) return false;
+  for (const part of simpleCommands(line)) {
+    let argv = words(part);
+    while (argv.length) {
+      const head = argv[0];
+      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(head) || head.startsWith("-")) argv = argv.slice(1);
+      else if (WRAPPERS.has(basename(head))) argv = argv.slice(1);
+      else if (basename(head) === "timeout") argv = argv.slice(2);
+      else break;
+    }
+    if (!argv.length) continue;
+    if (isHerdr(argv[0]) && waits(argv.slice(1))) return true;
+    const shell = basename(argv[0]);
+    if (["sh", "bash", "dash", "zsh"].includes(shell)) {
+      const flag = argv.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word));
+      if (flag >= 0 && blocked(argv[flag + 1], depth + 1)) return true;
+    }
+  }
+  return false;
+}
+
+// ---- the Pi extension -------------------------------------------------------------------------
+// True deferred tools: all five registered; the Tier 1 tools start inactive and the gateway makes
+// them active (additively, without Herdr I/O). The contract joins the system prompt once active.
+
+export default function herdrLink(pi) {
+  if (!inHerdr(process.env)) return;
+  let bridge = null;
+  let active = false;
+  let session = "";
+  const tier1 = LINK.tools.filter((tool) => tool.op).map((tool) => tool.name);
+  const ensureBridge = () => (bridge ??= new Bridge({ ...process.env }));
+  const activate = () => {
+    if (active) return;
+    active = true;
+    pi.setActiveTools([...new Set([...pi.getActiveTools(), ...tier1])]);
+  };
+  const text = (value) => ({ content: [{ type: "text", text: value }] });
+
+  for (const spec of LINK.tools) {
+    pi.registerTool({
+      name: spec.name,
+      label: spec.label,
+      description: spec.description,
+      parameters: spec.parameters,
+      defaultActive: !spec.op,
+      ...(spec.sequential ? { executionMode: "sequential" } : {}),
+      async execute(toolCallId, params, signal, onUpdate, ctx) {
+        if (!spec.op) {
+          activate();
+          return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
+        }
+        const value = await ensureBridge().request(spec.op, params ?? {}, { session, directory: ctx?.cwd });
+        return { ...text(JSON.stringify(value)), details: value };
+      },
+    });
+  }
+
+  pi.registerCommand?.("herdr-link", {
+    description: LINK.command,
+    handler: async (args, ctx) => ctx?.ui?.notify?.(`Herdr Link ${active ? "active" : "dormant"} (${LINK.version})`, "info"),
+  });
+
+  pi.on("session_start", async (event, ctx) => {
+    active = false;
+    session = ctx?.sessionManager?.getSessionFile?.() ?? "";
+    pi.setActiveTools(pi.getActiveTools().filter((name) => !tier1.includes(name)));
+    ensureBridge().request("bootstrap", {}, { session, directory: ctx?.cwd }).catch(() => {});
+  });
+
+  pi.on("session_shutdown", async () => {
+    bridge?.stop();
+    bridge = null;
+  });
+
+  pi.on("before_agent_start", async (event) =>
+    active ? { systemPrompt: `${event.systemPrompt}\n\n${LINK.presentation}` } : undefined,
+  );
+
+  pi.on("tool_call", async (event) => {
+    if (!active || event.toolName !== "bash") return undefined;
+    if (blocked(event.input?.command)) return { block: true, reason: LINK.guardReason };
+    return undefined;
+  });
+}

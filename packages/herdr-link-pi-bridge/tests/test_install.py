@@ -1,0 +1,49 @@
+"""``herdr-link-pi-bridge install`` and ``build``."""
+
+import json
+from pathlib import Path
+
+from herdr_link_control import location_file
+from herdr_link_pi_bridge import install, packaged_extension
+from herdr_link_pi_bridge._extension import build
+from herdr_link_pi_bridge.cli import main
+
+
+def test_install_puts_the_extension_where_pi_discovers_it_and_writes_the_bridge_location(tmp_path):
+    result = install(tmp_path, tmp_path, {})
+    assert result.action == "installed" and result.path == tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    assert result.path.read_bytes() == packaged_extension().read_bytes()
+    command = json.loads(location_file({}, tmp_path).read_text())["command"]
+    assert Path(command[0]).exists()
+    assert sorted(p.name for p in result.path.parent.iterdir()) == ["herdr-link.js"]  # no stray temporary file
+
+
+def test_install_is_idempotent_and_updates_older_copies_of_ours(tmp_path):
+    install(tmp_path, tmp_path, {})
+    assert install(tmp_path, tmp_path, {}).action == "unchanged"
+    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    target.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\nexport default () => {};\n")
+    assert install(tmp_path, tmp_path, {}).action == "updated"
+    assert target.read_bytes() == packaged_extension().read_bytes()
+
+
+def test_a_foreign_file_is_replaced_only_with_yes(tmp_path):
+    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    target.parent.mkdir(parents=True)
+    target.write_text("export default function mine(pi) {}\n")
+    refused = install(tmp_path, tmp_path, {})
+    assert refused.action == "refused" and "Cowardly refusing" in refused.messages[0]
+    assert target.read_text() == "export default function mine(pi) {}\n"
+    assert install(tmp_path, tmp_path, {}, yes=True).action == "updated"
+
+
+def test_project_install_mentions_trust(tmp_path):
+    result = install(tmp_path / "home", tmp_path / "project", {}, project=True)
+    assert result.path == tmp_path / "project" / ".pi" / "extensions" / "herdr-link.js"
+    assert any("trusted" in message for message in result.messages)
+
+
+def test_the_shipped_extension_is_current(tmp_path):
+    assert build(packaged_extension().parent, check=True) is False
+    assert main(["build", "--check"]) == 0
+    assert build(tmp_path) is True and (tmp_path / "herdr-link.js").read_bytes() == packaged_extension().read_bytes()

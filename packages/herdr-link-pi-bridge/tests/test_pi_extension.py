@@ -1,0 +1,199 @@
+"""The generated Pi extension under Node with a fake ExtensionAPI, against the simulated Herdr
+(the TypeScript ``pi.test.ts`` list and more)."""
+
+import json
+import re
+
+import pytest
+
+from herdr_link_pi_bridge import packaged_extension
+from herdr_link_pi_bridge._extension import link_data
+from herdr_link_protocol import COMMUNICATION_CONTRACT, TOOL_SPECS, WAIT_GUARD_REASON, extract_envelope
+from herdr_link_testkit import HerdrSim
+
+TIER1 = ["herdr_link_start", "herdr_link_peers", "herdr_link_send", "herdr_link_close"]
+BUILTIN = ["read", "bash", "edit", "write"]
+ACTIVE = '{"status":"active","capabilities":["start","peers","send","close"]}'
+
+
+@pytest.fixture
+def team(herdr_sim: HerdrSim, tmp_path):
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(brain, "pi", name="brain")
+    herdr_sim.add_agent(reviewer, "codex", name="reviewer")
+    return brain, reviewer
+
+
+def tool(tool_name: str, **args: object) -> dict[str, object]:
+    return {"kind": "tool", "name": tool_name, "args": args}
+
+
+def test_outside_herdr_it_does_nothing(drive, tmp_path):
+    report = drive({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, [])
+    assert report["registered"] == [] and report["handlers"] == [] and "command" not in report
+
+
+def test_dormant_registration_is_the_gateway_active_and_tier1_inactive(drive, herdr_sim: HerdrSim, team):
+    report = drive(herdr_sim.env(team[0]), [{"kind": "session_start"}])
+    names = [tool["name"] for tool in report["registered"]]
+    assert names == ["herdr_link", *TIER1] and report["exports"] == ["default"]
+    assert report["results"][0]["active"] == [*BUILTIN, "herdr_link"]
+    assert report["handlers"] == ["before_agent_start", "session_shutdown", "session_start", "tool_call"]
+    assert report["command"] == "herdr-link"
+    registered = {tool["name"]: tool for tool in report["registered"]}
+    for name in TIER1:  # descriptions only: no prompt metadata while dormant
+        assert registered[name]["defaultActive"] is False and registered[name]["promptSnippet"] is None
+        assert registered[name]["description"] == TOOL_SPECS[name].description
+        assert registered[name]["parameters"] == json.loads(json.dumps(TOOL_SPECS[name].input_schema))
+    assert registered["herdr_link_close"]["executionMode"] == "sequential"
+
+
+def test_the_gateway_activates_additively_and_idempotently_without_herdr(drive, herdr_sim: HerdrSim, team):
+    herdr_sim.log.clear()
+    report = drive(
+        herdr_sim.env(team[0]),
+        [
+            {"kind": "session_start"},
+            {"kind": "before"},
+            tool("herdr_link"),
+            tool("herdr_link"),
+            {"kind": "before"},
+            {"kind": "before"},
+        ],
+    )
+    results = report["results"]
+    assert results[1]["before"] is None  # dormant: no contract
+    assert results[2]["ok"] == [ACTIVE] and results[2]["active"] == [*BUILTIN, "herdr_link", *TIER1]
+    assert results[3]["ok"] == [ACTIVE]
+    assert report["setActiveCalls"] == 2  # one at session_start, one activation; the repeat changes nothing
+    for index in (4, 5):
+        prompt = results[index]["before"]["systemPrompt"]
+        assert prompt.startswith("BASE\n\n" + COMMUNICATION_CONTRACT) and prompt.count(COMMUNICATION_CONTRACT) == 1
+    assert all(c[:2] != ("agent", "rename") for c in herdr_sim.log.commands())
+
+
+def test_a_new_session_starts_dormant_again(drive, herdr_sim: HerdrSim, team):
+    steps = [{"kind": "session_start"}, tool("herdr_link"), {"kind": "session_start"}, {"kind": "before"}]
+    results = drive(herdr_sim.env(team[0]), steps)["results"]
+    assert results[2]["active"] == [*BUILTIN, "herdr_link"] and results[3]["before"] is None
+
+
+def test_tier1_tools_reach_the_control_layer(drive, herdr_sim: HerdrSim, team, tmp_path):
+    brain, reviewer = team
+    project = tmp_path / "proj"
+    (project / ".agents").mkdir(parents=True)
+    (project / ".agents" / "agent_config.json").write_text(
+        json.dumps({"agents": {"helper": {"placement": {"mode": "with"}, "variants": [{"kind": "claude"}]}}})
+    )
+    steps = [
+        {"kind": "session_start"},
+        tool("herdr_link"),
+        tool("herdr_link_peers"),
+        tool("herdr_link_send", to="reviewer", message="please review"),
+        tool("herdr_link_start", name="worker", kind="pi", args=["--model", "x"]),
+        {
+            "kind": "tool",
+            "name": "herdr_link_start",
+            "args": {"name": "aide", "config_agent": "helper", "with": "brain"},
+            "cwd": str(project),
+        },
+        tool("herdr_link_close", agent="worker"),
+    ]
+    results = drive(herdr_sim.env(brain), steps)["results"]
+    assert json.loads(results[2]["ok"][0])["peers"] == [{"name": "reviewer", "state": "idle"}]
+    sent = results[3]["details"]
+    envelope = extract_envelope(herdr_sim.deliveries(reviewer)[0].text)
+    assert envelope is not None and envelope.id == sent["id"] and envelope.from_ == "brain"
+    assert results[4]["details"] == {"status": "started", "agent": "worker", "kind": "pi"}
+    assert results[5]["details"] == {"status": "started", "agent": "aide", "kind": "claude"}
+    assert results[6]["details"] == {"status": "closed", "agent": "worker"}
+
+
+def test_errors_have_the_protocols_codes(drive, herdr_sim: HerdrSim, team):
+    steps = [
+        {"kind": "session_start"},
+        tool("herdr_link"),
+        tool("herdr_link_send", to="ghost", message="x"),
+        tool("herdr_link_send", to="reviewer", message=""),
+        tool("herdr_link_close", agent="Bad"),
+    ]
+    results = drive(herdr_sim.env(team[0]), steps)["results"]
+    assert results[2] == {"error": "PEER_NOT_FOUND: target agent is not a live peer"}
+    assert results[3] == {"error": "SEND_FAILED: message is empty"}
+    assert results[4] == {"error": "PEER_NOT_FOUND: target agent is not a live peer"}
+
+
+def test_a_dead_bridge_is_a_clear_error_and_restarts(drive, herdr_sim: HerdrSim, team):
+    steps = [
+        {"kind": "session_start"},
+        tool("herdr_link"),
+        tool("herdr_link_peers"),
+        {"kind": "kill-bridge"},
+        tool("herdr_link_peers"),
+    ]
+    results = drive(herdr_sim.env(team[0]), steps)["results"]
+    assert "ok" in results[2] and "ok" in results[4]
+
+
+def test_the_bootstrap_runs_at_session_start(drive, herdr_sim: HerdrSim, tmp_path):
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "pi")
+    drive(herdr_sim.env(pane), [{"kind": "session_start"}, tool("herdr_link"), tool("herdr_link_peers")])
+    assert str(herdr_sim.name_of(pane)).startswith("hl-")
+
+
+BLOCK = [
+    "herdr agent wait reviewer",
+    "herdr agent wait reviewer --until idle --timeout 5000",
+    "/usr/local/bin/herdr agent wait reviewer",
+    '"$HERDR_BIN_PATH" agent wait reviewer',
+    "$HERDR_BIN_PATH agent wait reviewer",
+    "${HERDR_BIN_PATH} agent wait reviewer",
+    "herdr agent prompt reviewer 'do it' --wait",
+    "herdr agent prompt reviewer hi --wait --timeout 100",
+    "herdr agent prompt reviewer hi --wait=true",
+    "herdr --session work agent wait reviewer",
+    "echo start && herdr agent wait reviewer",
+    "true; herdr agent wait reviewer | tail -1",
+    "x=$(herdr agent wait reviewer)",
+    "echo `herdr agent wait reviewer`",
+    "FOO=1 herdr agent wait reviewer",
+    "env FOO=1 herdr agent wait reviewer",
+    "timeout 30 herdr agent wait reviewer",
+    "sh -c 'herdr agent wait reviewer'",
+    'bash -lc "herdr agent prompt reviewer hi --wait"',
+    "cd /tmp\nherdr agent wait reviewer",
+]
+ALLOW = [
+    "herdr agent list",
+    "herdr agent get reviewer",
+    "herdr agent prompt reviewer --wait",  # the text is literally "--wait": nothing waits
+    "herdr agent prompt reviewer 'please --wait for me'",
+    "echo herdr agent wait reviewer",
+    "grep 'agent wait' notes.txt",
+    "git commit -m 'herdr agent wait is blocked'",
+    "ls -la",
+    "cat herdr.log | grep wait",
+]
+
+
+def test_an_active_session_blocks_raw_waits_at_the_bash_boundary(drive, herdr_sim: HerdrSim, team):
+    steps = [{"kind": "session_start"}, {"kind": "bash", "command": BLOCK[0]}, tool("herdr_link")]
+    steps += [{"kind": "bash", "command": command} for command in BLOCK + ALLOW]
+    results = drive(herdr_sim.env(team[0]), steps)["results"]
+    assert results[1]["bash"] is None  # dormant sessions are not intercepted
+    verdicts = [r["bash"] for r in results[3:]]
+    for command, verdict in zip(BLOCK, verdicts[: len(BLOCK)], strict=True):
+        assert verdict == {"block": True, "reason": WAIT_GUARD_REASON}, command
+    for command, verdict in zip(ALLOW, verdicts[len(BLOCK) :], strict=True):
+        assert verdict is None, command
+
+
+def test_the_extension_imports_no_package_and_embeds_the_protocols_texts():
+    text = packaged_extension().read_text()
+    imports = re.findall(r'^import .* from "([^"]+)";$', text, flags=re.MULTILINE)
+    assert imports and all(name.startswith("node:") for name in imports)
+    assert "require(" not in text and "import(" not in text
+    embedded = json.loads(text.split("const LINK = ", 1)[1].split(";\n", 1)[0])
+    assert embedded == link_data()
