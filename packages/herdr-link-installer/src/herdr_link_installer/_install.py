@@ -1,0 +1,305 @@
+"""Install Herdr Link's OpenCode plugin file: verify, back up, write atomically, check, roll back.
+
+Guarantee: after any run — successful, failed or killed at any step — the plugins directory holds
+either what it held before or bytes equal to the manifest's, backups stay where they were put, and
+no temporary file sits where OpenCode would load it (temporaries and backups live in a sibling
+directory, ``<config>/herdr-link-install/``). The installer deletes only a file it has just written.
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from herdr_link_control import bridge_command, location_file, write_location_file
+from herdr_link_opencode_bridge import MANIFEST_FILE, packaged_dir
+from herdr_link_opencode_bridge._checks import classify_plugin
+
+from ._paths import Platform, config_dirs, global_config_dir
+
+__all__ = ["InstallError", "Plan", "install", "plan_install"]
+
+PLUGIN_FILE: Final = "herdr-link.js"
+WORK_DIR: Final = "herdr-link-install"
+"""Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
+RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
+V1_PLUGIN_RANGE: Final = ((1, 18, 13), (2, 0, 0))
+TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
+_EXPORT: Final = re.compile(r'^export default \{ id: "herdr-link", server: [A-Za-z]+ \};$', re.MULTILINE)
+
+
+class InstallError(Exception):
+    """Raised when the installation cannot go ahead or failed; the message says what happened."""
+
+
+@dataclass
+class Plan:
+    """Everything a run would do, decided before anything is written."""
+
+    runtime: str
+    config: Path
+    target: Path
+    bundle: bytes
+    sha256: str
+    existing: str  # "none", "current", "older", "other-runtime", "modified", "typescript", "foreign"
+    existing_runtime: str = ""
+    needs_confirmation: str = ""
+    duplicates: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def describe(self) -> list[str]:
+        lines = [
+            f"OpenCode config: {self.config}",
+            f"target: {self.target}",
+            f"bundle: {self.runtime} sha256 {self.sha256}",
+        ]
+        lines.append(
+            {
+                "none": "nothing installed yet: the bundle will be written",
+                "current": "the current bundle is already installed: nothing to do",
+                "older": "an older Herdr Link bundle is installed: it will be replaced (backup kept)",
+                "other-runtime": f"runtime switch: {self.existing_runtime} -> {self.runtime} (backup kept)",
+                "modified": "a modified Herdr Link bundle is installed: it will be replaced (backup kept)",
+                "typescript": "the TypeScript implementation's bundle is installed: it will be replaced (backup kept)",
+                "foreign": "a file of unknown origin is installed: it will be replaced (backup kept)",
+            }[self.existing]
+        )
+        lines += [f"duplicate Herdr Link plugin (remove it): {path}" for path in self.duplicates]
+        return lines + self.notes
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _packaged_bundle(runtime: str) -> tuple[bytes, str]:
+    manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text(encoding="utf-8"))
+    entry = next((b for b in manifest["bundles"] if b["runtime"] == runtime), None)
+    if entry is None:
+        raise InstallError(f"this release ships no {runtime} bundle")
+    data = (packaged_dir() / entry["file"]).read_bytes()
+    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
+    if f"| runtime {runtime} |" not in first:
+        raise InstallError(f"the packaged bundle's first line does not name runtime {runtime}: {first!r}")
+    if _sha(data) != entry["sha256"]:
+        raise InstallError("the packaged bundle does not match its manifest's SHA-256: reinstall herdr-link")
+    return data, entry["sha256"]
+
+
+def _existing(target: Path) -> tuple[str, str]:
+    if target.is_symlink():
+        raise InstallError(f"{target} is a symbolic link: replace it by hand, nothing was changed")
+    if not target.exists():
+        return "none", ""
+    data = target.read_bytes()
+    state, detail = classify_plugin(data)
+    if state in ("current", "older"):
+        return state, detail
+    if state == "modified":
+        match = re.search(r"\| runtime (\S+) \|", detail)
+        return "modified", match.group(1) if match else ""
+    if all(marker in data for marker in TS_MARKERS[:1]) or TS_MARKERS[1] in data:
+        return "typescript", ""
+    return "foreign", ""
+
+
+def _version(text: str) -> tuple[int, int, int] | None:
+    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(?:[-+].*)?", text)
+    return (int(match.group(1)), int(match.group(2)), int(match.group(3))) if match else None
+
+
+def plugin_package_version(directory: Path) -> str | None:
+    """The ``@opencode-ai/plugin`` version Node's resolver would load from ``directory``, if any."""
+    for base in (directory, *directory.parents):
+        manifest = base / "node_modules" / "@opencode-ai" / "plugin" / "package.json"
+        if manifest.is_file():
+            try:
+                value = json.loads(manifest.read_text(encoding="utf-8")).get("version")
+            except (OSError, ValueError):
+                return None
+            return value if isinstance(value, str) else None
+    return None
+
+
+def _duplicates(
+    environ: Mapping[str, str], home: Path, cwd: Path, platform: Platform, config: Path, target: Path
+) -> list[Path]:
+    roots = [config, cwd / ".opencode", *config_dirs(environ, home, platform)[1:]]
+    found = []
+    for root in dict.fromkeys(roots):
+        for directory in ("plugins", "plugin"):
+            folder = root / directory
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.iterdir()):
+                if path == target or not path.is_file() or path.suffix not in (".js", ".ts", ".mjs"):
+                    continue
+                data = path.read_bytes()
+                if classify_plugin(data)[0] != "foreign" or any(marker in data for marker in TS_MARKERS):
+                    found.append(path)
+    return found
+
+
+def plan_install(
+    runtime_flag: str,
+    environ: Mapping[str, str],
+    home: Path,
+    cwd: Path,
+    platform: Platform,
+    *,
+    run: Callable[[list[str]], str | None] | None = None,
+) -> Plan:
+    """Decide everything; write nothing.
+
+    Raises:
+        InstallError: when the bundle cannot be verified, the target is a symlink, or the V1
+            precheck fails.
+    """
+    runtime = RUNTIMES[runtime_flag]
+    bundle, digest = _packaged_bundle(runtime)
+    config = global_config_dir(environ, home, platform, run=run)
+    target = config / "plugins" / PLUGIN_FILE
+    existing, existing_runtime = _existing(target)
+    plan = Plan(runtime, config, target, bundle, digest, existing, existing_runtime)
+    if existing in ("current", "older", "modified") and existing_runtime and existing_runtime != runtime:
+        plan.existing = "other-runtime"
+    if plan.existing in ("other-runtime", "modified", "foreign"):
+        plan.needs_confirmation = {
+            "other-runtime": f"switch from {existing_runtime} to {runtime}",
+            "modified": "replace a Herdr Link bundle that was edited",
+            "foreign": f"replace {target}, which is not Herdr Link's",
+        }[plan.existing]
+    if runtime == "opencode-v1":
+        found = plugin_package_version(target.parent)
+        low, high = V1_PLUGIN_RANGE
+        parsed = _version(found) if found else None
+        if parsed is None or not low <= parsed < high:
+            where = f"found {found}" if found else "it does not resolve"
+            raise InstallError(
+                f"the V1 bundle needs @opencode-ai/plugin ^1.18.13 resolvable from {target.parent} ({where}). "
+                f"Start OpenCode once while online (it installs the package into {config}), or run "
+                f"`npm install @opencode-ai/plugin@1.18.33` in {config}. Nothing was changed."
+            )
+    plan.duplicates = _duplicates(environ, home, cwd, platform, config, target)
+    if runtime == "opencode-v2":
+        plan.notes.append("OpenCode 2 support is experimental.")
+    return plan
+
+
+def _export_shape_ok(data: bytes) -> bool:
+    return len(_EXPORT.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
+
+
+def _node_import_ok(path: Path) -> bool | None:
+    """Import the file with Node when it is there: ``None`` when Node is missing."""
+    node = shutil.which("node")
+    if node is None:
+        return None
+    script = (
+        "import(process.argv[1]).then((m) => { const keys = Object.keys(m); "
+        "if (keys.length !== 1 || typeof m.default?.server !== 'function') process.exit(3); })"
+    )
+    try:
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", script, path.as_uri()], capture_output=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+def _crash(step: str, crash_at: str | None) -> None:
+    # A test seam: HERDR_LINK_INSTALL_CRASH=<step> kills the process right there, as a power cut would.
+    if crash_at == step:
+        os._exit(9)
+
+
+def install(
+    plan: Plan,
+    *,
+    confirmed: bool,
+    environ: Mapping[str, str],
+    home: Path,
+    say: Callable[[str], None],
+    fail_at: str | None = None,
+) -> int:
+    """Carry out ``plan``; returns the exit status (0 done or nothing to do, 1 refused or rolled back).
+
+    Raises:
+        InstallError: when writing is impossible before anything changed (permissions, disk).
+    """
+    crash_at = environ.get("HERDR_LINK_INSTALL_CRASH")
+    for line in plan.describe():
+        say(line)
+    if plan.existing == "current":
+        return 0
+    if plan.needs_confirmation and not confirmed:
+        say(f"Cowardly refusing to {plan.needs_confirmation} without confirmation.")
+        say("hint: run again with --yes")
+        return 1
+
+    def step(name: str) -> None:
+        _crash(name, crash_at)
+        if fail_at == name:
+            raise OSError(f"simulated failure {name}")
+
+    work = plan.config / WORK_DIR
+    stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+    backup = work / "backups" / f"{PLUGIN_FILE}.{stamp}"
+    temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
+    had_file = plan.target.exists()
+    renamed = False
+    try:
+        (work / "backups").mkdir(parents=True, exist_ok=True)
+        plan.target.parent.mkdir(parents=True, exist_ok=True)
+        if had_file:
+            shutil.copy2(plan.target, backup)
+            say(f"backup: {backup}")
+        step("after-backup")
+        with open(temporary, "wb") as handle:
+            handle.write(plan.bundle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if _sha(temporary.read_bytes()) != plan.sha256 or not _export_shape_ok(temporary.read_bytes()):
+            raise OSError("the temporary copy does not match the manifest")
+        step("after-temp-write")
+        os.replace(temporary, plan.target)
+        renamed = True
+        step("after-rename")
+        step("before-final-check")
+        written = plan.target.read_bytes()
+        if _sha(written) != plan.sha256 or not _export_shape_ok(written):
+            raise OSError("the installed file does not match the manifest after the rename")
+        if plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent):
+            if _node_import_ok(plan.target) is False:
+                raise OSError("Node cannot import the installed file with exactly one plugin export")
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        if renamed:
+            if had_file:
+                restore = work / f"{PLUGIN_FILE}.{stamp}.restore"
+                shutil.copy2(backup, restore)
+                os.replace(restore, plan.target)
+                say(f"rolled back: {plan.target} restored from {backup}")
+            else:
+                plan.target.unlink(missing_ok=True)  # the file this run wrote, and only that
+                say(f"rolled back: removed {plan.target}, which this run had written")
+        else:
+            say(f"nothing was changed in {plan.target.parent}")
+        say(f"error: {error}")
+        return 1
+    say(f"installed: {plan.target} ({plan.runtime})")
+    location = location_file(environ, home)
+    command = bridge_command()
+    if not Path(command[0]).exists():
+        say(f"warning: the bridge command {command[0]} does not exist; set HERDR_LINK_BRIDGE")
+    elif write_location_file(location, command):
+        say(f"bridge location: {location} -> {' '.join(command)}")
+    return 0

@@ -1,0 +1,77 @@
+"""Where OpenCode keeps its global configuration, per platform (the platform can be injected)."""
+
+import os
+import platform as _platform
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+__all__ = ["Platform", "config_dirs", "current_platform", "global_config_dir"]
+
+
+@dataclass(frozen=True)
+class Platform:
+    """``system`` is ``linux``, ``darwin`` or ``windows``; ``wsl`` marks Linux under WSL."""
+
+    system: str
+    wsl: bool = False
+
+
+def current_platform() -> Platform:
+    if sys.platform == "win32":
+        return Platform("windows")
+    if sys.platform == "darwin":
+        return Platform("darwin")
+    return Platform("linux", wsl="microsoft" in _platform.release().lower())
+
+
+def _ask_opencode(run: Callable[[list[str]], str | None] | None) -> Path | None:
+    """``opencode debug paths`` when OpenCode is installed: its own word on the config directory."""
+    output = run(["opencode", "debug", "paths"]) if run else _run(["opencode", "debug", "paths"])
+    for line in (output or "").splitlines():
+        key, _, value = line.strip().partition(" ")
+        if key == "config" and value.strip():
+            return Path(value.strip())
+    return None
+
+
+def _run(argv: list[str]) -> str | None:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+def _default(environ: Mapping[str, str], home: Path, platform: Platform) -> Path:
+    if platform.system == "windows":
+        appdata = environ.get("APPDATA")
+        return (
+            Path(str(PureWindowsPath(appdata) / "opencode")) if appdata else home / "AppData" / "Roaming" / "opencode"
+        )
+    # Linux (WSL included: only WSL's own config, never the Windows side) and macOS use XDG paths.
+    xdg = environ.get("XDG_CONFIG_HOME")
+    return Path(PurePosixPath(xdg) / "opencode") if xdg else home / ".config" / "opencode"
+
+
+def global_config_dir(
+    environ: Mapping[str, str], home: Path, platform: Platform, *, run: Callable[[list[str]], str | None] | None = None
+) -> Path:
+    """OpenCode's global config dir: ``opencode debug paths`` first, else the platform default.
+
+    ``OPENCODE_CONFIG_DIR`` adds an extra config dir; it does not move the global one.
+    """
+    asked = _ask_opencode(run)
+    if asked is not None and not (platform.wsl and str(asked).startswith("/mnt/")):
+        return asked
+    return _default(environ, home, platform)
+
+
+def config_dirs(environ: Mapping[str, str], home: Path, platform: Platform) -> list[Path]:
+    """The default global dir and, when set, ``OPENCODE_CONFIG_DIR``."""
+    dirs = [_default(environ, home, platform)]
+    if environ.get("OPENCODE_CONFIG_DIR"):
+        dirs.append(Path(os.path.expanduser(environ["OPENCODE_CONFIG_DIR"])))
+    return dirs

@@ -1,0 +1,56 @@
+"""``herdr-link-opencode-install --runtime v1|v2 [--dry-run] [--yes]``."""
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._install import InstallError, install, plan_install
+from ._paths import current_platform
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Install Herdr Link's OpenCode plugin; returns the exit status (0 done, 1 refused or failed)."""
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-opencode-install",
+        description="Install Herdr Link's OpenCode plugin as <config>/plugins/herdr-link.js.",
+    )
+    parser.add_argument(
+        "--runtime",
+        choices=["v1", "v2"],
+        default="v1",
+        help="v1: OpenCode 1.x (default); v2: OpenCode 2 (experimental)",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="print what would happen and write nothing")
+    parser.add_argument(
+        "--yes", action="store_true", help="confirm replacing a foreign or edited file, or a runtime switch"
+    )
+    args = parser.parse_args(argv)
+
+    def say(line: str) -> None:
+        sys.stdout.write(line + "\n")
+
+    try:
+        plan = plan_install(args.runtime, os.environ, Path.home(), Path.cwd(), current_platform())
+        if args.dry_run:
+            for line in plan.describe():
+                say(line)
+            say("dry run: nothing was written")
+            return 0
+        confirmed = args.yes
+        if plan.needs_confirmation and not confirmed and sys.stdin.isatty():
+            confirmed = input(f"{plan.needs_confirmation}? [y/N] ").strip().lower() in ("y", "yes")
+        return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say)
+    except InstallError as error:
+        sys.stderr.write(f"herdr-link-opencode-install: {error}\n")
+        return 1
+    except OSError as error:
+        sys.stderr.write(
+            f"herdr-link-opencode-install: {error.strerror or error}: {error.filename or ''}; nothing was changed\n"
+        )
+        return 1
+    except KeyboardInterrupt:
+        return 130

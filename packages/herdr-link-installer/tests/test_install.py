@@ -1,0 +1,231 @@
+"""``herdr-link-opencode-install``: every branch, crash consistency, symlinks, paths per platform."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from herdr_link_installer import InstallError, Platform, global_config_dir, install, plan_install
+from herdr_link_installer import _install as module
+from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
+
+NODE_DIR = Path(__file__).parent / "node"
+LINUX = Platform("linux")
+BUNDLE = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
+STEPS = ["after-backup", "after-temp-write", "after-rename", "before-final-check"]
+
+
+@pytest.fixture(scope="session")
+def plugin_modules() -> Path:
+    if not (NODE_DIR / "node_modules" / "@opencode-ai" / "plugin").is_dir():
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(NODE_DIR)],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+    return NODE_DIR / "node_modules"
+
+
+@pytest.fixture
+def home(tmp_path: Path, plugin_modules: Path) -> Path:
+    """A HOME whose OpenCode config dir resolves @opencode-ai/plugin 1.18.33, as after OpenCode's first start."""
+    config = tmp_path / ".config" / "opencode"
+    (config / "plugins").mkdir(parents=True)
+    (config / "node_modules").symlink_to(plugin_modules)
+    return tmp_path
+
+
+def config(home: Path) -> Path:
+    return home / ".config" / "opencode"
+
+
+def target(home: Path) -> Path:
+    return config(home) / "plugins" / "herdr-link.js"
+
+
+def run(home: Path, *, yes: bool = False, runtime: str = "v1", fail_at: str | None = None) -> tuple[int, list[str]]:
+    lines: list[str] = []
+    plan = plan_install(runtime, {}, home, home / "project", LINUX, run=lambda argv: None)
+    code = install(
+        plan,
+        confirmed=yes,
+        environ={"XDG_CONFIG_HOME": str(home / ".config")},
+        home=home,
+        say=lines.append,
+        fail_at=fail_at,
+    )
+    return code, lines
+
+
+def test_a_fresh_install_writes_the_manifests_bytes_and_the_bridge_location(home):
+    code, lines = run(home)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
+    assert any(line.startswith("installed: ") for line in lines)
+    assert json.loads((home / ".config" / "herdr-link" / "bridge.json").read_text())["command"]
+    assert sorted(p.name for p in target(home).parent.iterdir()) == ["herdr-link.js"]
+
+
+def test_a_second_run_has_nothing_to_do(home):
+    run(home)
+    code, lines = run(home)
+    assert code == 0 and "already installed" in " ".join(lines)
+    assert not list((config(home) / "herdr-link-install" / "backups").iterdir())
+
+
+def test_an_older_bundle_of_ours_is_updated_with_a_backup(home, monkeypatch):
+    target(home).write_text("// herdr-link-opencode-bridge 0.0.9 | runtime opencode-v1 | old\n")
+    old = target(home).read_bytes()
+    monkeypatch.setattr(
+        module, "classify_plugin", lambda data: ("older", "opencode-v1") if data == old else ("current", "opencode-v1")
+    )
+    code, lines = run(home)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
+    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    assert backup.read_bytes() == old and "older Herdr Link bundle" in " ".join(lines)
+
+
+def test_the_typescript_bundle_is_replaced_and_kept_as_backup(home):
+    target(home).write_text('const x = "[herdr-link/1] inter-agent message delivered";\nexport { herdrLinkPlugin };\n')
+    code, lines = run(home)
+    assert code == 0 and "TypeScript implementation" in " ".join(lines) and target(home).read_bytes() == BUNDLE
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("export default {};\n", "not Herdr Link's"),
+        ("// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v1 | x\n// edited\n", "edited"),
+        ("// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v2 | x\n", "switch from opencode-v2 to opencode-v1"),
+    ],
+)
+def test_unknown_edited_or_other_runtime_files_need_confirmation(home, content, needle):
+    target(home).write_text(content)
+    code, lines = run(home)
+    assert code == 1 and needle in " ".join(lines) and "hint: run again with --yes" in lines
+    assert target(home).read_text() == content
+    code, _ = run(home, yes=True)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
+    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    assert backup.read_text() == content
+
+
+@pytest.mark.parametrize("version", [None, "1.17.9", "2.0.0", "not-a-version"])
+def test_the_v1_precheck_stops_with_guidance(tmp_path, version):
+    plugins = tmp_path / ".config" / "opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    if version is not None:
+        package = tmp_path / ".config" / "opencode" / "node_modules" / "@opencode-ai" / "plugin"
+        package.mkdir(parents=True)
+        (package / "package.json").write_text(json.dumps({"version": version}))
+    with pytest.raises(InstallError, match=r"@opencode-ai/plugin \^1\.18\.13.*npm install @opencode-ai/plugin"):
+        plan_install("v1", {}, tmp_path, tmp_path, LINUX, run=lambda argv: None)
+    assert list(plugins.iterdir()) == []
+
+
+def test_v2_is_refused_clearly_while_no_v2_bundle_ships(home):
+    if any(b["runtime"] == "opencode-v2" for b in json.loads((packaged_dir() / MANIFEST_FILE).read_text())["bundles"]):
+        pytest.skip("this release ships a V2 bundle; its install is tested elsewhere")
+    with pytest.raises(InstallError, match="no opencode-v2 bundle"):
+        plan_install("v2", {}, home, home, LINUX, run=lambda argv: None)
+
+
+def test_duplicates_in_other_plugin_directories_are_reported(home):
+    project_plugins = home / "project" / ".opencode" / "plugin"
+    project_plugins.mkdir(parents=True)
+    (project_plugins / "herdr-link.js").write_bytes(BUNDLE)
+    (project_plugins / "unrelated.js").write_text("export default {};\n")
+    plan = plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
+    assert plan.duplicates == [project_plugins / "herdr-link.js"]
+    assert any("duplicate" in line for line in plan.describe())
+
+
+def test_a_symlinked_target_is_an_error_that_changes_nothing(home, tmp_path):
+    real = tmp_path / "elsewhere.js"
+    real.write_text("mine\n")
+    target(home).symlink_to(real)
+    with pytest.raises(InstallError, match="symbolic link"):
+        plan_install("v1", {}, home, home, LINUX, run=lambda argv: None)
+    assert real.read_text() == "mine\n" and target(home).is_symlink()
+
+
+@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("before", [None, "export default {}; // someone's\n"])
+def test_a_failure_at_any_step_leaves_the_old_state(home, step, before):
+    if before is not None:
+        target(home).write_text(before)
+    code, lines = run(home, yes=True, fail_at=step)
+    assert code == 1 and any(line.startswith("error: simulated failure") for line in lines)
+    if before is None:
+        assert not target(home).exists()
+    else:
+        assert target(home).read_text() == before
+    assert sorted(p.name for p in target(home).parent.iterdir()) == ([] if before is None else ["herdr-link.js"])
+    rolled = " ".join(lines)
+    assert ("rolled back" in rolled) == (step in ("after-rename", "before-final-check"))
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, step):
+    before = "export default {}; // someone's\n"
+    target(home).write_text(before)
+    code = (
+        "import sys; from pathlib import Path; from herdr_link_installer import install, plan_install, Platform;"
+        f"home = Path({str(home)!r});"
+        "plan = plan_install('v1', {}, home, home, Platform('linux'), run=lambda argv: None);"
+        f"install(plan, confirmed=True, environ={{'HERDR_LINK_INSTALL_CRASH': {step!r}}}, home=home, say=print)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 9  # killed at the step
+    assert target(home).read_bytes() in (before.encode(), BUNDLE)
+    assert sorted(p.name for p in target(home).parent.iterdir()) == ["herdr-link.js"]  # nothing loadable left over
+    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    assert backup.read_text() == before
+
+
+def test_the_command_line_dry_run_writes_nothing(home):
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_installer", "--runtime", "v1", "--dry-run"],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "dry run: nothing was written" in done.stdout
+    assert not target(home).exists() and not (home / ".config" / "herdr-link").exists()
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_installer"], env=env, cwd=home, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0 and target(home).read_bytes() == BUNDLE
+
+
+@pytest.mark.parametrize(
+    ("platform", "environ", "asked", "expected"),
+    [
+        (Platform("linux"), {}, None, "{home}/.config/opencode"),
+        (Platform("linux"), {"XDG_CONFIG_HOME": "/x/cfg"}, None, "/x/cfg/opencode"),
+        (Platform("linux"), {}, "config     /from/opencode\n", "/from/opencode"),
+        (Platform("darwin"), {}, None, "{home}/.config/opencode"),
+        (
+            Platform("windows"),
+            {"APPDATA": "C:\\Users\\u\\AppData\\Roaming"},
+            None,
+            "C:\\Users\\u\\AppData\\Roaming/opencode",
+        ),
+        (
+            Platform("linux", wsl=True),
+            {"APPDATA": "C:\\Users\\u"},
+            "config /mnt/c/Users/u/.config/opencode\n",
+            "{home}/.config/opencode",
+        ),
+        (Platform("linux"), {"OPENCODE_CONFIG_DIR": "/extra"}, None, "{home}/.config/opencode"),
+    ],
+)
+def test_the_global_config_dir_per_platform(tmp_path, platform, environ, asked, expected):
+    found = global_config_dir(environ, tmp_path, platform, run=lambda argv: asked)
+    assert str(found).replace("\\", "/") == expected.format(home=tmp_path).replace("\\", "/")
