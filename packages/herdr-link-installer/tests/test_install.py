@@ -15,6 +15,7 @@ from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
 NODE_DIR = Path(__file__).parent / "node"
 LINUX = Platform("linux")
 BUNDLE = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
+BUNDLE_V2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
 STEPS = ["after-backup", "after-temp-write", "after-rename", "before-final-check"]
 
 
@@ -126,11 +127,35 @@ def test_the_v1_precheck_stops_with_guidance(tmp_path, version):
     assert list(plugins.iterdir()) == []
 
 
-def test_v2_is_refused_clearly_while_no_v2_bundle_ships(home):
-    if any(b["runtime"] == "opencode-v2" for b in json.loads((packaged_dir() / MANIFEST_FILE).read_text())["bundles"]):
-        pytest.skip("this release ships a V2 bundle; its install is tested elsewhere")
-    with pytest.raises(InstallError, match="no opencode-v2 bundle"):
-        plan_install("v2", {}, home, home, LINUX, run=lambda argv: None)
+def test_v2_installs_without_the_plugin_package_and_is_called_experimental(tmp_path):
+    (tmp_path / ".config" / "opencode" / "plugins").mkdir(parents=True)  # no node_modules at all
+    code, lines = run(tmp_path, runtime="v2")
+    assert code == 0 and target(tmp_path).read_bytes() == BUNDLE_V2
+    assert any(line.startswith("installed: ") and "(opencode-v2)" in line for line in lines)
+    plan = plan_install("v2", {}, tmp_path, tmp_path, LINUX, run=lambda argv: None)
+    assert "OpenCode 2 support is experimental." in plan.notes
+
+
+def test_switching_runtimes_needs_confirmation_and_keeps_a_backup(home):
+    assert run(home)[0] == 0
+    code, lines = run(home, runtime="v2")
+    assert code == 1 and "switch from opencode-v1 to opencode-v2" in " ".join(lines)
+    assert target(home).read_bytes() == BUNDLE
+    code, _ = run(home, runtime="v2", yes=True)
+    assert code == 0 and target(home).read_bytes() == BUNDLE_V2
+    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    assert backup.read_bytes() == BUNDLE
+
+
+def test_each_runtime_is_checked_for_its_own_entry_point():
+    assert module._export_shape_ok(BUNDLE, "opencode-v1") and module._export_shape_ok(BUNDLE_V2, "opencode-v2")
+    assert not module._export_shape_ok(BUNDLE, "opencode-v2") and not module._export_shape_ok(BUNDLE_V2, "opencode-v1")
+
+
+def test_the_v2_manifest_entry_is_what_gets_installed():
+    entries = {b["runtime"]: b for b in json.loads((packaged_dir() / MANIFEST_FILE).read_text())["bundles"]}
+    assert entries["opencode-v2"]["file"] == RUNTIMES["opencode-v2"].file
+    assert "experimental" in entries["opencode-v2"]["plugin_api"]
 
 
 def test_duplicates_in_other_plugin_directories_are_reported(home):

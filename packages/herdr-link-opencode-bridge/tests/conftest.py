@@ -39,28 +39,56 @@ def plugin_dir(node_modules: Path, tmp_path: Path) -> Iterator[Path]:
 Drive = Callable[..., dict[str, Any]]
 
 
+def _run_driver(
+    driver: str, plugin: Path, tmp_path: Path, env: dict[str, str], scenario: dict[str, Any]
+) -> dict[str, Any]:
+    """Run ``plugin`` under a Node driver with ``env`` as the OpenCode process's environment.
+
+    The bridge is started through a wrapper that records its pid, so a step can kill it.
+    """
+    pid_file = tmp_path / "bridge.pid"
+    wrapper = tmp_path / "bridge.sh"
+    wrapper.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec {sys.executable} -m herdr_link_control.bridge\n")
+    wrapper.chmod(0o755)
+    full_env = {"HERDR_LINK_BRIDGE": json.dumps([str(wrapper)]), **env}
+    for step in scenario["steps"]:
+        step.setdefault("pidFile", str(pid_file))
+    done = subprocess.run(
+        ["node", str(NODE_DIR / driver), str(plugin)],
+        input=json.dumps(scenario),
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
 @pytest.fixture
 def drive(plugin_dir: Path, tmp_path: Path) -> Drive:
-    """Run the bundle under Node with a fake OpenCode context; ``env`` is the OpenCode process's."""
+    """Run the V1 bundle under Node with a fake OpenCode 1.x context."""
 
     def run(env: dict[str, str], steps: list[dict[str, Any]], directory: str = "/tmp") -> dict[str, Any]:
-        pid_file = tmp_path / "bridge.pid"
-        wrapper = tmp_path / "bridge.sh"
-        wrapper.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec {sys.executable} -m herdr_link_control.bridge\n")
-        wrapper.chmod(0o755)
-        full_env = {"HERDR_LINK_BRIDGE": json.dumps([str(wrapper)]), **env}
-        for step in steps:
-            step.setdefault("pidFile", str(pid_file))
-        done = subprocess.run(
-            ["node", str(NODE_DIR / "opencode_v1_driver.mjs"), str(plugin_dir / "herdr-link.js")],
-            input=json.dumps({"directory": directory, "steps": steps}),
-            env=full_env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        report: dict[str, Any] = json.loads(done.stdout)
-        return report
+        scenario = {"directory": directory, "steps": steps}
+        return _run_driver("opencode_v1_driver.mjs", plugin_dir / "herdr-link.js", tmp_path, env, scenario)
+
+    return run
+
+
+@pytest.fixture
+def drive_v2(tmp_path: Path) -> Drive:
+    """Run the shipped V2 bundle under Node with a fake OpenCode 2 context (no node_modules needed).
+
+    ``sessions`` maps a session id to the ``Session.Info`` fields the fake ``session.get`` returns.
+    """
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    shutil.copy(packaged_dir() / RUNTIMES["opencode-v2"].file, plugins / "herdr-link.js")
+
+    def run(env: dict[str, str], steps: list[dict[str, Any]], sessions: dict[str, Any]) -> dict[str, Any]:
+        scenario = {"sessions": sessions, "steps": steps}
+        return _run_driver("opencode_v2_driver.mjs", plugins / "herdr-link.js", tmp_path, env, scenario)
 
     return run

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import jsonschema
 
-from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, build, bundle_text, packaged_dir
+from herdr_link_opencode_bridge import MANIFEST_FILE, OPENCODE_V2_REVISION, RUNTIMES, build, bundle_text, packaged_dir
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_opencode_bridge.cli import main
 from herdr_link_protocol import TOOL_SPECS, ActiveReceipt, PresentationForm, active_presentation
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "herdr_link_opencode_bridge"
 V1 = RUNTIMES["opencode-v1"]
+V2 = RUNTIMES["opencode-v2"]
 
 
 def test_the_shipped_bundles_match_a_fresh_build():
@@ -22,28 +23,51 @@ def test_the_shipped_bundles_match_a_fresh_build():
 
 
 def test_a_stale_bundle_is_reported(tmp_path):
-    assert set(build(tmp_path)) == {V1.file, MANIFEST_FILE}
+    assert set(build(tmp_path)) == {V1.file, V2.file, MANIFEST_FILE}
     (tmp_path / V1.file).write_text("// edited\n")
     assert main(["build", "--check", "--out", str(tmp_path)]) == 1
     assert build(tmp_path, check=True) == [V1.file]
 
 
 def test_generation_is_deterministic():
-    assert bundle_text(V1) == bundle_text(V1)
+    assert bundle_text(V1) == bundle_text(V1) and bundle_text(V2) == bundle_text(V2)
 
 
 def test_the_manifest_matches_its_schema_and_the_bundle_bytes():
     manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text())
     jsonschema.validate(manifest, json.loads((PACKAGE / "manifest.schema.json").read_text()))
-    [entry] = manifest["bundles"]
-    data = (packaged_dir() / V1.file).read_bytes()
-    assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
-    assert entry["runtime"] == "opencode-v1" and entry["earlier_sha256"] == []
+    assert [entry["runtime"] for entry in manifest["bundles"]] == ["opencode-v1", "opencode-v2"]
+    for entry, runtime in zip(manifest["bundles"], (V1, V2), strict=True):
+        data = (packaged_dir() / runtime.file).read_bytes()
+        assert entry["file"] == runtime.file and entry["plugin_api"] == runtime.plugin_api
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
+        assert entry["earlier_sha256"] == []
 
 
 def test_the_id_line_names_generator_version_and_runtime():
-    first = (packaged_dir() / V1.file).read_text().split("\n", 1)[0]
-    assert re.fullmatch(r"// herdr-link-opencode-bridge \d+\.\d+\.\d+ \| runtime opencode-v1 \| .*do not edit.*", first)
+    for runtime in (V1, V2):
+        first = (packaged_dir() / runtime.file).read_text().split("\n", 1)[0]
+        pattern = rf"// herdr-link-opencode-bridge \d+\.\d+\.\d+ \| runtime {runtime.marker} \| .*do not edit.*"
+        assert re.fullmatch(pattern, first)
+
+
+def test_the_v2_bundle_cites_the_opencode_revision_it_is_modelled_on():
+    first = (packaged_dir() / V2.file).read_text().split("\n", 1)[0]
+    assert f"| {OPENCODE_V2_REVISION} (experimental) |" in first
+    assert re.search(r"@[0-9a-f]{8}\b", OPENCODE_V2_REVISION)
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "opencode-v2.md").read_text()
+    assert OPENCODE_V2_REVISION in docs
+
+
+def test_the_v2_bundle_imports_nothing_but_node_builtins():
+    text = (packaged_dir() / V2.file).read_text()
+    imports = re.findall(r'^import .* from "([^"]+)";$', text, flags=re.MULTILINE)
+    assert imports and all(name.startswith("node:") for name in imports)
+    assert "@opencode-ai/" not in text.replace("@opencode-ai/plugin ^1.18.13", "")
+    assert "require(" not in text and "import(" not in text
+    assert re.findall(r"^export .*$", text, flags=re.MULTILINE) == [
+        'export default { id: "herdr-link", setup: HerdrLinkSetup };'
+    ]
 
 
 def test_the_v1_bundle_imports_only_the_plugin_package_and_node_builtins():
@@ -55,9 +79,11 @@ def test_the_v1_bundle_imports_only_the_plugin_package_and_node_builtins():
 
 
 def test_every_model_facing_text_comes_from_the_protocol():
+    for runtime in (V1, V2):
+        shipped = (packaged_dir() / runtime.file).read_text()
+        assert json.loads(shipped.split("const LINK = ", 1)[1].split(";\n", 1)[0]) == link_data(runtime)
     text = (packaged_dir() / V1.file).read_text()
     embedded = json.loads(text.split("const LINK = ", 1)[1].split(";\n", 1)[0])
-    assert embedded == link_data(V1)
     assert embedded["presentation"] == active_presentation(PresentationForm.GATEWAY_DISPATCH)
     assert embedded["dispatcher"]["description"] == TOOL_SPECS["herdr_link"].description
     assert embedded["activation"] == ActiveReceipt().to_json()

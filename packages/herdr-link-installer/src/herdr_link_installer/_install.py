@@ -32,7 +32,8 @@ WORK_DIR: Final = "herdr-link-install"
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = ((1, 18, 13), (2, 0, 0))
 TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
-_EXPORT: Final = re.compile(r'^export default \{ id: "herdr-link", server: [A-Za-z]+ \};$', re.MULTILINE)
+_ENTRY: Final = {"opencode-v1": "server", "opencode-v2": "setup"}
+"""The entry point each runtime's default export carries: V1 ``server(input)``, V2 ``setup(ctx)``."""
 
 
 class InstallError(Exception):
@@ -193,18 +194,19 @@ def plan_install(
     return plan
 
 
-def _export_shape_ok(data: bytes) -> bool:
-    return len(_EXPORT.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
+def _export_shape_ok(data: bytes, runtime: str) -> bool:
+    shape = re.compile(rf'^export default \{{ id: "herdr-link", {_ENTRY[runtime]}: [A-Za-z]+ \}};$', re.MULTILINE)
+    return len(shape.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
 
 
-def _node_import_ok(path: Path) -> bool | None:
+def _node_import_ok(path: Path, runtime: str) -> bool | None:
     """Import the file with Node when it is there: ``None`` when Node is missing."""
     node = shutil.which("node")
     if node is None:
         return None
     script = (
         "import(process.argv[1]).then((m) => { const keys = Object.keys(m); "
-        "if (keys.length !== 1 || typeof m.default?.server !== 'function') process.exit(3); })"
+        f"if (keys.length !== 1 || typeof m.default?.{_ENTRY[runtime]} !== 'function') process.exit(3); }})"
     )
     try:
         done = subprocess.run(
@@ -267,7 +269,7 @@ def install(
             handle.write(plan.bundle)
             handle.flush()
             os.fsync(handle.fileno())
-        if _sha(temporary.read_bytes()) != plan.sha256 or not _export_shape_ok(temporary.read_bytes()):
+        if _sha(temporary.read_bytes()) != plan.sha256 or not _export_shape_ok(temporary.read_bytes(), plan.runtime):
             raise OSError("the temporary copy does not match the manifest")
         step("after-temp-write")
         os.replace(temporary, plan.target)
@@ -275,10 +277,10 @@ def install(
         step("after-rename")
         step("before-final-check")
         written = plan.target.read_bytes()
-        if _sha(written) != plan.sha256 or not _export_shape_ok(written):
+        if _sha(written) != plan.sha256 or not _export_shape_ok(written, plan.runtime):
             raise OSError("the installed file does not match the manifest after the rename")
         if plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent):
-            if _node_import_ok(plan.target) is False:
+            if _node_import_ok(plan.target, plan.runtime) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
     except OSError as error:
         temporary.unlink(missing_ok=True)

@@ -4,6 +4,26 @@
 files (``bundles/``), and installers take them from there.
 """
 
-from ._bundles import GENERATOR, MANIFEST_FILE, RUNTIMES, Runtime, build, bundle_text, manifest, packaged_dir
+from ._bundles import (
+    GENERATOR,
+    MANIFEST_FILE,
+    OPENCODE_V2_REVISION,
+    RUNTIMES,
+    Runtime,
+    build,
+    bundle_text,
+    manifest,
+    packaged_dir,
+)
 
-__all__ = ["GENERATOR", "MANIFEST_FILE", "RUNTIMES", "Runtime", "build", "bundle_text", "manifest", "packaged_dir"]
+__all__ = [
+    "GENERATOR",
+    "MANIFEST_FILE",
+    "OPENCODE_V2_REVISION",
+    "RUNTIMES",
+    "Runtime",
+    "build",
+    "bundle_text",
+    "manifest",
+    "packaged_dir",
+]

@@ -31,6 +31,7 @@ from herdr_link_protocol import (
 __all__ = [
     "GENERATOR",
     "MANIFEST_FILE",
+    "OPENCODE_V2_REVISION",
     "RUNTIMES",
     "Runtime",
     "bridge_client_js",
@@ -56,8 +57,14 @@ class Runtime:
     plugin_api: str
 
 
+OPENCODE_V2_REVISION: Final = "anomalyco/opencode packages/plugin promise API @0ef9ef4b"
+"""The OpenCode 2 plugin API the V2 bundle is modelled on (files and commits: docs/opencode-v2.md)."""
+
 RUNTIMES: Final = {
     "opencode-v1": Runtime("opencode-v1", "herdr-link.opencode.js", "opencode-v1.js", "@opencode-ai/plugin ^1.18.13"),
+    "opencode-v2": Runtime(
+        "opencode-v2", "herdr-link.opencode-v2.js", "opencode-v2.js", f"{OPENCODE_V2_REVISION} (experimental)"
+    ),
 }
 
 
@@ -69,12 +76,31 @@ def _field_descriptions() -> dict[str, dict[str, Any]]:
     return fields
 
 
+def _dispatcher_input(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The dispatcher's input as plain JSON Schema, which OpenCode 2's ``Tool.ValueSchema`` accepts."""
+    properties: dict[str, Any] = {}
+    for key, field in fields.items():
+        prop: dict[str, Any] = {"type": "string"} if "enum" in field else {"type": field["type"]}
+        if field.get("type") == "array":
+            prop["items"] = {"type": "string"}
+        properties[key] = {**prop, **field}
+    return {"type": "object", "properties": properties}
+
+
 def link_data(runtime: Runtime) -> dict[str, Any]:
     """Everything the bundle needs from the protocol, as plain JSON values."""
     package_version = version("herdr-link-opencode-bridge")
     actions = {
         action: list(TOOL_SPECS[f"{GATEWAY_TOOL}_{action}"].input_schema["properties"]) for action in CAPABILITIES
     }
+    fields = _field_descriptions()
+    dispatcher: dict[str, Any] = {
+        "description": TOOL_SPECS[GATEWAY_TOOL].description,
+        "fields": fields,
+        "actions": actions,
+    }
+    if runtime.marker == "opencode-v2":
+        dispatcher["input"] = _dispatcher_input(fields)
     return {
         "version": package_version,
         "runtime": runtime.marker,
@@ -87,16 +113,14 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
             "configFile": list(BRIDGE_CONFIG_FILE),
             "command": BRIDGE_COMMAND,
         },
-        "dispatcher": {
-            "description": TOOL_SPECS[GATEWAY_TOOL].description,
-            "fields": _field_descriptions(),
-            "actions": actions,
-        },
+        "dispatcher": dispatcher,
         "activation": ActiveReceipt().to_json(),
         "presentation": active_presentation(PresentationForm.GATEWAY_DISPATCH),
         "errors": {
             "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
             "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
+            "action": f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate",
+            "session": str(LinkError(Cause.SESSION_PANE_AMBIGUOUS)),
         },
     }
 

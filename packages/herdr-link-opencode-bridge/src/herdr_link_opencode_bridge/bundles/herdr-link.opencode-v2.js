@@ -1,0 +1,348 @@
+// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v2 | anomalyco/opencode packages/plugin promise API @0ef9ef4b (experimental) | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+// Everything model-facing below comes from herdr_link_protocol, serialised as JSON by the generator.
+const LINK = {
+  "version": "0.1.0",
+  "runtime": "opencode-v2",
+  "client": "herdr-link-opencode-bridge/0.1.0 (opencode-v2)",
+  "protocol": "herdr-link/1",
+  "gateway": "herdr_link",
+  "bridge": {
+    "contract": 1,
+    "envVar": "HERDR_LINK_BRIDGE",
+    "configFile": [
+      "herdr-link",
+      "bridge.json"
+    ],
+    "command": "herdr-link-bridge"
+  },
+  "dispatcher": {
+    "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
+    "fields": {
+      "action": {
+        "enum": [
+          "start",
+          "peers",
+          "send",
+          "close"
+        ],
+        "description": "Omit to activate this session; then start, peers, send or close"
+      },
+      "to": {
+        "type": "string",
+        "description": "Recipient Agent Name"
+      },
+      "message": {
+        "type": "string",
+        "description": "Message text"
+      },
+      "agent": {
+        "type": "string",
+        "description": "Agent Name whose pane to close"
+      },
+      "name": {
+        "type": "string",
+        "description": "Agent Name for the new agent"
+      },
+      "with": {
+        "type": "string",
+        "description": "Agent to place it beside (no cwd then)"
+      },
+      "cwd": {
+        "type": "string",
+        "description": "New-tab working directory"
+      },
+      "config_agent": {
+        "type": "string",
+        "description": "Entry of .agents/agent_config.json"
+      },
+      "kind": {
+        "type": "string",
+        "description": "Agent kind: claude, codex, pi, opencode..."
+      },
+      "args": {
+        "type": "array",
+        "description": "Agent arguments; [] for none"
+      }
+    },
+    "actions": {
+      "start": [
+        "name",
+        "with",
+        "cwd",
+        "config_agent",
+        "kind",
+        "args"
+      ],
+      "peers": [],
+      "send": [
+        "to",
+        "message"
+      ],
+      "close": [
+        "agent"
+      ]
+    },
+    "input": {
+      "type": "object",
+      "properties": {
+        "action": {
+          "type": "string",
+          "enum": [
+            "start",
+            "peers",
+            "send",
+            "close"
+          ],
+          "description": "Omit to activate this session; then start, peers, send or close"
+        },
+        "to": {
+          "type": "string",
+          "description": "Recipient Agent Name"
+        },
+        "message": {
+          "type": "string",
+          "description": "Message text"
+        },
+        "agent": {
+          "type": "string",
+          "description": "Agent Name whose pane to close"
+        },
+        "name": {
+          "type": "string",
+          "description": "Agent Name for the new agent"
+        },
+        "with": {
+          "type": "string",
+          "description": "Agent to place it beside (no cwd then)"
+        },
+        "cwd": {
+          "type": "string",
+          "description": "New-tab working directory"
+        },
+        "config_agent": {
+          "type": "string",
+          "description": "Entry of .agents/agent_config.json"
+        },
+        "kind": {
+          "type": "string",
+          "description": "Agent kind: claude, codex, pi, opencode..."
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Agent arguments; [] for none"
+        }
+      }
+    }
+  },
+  "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
+  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none.",
+  "errors": {
+    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
+    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
+    "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
+    "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
+  }
+};
+
+// ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
+// One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
+// with the plugin; if it dies, the next call starts it again.
+
+function inHerdr(env) {
+  return env.HERDR_ENV === "1" && Boolean(env.HERDR_BIN_PATH) && Boolean(env.HERDR_PANE_ID);
+}
+
+function bridgeCommand(env) {
+  const raw = env[LINK.bridge.envVar];
+  if (raw) {
+    try {
+      const parsed = JSON.parse(raw);
+      if (Array.isArray(parsed) && parsed.length > 0 && parsed.every((part) => typeof part === "string")) return parsed;
+    } catch {
+      // not JSON: a single path
+    }
+    return [raw];
+  }
+  const base = process.platform === "win32"
+    ? env.APPDATA || join(homedir(), "AppData", "Roaming")
+    : env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  try {
+    const config = JSON.parse(readFileSync(join(base, ...LINK.bridge.configFile), "utf8"));
+    if (Array.isArray(config.command) && config.command.length > 0) return config.command;
+  } catch {
+    // no location file: fall through to PATH
+  }
+  return [LINK.bridge.command];
+}
+
+class Bridge {
+  constructor(env) {
+    this.env = env;
+    this.child = null;
+    this.ready = null;
+    this.pending = new Map();
+    this.nextId = 1;
+  }
+
+  start() {
+    if (this.ready) return this.ready;
+    this.ready = new Promise((resolve, reject) => {
+      const [command, ...args] = bridgeCommand(this.env);
+      let child;
+      try {
+        child = spawn(command, args, { env: this.env, stdio: ["pipe", "pipe", "ignore"] });
+      } catch {
+        this.fail(reject, LINK.errors.unavailable);
+        return;
+      }
+      this.child = child;
+      let buffer = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (chunk) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf("\n")) >= 0) {
+          const line = buffer.slice(0, end);
+          buffer = buffer.slice(end + 1);
+          this.receive(line, resolve, reject);
+        }
+      });
+      child.on("error", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.on("exit", () => this.fail(reject, LINK.errors.unavailable, child));
+      child.stdin.on("error", () => {});
+      const hello = { type: "hello", contract: LINK.bridge.contract, protocol: LINK.protocol, client: LINK.client };
+      child.stdin.write(JSON.stringify(hello) + "\n");
+    });
+    return this.ready;
+  }
+
+  receive(line, resolve, reject) {
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (message.type === "hello") {
+      if (message.error) {
+        this.fail(reject, LINK.errors.incompatible);
+        this.stop();
+      } else {
+        resolve();
+      }
+      return;
+    }
+    const waiter = this.pending.get(message.id);
+    if (!waiter) return;
+    this.pending.delete(message.id);
+    if (message.error) waiter.reject(new Error(message.error.message));
+    else waiter.resolve(message.result);
+  }
+
+  fail(reject, text, child = this.child) {
+    if (child !== this.child) return; // a previous child's late event
+    const error = new Error(text);
+    reject(error);
+    for (const waiter of this.pending.values()) waiter.reject(error);
+    this.pending.clear();
+    this.child = null;
+    this.ready = null;
+  }
+
+  async request(op, args, context) {
+    await this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
+    });
+  }
+
+  stop() {
+    const child = this.child;
+    this.child = null;
+    this.ready = null;
+    if (child) child.stdin.end();
+  }
+}
+
+// Picks the fields of one action, dropping those that belong to another; returns the op and args.
+function dispatch(raw) {
+  const fields = LINK.dispatcher.actions[raw.action];
+  const args = {};
+  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
+  return args;
+}
+
+
+// ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
+// Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
+// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform`, the contract through
+// `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON Schema, so the
+// input is validated here. Every call first checks the directory rule: the calling session's
+// directory must be the live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
+
+async function sessionDirectory(session, sessionID) {
+  const info = await session.get({ sessionID });
+  const base = info?.location?.directory ?? info?.directory;
+  if (typeof base !== "string" || base === "") return null;
+  return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
+}
+
+function checkInput(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(LINK.errors.action);
+  if (raw.action !== undefined && raw.action !== null && !Object.hasOwn(LINK.dispatcher.actions, raw.action)) {
+    throw new Error(LINK.errors.action);
+  }
+  return raw;
+}
+
+async function HerdrLinkSetup(ctx) {
+  if (!inHerdr(process.env)) return;
+  const bridge = new Bridge({ ...process.env });
+  const active = new Set();
+  bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
+
+  async function execute(input, context) {
+    const raw = checkInput(input);
+    const session = context?.sessionID ?? "";
+    let directory = null;
+    try {
+      if (session) directory = await sessionDirectory(ctx.session, session);
+    } catch {
+      directory = null;
+    }
+    if (!directory) throw new Error(LINK.errors.session);
+    await bridge.request("resolve_session_pane", {}, { session, directory });
+    active.add(session);
+    if (raw.action === undefined || raw.action === null) return { content: LINK.activation };
+    const result = await bridge.request(raw.action, dispatch(raw), { session, directory });
+    return { content: JSON.stringify(result) };
+  }
+
+  const registrations = [
+    await ctx.tool.transform((editor) => {
+      editor.add({ name: LINK.gateway, description: LINK.dispatcher.description, input: LINK.dispatcher.input, execute });
+    }),
+    await ctx.session.hook("context", (event) => {
+      if (!event?.sessionID || !active.has(event.sessionID)) return;
+      if (!event.system.some((part) => part?.text === LINK.presentation)) {
+        event.system.push({ type: "text", text: LINK.presentation });
+      }
+    }),
+  ];
+  return async () => {
+    for (const registration of registrations) await registration?.dispose?.();
+    bridge.stop();
+  };
+}
+
+export default { id: "herdr-link", setup: HerdrLinkSetup };
