@@ -67,11 +67,11 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
     if any((ROOT / "tests").glob("**/*.py")):
         session.run("mypy", *relaxed, "tests")
+    session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks"})
 
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Figures, not tests: Herdr calls, depth and overhead per operation; MCP cold start."""
+    """Figures, not tests: regenerate docs/benchmarks.md (surface, calls, overhead, wall, start, load)."""
     _sync(session, "--all-packages")
-    session.run("python", "benchmarks/bench_control.py")
-    session.run("python", "benchmarks/bench_mcp_start.py")
+    session.run("python", "benchmarks/run.py", *session.posargs)

@@ -125,21 +125,13 @@ async def measure(name: str, op: Callable[[Link], Awaitable[object]], *, named: 
     }
 
 
-async def main() -> None:
-    rows = [await measure(name, op) for name, op in OPERATIONS.items()]
-    rows.append(await measure("first call of an unnamed agent (peers)", OPERATIONS["peers"], named=False))
-    header = (
-        "| operation | Herdr calls | critical-path depth | overhead p50 ms | overhead p99 ms | TS calls | TS p50 ms |"
-    )
-    print(header)
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for row in rows:
-        ts_calls, ts_overhead = TS.get(row["name"], (None, None))
-        print(
-            f"| {row['name']} | {row['calls']} | {row['depth']} | {row['p50']:.2f} | {row['p99']:.2f} | "
-            f"{'—' if ts_calls is None else ts_calls} | {'—' if ts_overhead is None else ts_overhead} |"
-        )
+async def rows() -> list[dict[str, Any]]:
+    """One row per operation: Herdr calls, critical-path depth, overhead p50 and p99 (ms)."""
+    found = [await measure(name, op) for name, op in OPERATIONS.items()]
+    found.append(await measure("first call of an unnamed agent (peers)", OPERATIONS["peers"], named=False))
+    return found
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    for row in anyio.run(rows):
+        print(row)

