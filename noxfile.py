@@ -11,7 +11,7 @@ import nox
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "integration", "mcp_node", "lint", "typecheck"]
+nox.options.sessions = ["tests", "integration", "mcp_node", "real_hosts", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
 PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
@@ -37,7 +37,21 @@ def tests(session: nox.Session, package: str) -> None:
 def integration(session: nox.Session) -> None:
     """Cross-package tests (the root ``tests/``) with every package installed."""
     _sync(session, "--all-packages")
-    session.run("pytest", "tests", *session.posargs)
+    session.run("pytest", "tests", "--ignore=tests/real_hosts", *session.posargs)
+
+
+@nox.session
+def real_hosts(session: nox.Session) -> None:
+    """Real hosts from npm (Claude Code), offline in a loopback-only network namespace, scripted model.
+
+    Installs the pinned hosts into ``.cache/real-hosts`` first (that needs the network), then runs
+    ``tests/real_hosts`` through ``isolate.py``; fails, never skips, where namespaces are unavailable.
+    """
+    _sync(session, "--all-packages")
+    session.run("python", "tests/real_hosts/hosts.py")
+    python = str(Path(session.virtualenv.location) / "bin" / "python")
+    session.run("python", "tests/real_hosts/isolate.py", python, "-m", "pytest", "-p", "no:cacheprovider",
+                "tests/real_hosts", *session.posargs)  # fmt: skip
 
 
 @nox.session
@@ -66,7 +80,7 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", f"packages/{package}/src")
         session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
     if any((ROOT / "tests").glob("**/*.py")):
-        session.run("mypy", *relaxed, "tests")
+        session.run("mypy", *relaxed, "tests", env={"MYPYPATH": "tests/real_hosts"})
     session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks"})
 
 

@@ -6,7 +6,6 @@ JSON-RPC errors; requests run concurrently, except that a close waits for every 
 same connection; activation is per connection and is signalled in both MCP eras.
 """
 
-import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -154,10 +153,9 @@ def create_server(
         client = ctx.session.client_params
         form = presentation_form(client.client_info.name if client is not None else None)
         presentation = active_presentation(form, namespace)
-        return types.CallToolResult(
-            content=[_text(receipt.to_json()), _text(presentation)],
-            structured_content=json.loads(receipt.to_json()),
-        )
+        # No structuredContent: Claude Code shows a result's structuredContent instead of its content,
+        # which would drop the contract (seen with Claude Code 2.1.332 in tests/real_hosts).
+        return types.CallToolResult(content=[_text(receipt.to_json()), _text(presentation)])
 
     async def call_tool(
         ctx: ServerRequestContext[ConnectionState], params: types.CallToolRequestParams

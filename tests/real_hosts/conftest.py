@@ -1,0 +1,52 @@
+"""The real-host rig: every test runs inside an isolated network namespace (see ``isolate.py``),
+with a DNS recorder on loopback; each test asserts no host tried to resolve a name."""
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from dns_recorder import DnsRecorder  # noqa: E402
+
+
+def _isolated() -> str | None:
+    """Why this is not an isolated rig, or ``None`` when it is."""
+    interfaces = [line.split(":")[0].strip() for line in Path("/proc/net/dev").read_text().splitlines()[2:]]
+    if interfaces != ["lo"]:
+        return (
+            f"network interfaces {interfaces}: run through `python3 -m nox -s real_hosts` (tests/real_hosts/isolate.py)"
+        )
+    if "nameserver 127.0.0.1" not in Path("/etc/resolv.conf").read_text():
+        return "/etc/resolv.conf does not point at the loopback DNS recorder"
+    return None
+
+
+@pytest.fixture(scope="session")
+def isolated() -> None:
+    """Fail (never skip) every real-host test that is not inside the isolated namespace."""
+    reason = _isolated()
+    if reason is not None:
+        pytest.fail(f"real hosts must run isolated from the network: {reason}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def dns(isolated: None) -> Iterator[DnsRecorder]:
+    with DnsRecorder() as recorder:
+        yield recorder
+
+
+@pytest.fixture(autouse=True)
+def no_name_lookups(dns: DnsRecorder) -> Iterator[None]:
+    before = len(dns.names)
+    yield
+    assert dns.names[before:] == [], f"the host tried to resolve {sorted(set(dns.names[before:]))}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    from matrix import ROWS, write
+
+    if exitstatus == 0 and ROWS:
+        write()
