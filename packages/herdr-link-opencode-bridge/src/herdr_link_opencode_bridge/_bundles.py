@@ -99,8 +99,8 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "fields": fields,
         "actions": actions,
     }
-    if runtime.marker == "opencode-v2":
-        dispatcher["input"] = _dispatcher_input(fields)
+    if runtime.marker == "opencode-v2":  # V2 takes the input as JSON Schema, which holds the fields
+        dispatcher["input"] = _dispatcher_input(dispatcher.pop("fields"))
     return {
         "version": package_version,
         "runtime": runtime.marker,

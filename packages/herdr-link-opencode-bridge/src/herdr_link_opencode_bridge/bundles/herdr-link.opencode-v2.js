@@ -22,53 +22,6 @@ const LINK = {
   },
   "dispatcher": {
     "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
-    "fields": {
-      "action": {
-        "enum": [
-          "start",
-          "peers",
-          "send",
-          "close"
-        ],
-        "description": "Omit to activate this session; then start, peers, send or close"
-      },
-      "to": {
-        "type": "string",
-        "description": "Recipient Agent Name"
-      },
-      "message": {
-        "type": "string",
-        "description": "Message text"
-      },
-      "agent": {
-        "type": "string",
-        "description": "Agent Name whose pane to close"
-      },
-      "name": {
-        "type": "string",
-        "description": "Agent Name for the new agent"
-      },
-      "with": {
-        "type": "string",
-        "description": "Agent to place it beside (no cwd then)"
-      },
-      "cwd": {
-        "type": "string",
-        "description": "New-tab working directory"
-      },
-      "config_agent": {
-        "type": "string",
-        "description": "Entry of .agents/agent_config.json"
-      },
-      "kind": {
-        "type": "string",
-        "description": "Agent kind: claude, codex, pi, opencode..."
-      },
-      "args": {
-        "type": "array",
-        "description": "Agent arguments; [] for none"
-      }
-    },
     "actions": {
       "start": [
         "name",
