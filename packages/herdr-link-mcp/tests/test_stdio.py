@@ -153,3 +153,29 @@ async def test_outside_herdr_the_process_lists_nothing_and_refuses_calls(tmp_pat
         result = await session.call_tool("herdr_link", {})
         assert result.is_error and text(result) == "NOT_IN_HERDR: Herdr environment is unavailable"
     assert notices == []
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_the_stop_signals_hosts_send_end_the_server(herdr_sim: HerdrSim, team, stop):
+    import signal
+    import subprocess
+
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}) + "\n"
+    with subprocess.Popen(
+        [sys.executable, "-m", "herdr_link_mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=herdr_sim.env(team[0]),
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        process.stdin.write(request.encode())
+        process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        process.send_signal(getattr(signal, stop))  # stdin stays open, as a host's does
+        try:
+            assert process.wait(timeout=30) == -getattr(signal, stop)
+        finally:
+            process.kill()
+        assert b"Traceback" not in process.stderr.read()

@@ -9,6 +9,7 @@ herdr-link-mcp probe [--json] [-- COMMAND...]
 import argparse
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -24,6 +25,10 @@ def _serve(namespace: str) -> int:
     from ._server import create_server, initialization_options
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="herdr-link-mcp: %(message)s")
+    # Hosts stop stdio servers with SIGINT (Claude Code: SIGINT, then SIGTERM 100 ms later). The SDK
+    # reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
+    # never finish unwinding: end at once, as SIGTERM does. Nothing is persisted, nothing is lost.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     server = create_server(Link(), namespace=namespace)
 
     async def run() -> None:
