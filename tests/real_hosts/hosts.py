@@ -74,6 +74,11 @@ class ClaudeRun:
                 return str(json.loads(text.split("capabilities: ", 1)[1])["negotiatedProtocolVersion"])
         return "unknown"
 
+    def stopped_on_sigint(self) -> bool:
+        """Whether our server ended on Claude Code's SIGINT, without needing its SIGTERM."""
+        texts = [str(e.get("debug", "")) for e in self.mcp_log]
+        return any("Sending SIGINT" in t for t in texts) and not any("SIGINT failed" in t for t in texts)
+
     def refreshed(self) -> bool:
         """Whether Claude Code re-listed our tools after a change signal."""
         return any("list_changed notification, refreshing" in str(e.get("debug", "")) for e in self.mcp_log)

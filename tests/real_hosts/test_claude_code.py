@@ -51,6 +51,7 @@ def run(
     assert done.result["is_error"] is False and done.result["permission_denials"] == []
     primary = [r for r in model.requests if model.primary(r)]
     assert done.era() == ("2025-11-25" if era == "legacy" else "2026-07-28")
+    assert done.stopped_on_sigint()
     return done, primary
 
 
