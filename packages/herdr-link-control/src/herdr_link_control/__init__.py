@@ -16,6 +16,7 @@ from ._location import bridge_command, location_file, write_location_file
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations
 from ._runner import ProcessRunner, Runner, RunResult, ScriptedRunner, SpawnFailed
 from ._start import Starter
+from ._stub import bridge_client_data, bridge_client_js
 
 __version__ = _version("herdr-link-control")
 
@@ -37,6 +38,8 @@ __all__ = [
     "SpawnFailed",
     "Starter",
     "Timeouts",
+    "bridge_client_data",
+    "bridge_client_js",
     "bridge_command",
     "classify",
     "location_file",

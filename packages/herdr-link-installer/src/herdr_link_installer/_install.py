@@ -20,6 +20,7 @@ from typing import Final
 
 from herdr_link_control import bridge_command, location_file, write_location_file
 from herdr_link_opencode_bridge import MANIFEST_FILE, packaged_dir
+from herdr_link_opencode_bridge import RUNTIMES as RUNTIME_BUNDLES
 from herdr_link_opencode_bridge._checks import classify_plugin
 
 from ._paths import Platform, config_dirs, global_config_dir
@@ -32,8 +33,6 @@ WORK_DIR: Final = "herdr-link-install"
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = ((1, 18, 13), (2, 0, 0))
 TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
-_ENTRY: Final = {"opencode-v1": "server", "opencode-v2": "setup"}
-"""The entry point each runtime's default export carries: V1 ``server(input)``, V2 ``setup(ctx)``."""
 
 
 class InstallError(Exception):
@@ -195,7 +194,8 @@ def plan_install(
 
 
 def _export_shape_ok(data: bytes, runtime: str) -> bool:
-    shape = re.compile(rf'^export default \{{ id: "herdr-link", {_ENTRY[runtime]}: [A-Za-z]+ \}};$', re.MULTILINE)
+    entry = RUNTIME_BUNDLES[runtime].entry
+    shape = re.compile(rf'^export default \{{ id: "herdr-link", {entry}: [A-Za-z]+ \}};$', re.MULTILINE)
     return len(shape.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
 
 
@@ -204,9 +204,10 @@ def _node_import_ok(path: Path, runtime: str) -> bool | None:
     node = shutil.which("node")
     if node is None:
         return None
+    entry = RUNTIME_BUNDLES[runtime].entry
     script = (
         "import(process.argv[1]).then((m) => { const keys = Object.keys(m); "
-        f"if (keys.length !== 1 || typeof m.default?.{_ENTRY[runtime]} !== 'function') process.exit(3); }})"
+        f"if (keys.length !== 1 || typeof m.default?.{entry} !== 'function') process.exit(3); }})"
     )
     try:
         done = subprocess.run(

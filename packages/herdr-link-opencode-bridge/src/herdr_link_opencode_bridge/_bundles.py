@@ -12,14 +12,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Final
 
+from herdr_link_control import bridge_client_data, bridge_client_js
 from herdr_link_protocol import (
-    BRIDGE_COMMAND,
-    BRIDGE_CONFIG_FILE,
-    BRIDGE_CONTRACT,
-    BRIDGE_ENV_VAR,
     CAPABILITIES,
     GATEWAY_TOOL,
-    PROTOCOL_ID,
     TOOL_SPECS,
     ActiveReceipt,
     Cause,
@@ -34,7 +30,6 @@ __all__ = [
     "OPENCODE_V2_REVISION",
     "RUNTIMES",
     "Runtime",
-    "bridge_client_js",
     "build",
     "bundle_text",
     "id_line",
@@ -55,15 +50,19 @@ class Runtime:
     file: str
     template: str
     plugin_api: str
+    entry: str
+    """The member of the default export OpenCode calls: V1 ``server(input)``, V2 ``setup(ctx)``."""
 
 
 OPENCODE_V2_REVISION: Final = "anomalyco/opencode packages/plugin promise API @0ef9ef4b"
 """The OpenCode 2 plugin API the V2 bundle is modelled on (files and commits: docs/opencode-v2.md)."""
 
 RUNTIMES: Final = {
-    "opencode-v1": Runtime("opencode-v1", "herdr-link.opencode.js", "opencode-v1.js", "@opencode-ai/plugin ^1.18.13"),
+    "opencode-v1": Runtime(
+        "opencode-v1", "herdr-link.opencode.js", "opencode-v1.js", "@opencode-ai/plugin ^1.18.13", "server"
+    ),
     "opencode-v2": Runtime(
-        "opencode-v2", "herdr-link.opencode-v2.js", "opencode-v2.js", f"{OPENCODE_V2_REVISION} (experimental)"
+        "opencode-v2", "herdr-link.opencode-v2.js", "opencode-v2.js", f"{OPENCODE_V2_REVISION} (experimental)", "setup"
     ),
 }
 
@@ -101,24 +100,17 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
     }
     if runtime.marker == "opencode-v2":  # V2 takes the input as JSON Schema, which holds the fields
         dispatcher["input"] = _dispatcher_input(dispatcher.pop("fields"))
+    stub = bridge_client_data(f"{GENERATOR}/{package_version} ({runtime.marker})")
     return {
         "version": package_version,
         "runtime": runtime.marker,
-        "client": f"{GENERATOR}/{package_version} ({runtime.marker})",
-        "protocol": PROTOCOL_ID,
+        **stub,
         "gateway": GATEWAY_TOOL,
-        "bridge": {
-            "contract": BRIDGE_CONTRACT,
-            "envVar": BRIDGE_ENV_VAR,
-            "configFile": list(BRIDGE_CONFIG_FILE),
-            "command": BRIDGE_COMMAND,
-        },
         "dispatcher": dispatcher,
         "activation": ActiveReceipt().to_json(),
         "presentation": active_presentation(PresentationForm.GATEWAY_DISPATCH),
         "errors": {
-            "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
-            "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
+            **stub["errors"],
             "action": f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate",
             "session": str(LinkError(Cause.SESSION_PANE_AMBIGUOUS)),
         },
@@ -131,11 +123,6 @@ def id_line(runtime: Runtime) -> str:
         f"// {GENERATOR} {version(GENERATOR)} | runtime {runtime.marker} | {runtime.plugin_api} | "
         f"generated from herdr_link_protocol: do not edit, regenerate with `{GENERATOR} build`\n"
     )
-
-
-def bridge_client_js() -> str:
-    """The JavaScript bridge client that every stub embeds (it ships with the bridge, in herdr-link-control)."""
-    return (files("herdr_link_control") / "js" / "bridge-client.js").read_text(encoding="utf-8")
 
 
 def _template(name: str) -> str:

@@ -9,23 +9,17 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Final
 
+from herdr_link_control import bridge_client_data, bridge_client_js
 from herdr_link_protocol import (
-    BRIDGE_COMMAND,
-    BRIDGE_CONFIG_FILE,
-    BRIDGE_CONTRACT,
     CLOSE_TOOL,
     GATEWAY_TOOL,
-    PROTOCOL_ID,
     TIER1_TOOLS,
     TOOL_SPECS,
     WAIT_GUARD_REASON,
     ActiveReceipt,
-    Cause,
-    LinkError,
     PresentationForm,
     active_presentation,
 )
-from herdr_link_protocol import BRIDGE_ENV_VAR as _ENV_VAR
 
 __all__ = ["EXTENSION_FILE", "GENERATOR", "build", "extension_text", "id_line", "link_data", "packaged_extension"]
 
@@ -58,24 +52,13 @@ def link_data() -> dict[str, Any]:
     return {
         "version": package_version,
         "runtime": "pi",
-        "client": f"{GENERATOR}/{package_version} (pi)",
-        "protocol": PROTOCOL_ID,
+        **bridge_client_data(f"{GENERATOR}/{package_version} (pi)"),
         "gateway": GATEWAY_TOOL,
-        "bridge": {
-            "contract": BRIDGE_CONTRACT,
-            "envVar": _ENV_VAR,
-            "configFile": list(BRIDGE_CONFIG_FILE),
-            "command": BRIDGE_COMMAND,
-        },
         "tools": tools,
         "activation": ActiveReceipt().to_json(),
         "presentation": active_presentation(PresentationForm.DEFERRED_TOOLS),
         "guardReason": WAIT_GUARD_REASON,
         "command": "Herdr Link status (dormant or active)",
-        "errors": {
-            "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
-            "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
-        },
     }
 
 
@@ -90,9 +73,10 @@ def id_line() -> str:
 def extension_text() -> str:
     """The complete extension."""
     template = (files("herdr_link_pi_bridge") / "templates" / "pi-extension.js").read_text(encoding="utf-8")
-    client = (files("herdr_link_control") / "js" / "bridge-client.js").read_text(encoding="utf-8")
     data = json.dumps(link_data(), ensure_ascii=False, indent=2)
-    return id_line() + template.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", client)
+    return id_line() + template.replace("/*@HERDR_LINK_DATA@*/", data).replace(
+        "/*@BRIDGE_CLIENT@*/", bridge_client_js()
+    )
 
 
 def packaged_extension() -> Path:

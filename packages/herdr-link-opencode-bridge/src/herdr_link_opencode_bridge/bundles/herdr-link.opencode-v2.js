@@ -10,7 +10,6 @@ const LINK = {
   "runtime": "opencode-v2",
   "client": "herdr-link-opencode-bridge/0.1.0 (opencode-v2)",
   "protocol": "herdr-link/1",
-  "gateway": "herdr_link",
   "bridge": {
     "contract": 1,
     "envVar": "HERDR_LINK_BRIDGE",
@@ -20,6 +19,13 @@ const LINK = {
     ],
     "command": "herdr-link-bridge"
   },
+  "errors": {
+    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
+    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
+    "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
+    "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
+  },
+  "gateway": "herdr_link",
   "dispatcher": {
     "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
     "actions": {
@@ -96,13 +102,7 @@ const LINK = {
     }
   },
   "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
-  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none.",
-  "errors": {
-    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
-    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
-    "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
-    "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
-  }
+  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none."
 };
 
 // ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----

@@ -12,7 +12,6 @@ const LINK = {
   "runtime": "pi",
   "client": "herdr-link-pi-bridge/0.1.0 (pi)",
   "protocol": "herdr-link/1",
-  "gateway": "herdr_link",
   "bridge": {
     "contract": 1,
     "envVar": "HERDR_LINK_BRIDGE",
@@ -22,6 +21,11 @@ const LINK = {
     ],
     "command": "herdr-link-bridge"
   },
+  "errors": {
+    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
+    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link"
+  },
+  "gateway": "herdr_link",
   "tools": [
     {
       "name": "herdr_link",
@@ -132,11 +136,7 @@ const LINK = {
   "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
   "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nThe tools herdr_link_start, herdr_link_peers, herdr_link_send, herdr_link_close are active now.",
   "guardReason": "Blocked by Herdr Link: never wait for another agent. herdr_link_send delivers; end this turn and the reply arrives as a new Herdr Link message.",
-  "command": "Herdr Link status (dormant or active)",
-  "errors": {
-    "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
-    "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link"
-  }
+  "command": "Herdr Link status (dormant or active)"
 };
 
 // ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
