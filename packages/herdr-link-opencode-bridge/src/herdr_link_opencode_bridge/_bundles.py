@@ -17,6 +17,7 @@ from herdr_link_protocol import (
     CAPABILITIES,
     GATEWAY_TOOL,
     TOOL_SPECS,
+    UNKNOWN_GATEWAY_ACTION,
     ActiveReceipt,
     Cause,
     LinkError,
@@ -111,7 +112,7 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "presentation": active_presentation(PresentationForm.GATEWAY_DISPATCH),
         "errors": {
             **stub["errors"],
-            "action": f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate",
+            "action": UNKNOWN_GATEWAY_ACTION,
             "session": str(LinkError(Cause.SESSION_PANE_AMBIGUOUS)),
         },
     }

@@ -21,6 +21,7 @@ __all__ = [
     "ARGUMENT_ERRORS",
     "GATEWAY_ACTIVATE",
     "TOOL_SPECS",
+    "UNKNOWN_GATEWAY_ACTION",
     "CloseInput",
     "GatewayCall",
     "GatewayInput",
@@ -37,6 +38,9 @@ __all__ = [
 
 GATEWAY_ACTIVATE: Final = "activate"
 """The gateway action that only activates; the same as calling it with ``{}``."""
+
+UNKNOWN_GATEWAY_ACTION: Final = f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate"
+"""The error of a dispatcher-only adapter (the OpenCode 2 plugin) for an ``action`` it does not know."""
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
