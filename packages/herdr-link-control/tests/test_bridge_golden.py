@@ -45,7 +45,9 @@ async def test_the_documented_exchanges_are_what_the_bridge_does(tmp_path):
         ("agent", "get", "reviewer"): got(agent("reviewer", pane="w1:p2")),
         ("agent", "get", "ghost"): err("agent_not_found"),
         ("agent", "get", "worker"): got(agent("worker", pane="w1:p4")),
-        ("agent", "list"): ok({"result": {"agents": [me, agent("reviewer", pane="w1:p2", cwd=str(project))]}}),
+        ("agent", "list"): ok(
+            {"result": {"agents": [me, agent("reviewer", pane="w1:p2", cwd=str(project), agent="codex")]}}
+        ),
         ("agent", "prompt"): ok({"result": {}}),
         ("tab", "create"): ok(
             {"result": {"tab": {"tab_id": "w1:t2"}, "root_pane": {"pane_id": "w1:p4", "tab_id": "w1:t2"}}}

@@ -107,15 +107,21 @@ def test_errors_are_agent_facing_and_the_bridge_keeps_serving(herdr_sim: HerdrSi
             {"id": 4, "op": "teleport", "args": {}},
             {"id": 5, "op": "resolve_session_pane", "args": {}, "context": {"directory": "/elsewhere"}},
             {"id": 6, "op": "peers", "args": {}},
+            {"id": 7, "op": "peers", "args": {"wait_for_previous": True}},
+            {"id": 8, "op": "peers", "args": {"workspace": "w1"}},
         ],
     )
     errors = {r["id"]: r.get("error") for r in report["replies"]}
     assert errors[1] == {"code": "PEER_NOT_FOUND", "message": "PEER_NOT_FOUND: target agent is not a live peer"}
     assert errors[2]["code"] == "PEER_NOT_FOUND"
-    assert errors[3] == {"code": "START_INPUT_INVALID", "message": 'START_INPUT_INVALID: unknown start field "pane"'}
+    assert errors[3] == {
+        "code": "START_INPUT_INVALID",
+        "message": 'START_INPUT_INVALID: "pane" is not accepted: placement comes from the configuration or "with"',
+    }
     assert errors[4]["code"] == "INVALID_CALL"
     assert errors[5]["code"] == "SELF_UNNAMED"
-    assert errors[6] is None
+    assert errors[6] is None and errors[7] is None  # a key a host adds is ignored
+    assert errors[8]["code"] == "INVALID_CALL"  # a raw id on peers, which has no input code of its own
     assert "w1:p" not in json.dumps(report["replies"])
 
 

@@ -1,7 +1,16 @@
+from pathlib import Path
+
 import pytest
 
 from herdr_link_control import HerdrCommandError, Role, RunResult, classify
-from herdr_link_control._commands import CLASSIFICATION, parse_agent_record, parse_agent_rows, tab_create
+from herdr_link_control._commands import (
+    CLASSIFICATION,
+    HERDR_ERROR_CODES,
+    TRANSPORT_CODES,
+    parse_agent_record,
+    parse_agent_rows,
+    tab_create,
+)
 from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError
 
 ARGV = ["agent", "get", "x"]
@@ -18,7 +27,8 @@ def _raise(role: Role, result: RunResult, argv: list[str] = ARGV) -> LinkError:
     [
         (Role.SELF, "agent_not_found", Cause.SELF_NOT_DETECTED),
         (Role.SELF, "agent_target_ambiguous", Cause.NO_STABLE_NAME),
-        (Role.SELF_WORKSPACE, "agent_not_found", Cause.NOT_A_PEER),
+        (Role.CALLER_WORKSPACE, "agent_not_found", Cause.CALLER_NOT_REPORTED),
+        (Role.START_CALLER, "agent_not_found", Cause.START_CALLER_NOT_REPORTED),
         (Role.TARGET, "agent_not_found", Cause.NOT_A_PEER),
         (Role.ANCHOR, "agent_not_found", Cause.NOT_A_PEER),
         (Role.PROMPT, "agent_blocked", Cause.SEND_REJECTED),
@@ -27,9 +37,19 @@ def _raise(role: Role, result: RunResult, argv: list[str] = ARGV) -> LinkError:
         (Role.PROMPT, "agent_not_found", Cause.NOT_A_PEER),
         (Role.CLOSE, "pane_not_found", Cause.CLOSE_REJECTED),
         (Role.CLOSE, "confirmation_required", Cause.CLOSE_REJECTED),
-        (Role.START, "agent_not_found", Cause.START_REJECTED),
-        (Role.START, "agent_pane_busy", Cause.START_REJECTED),
-        (Role.START, "timeout", Cause.START_REJECTED),
+        (Role.AGENT_START, "agent_not_found", Cause.START_REJECTED),
+        (Role.AGENT_START, "agent_pane_busy", Cause.START_REJECTED),
+        (Role.AGENT_START, "timeout", Cause.START_REJECTED),
+        (Role.AGENT_START, "agent_name_taken", Cause.START_NAME_TAKEN),
+        (Role.AGENT_START, "unsupported_agent_kind", Cause.START_KIND_UNSUPPORTED),
+        (Role.TAB_CREATE, "workspace_not_found", Cause.START_PLACEMENT_REFUSED),
+        (Role.PANE_SPLIT, "pane_split_failed", Cause.START_PLACEMENT_REFUSED),
+        (Role.PANE_LIST, "internal_error", Cause.START_PLACEMENT_REFUSED),
+        (Role.PEERS, "internal_error", Cause.PEERS_REFUSED),
+        (Role.PROMPT, "internal_error", Cause.SEND_REJECTED),
+        (Role.PROMPT, "invalid_request", Cause.SEND_REJECTED),
+        (Role.CLOSE, "not_implemented", Cause.CLOSE_REJECTED),
+        (Role.TARGET, "internal_error", Cause.NOT_A_PEER),
         (Role.BOOTSTRAP_RENAME, "agent_launch_pending", Cause.NO_STABLE_NAME),
     ],
 )
@@ -43,7 +63,7 @@ def test_structured_errors_map_by_role(role, code, cause):
         assert error.cause is cause and isinstance(error, HerdrCommandError) and error.herdr_code == code
 
 
-@pytest.mark.parametrize("code", ["server_not_running", "protocol_mismatch", "server_unavailable", "internal_error"])
+@pytest.mark.parametrize("code", sorted(TRANSPORT_CODES))
 @pytest.mark.parametrize("role", list(Role))
 def test_herdr_being_unusable_is_not_in_herdr_for_every_role(role, code):
     assert (
@@ -65,12 +85,55 @@ def test_herdr_being_unusable_is_not_in_herdr_for_every_role(role, code):
 )
 @pytest.mark.parametrize("role", list(Role))
 def test_anything_but_json_or_a_structured_error_is_not_in_herdr(role, result):
+    if role is Role.AGENT_START and result.returncode == 2:
+        return  # Herdr's usage refusal of a start: the next test
     assert _raise(role, result).code is ErrorCode.NOT_IN_HERDR
 
 
-def test_agent_starts_usage_error_means_an_unsupported_kind():
-    error = _raise(Role.START, RunResult(2, "", "unsupported interactive agent kind: vim\n"), ["agent", "start", "w"])
-    assert error.cause is Cause.START_KIND_UNSUPPORTED and error.code is ErrorCode.START_INPUT_INVALID
+def test_agent_starts_usage_refusal_is_start_failed():
+    error = _raise(
+        Role.AGENT_START, RunResult(2, "", "unsupported interactive agent kind: vim\n"), ["agent", "start", "w"]
+    )
+    assert error.cause is Cause.START_KIND_UNSUPPORTED and error.code is ErrorCode.START_FAILED
+    assert str(error) == "START_FAILED: Herdr does not support this agent kind"
+
+
+def _protocol_md_outcomes() -> dict[str, tuple[str, dict[str, str]]]:
+    text = (Path(__file__).resolve().parents[3] / "PROTOCOL.md").read_text(encoding="utf-8")
+    table = text.split("<!-- herdr-outcomes:begin -->\n", 1)[1].split("<!-- herdr-outcomes:end -->", 1)[0]
+    rows = {}
+    for line in table.strip().split("\n")[2:]:
+        role, _call, refusal, exceptions = (cell.strip() for cell in line.strip("|").split("|"))
+        pairs = [part.split(" → ") for part in exceptions.split("; ")] if exceptions != "—" else []
+        rows[role.strip("`")] = (refusal.strip("`"), {code.strip("`"): text.strip("`") for code, text in pairs})
+    return rows
+
+
+def test_protocol_md_states_the_outcome_table_of_the_code():
+    documented = _protocol_md_outcomes()
+    assert list(documented) == [role.value for role in CLASSIFICATION]
+    for role, (default, exceptions) in CLASSIFICATION.items():
+        assert documented[role.value] == (
+            str(LinkError(default)),
+            {k: str(LinkError(v)) for k, v in exceptions.items()},
+        )
+
+
+@pytest.mark.parametrize("herdr_code", HERDR_ERROR_CODES)
+@pytest.mark.parametrize("role", list(Role))
+def test_every_role_answers_every_herdr_code_as_protocol_md_says(role, herdr_code):
+    error = _raise(role, RunResult(1, "", f'{{"error":{{"code":"{herdr_code}","message":"pane w1:p2 m"}}}}'))
+    if herdr_code in TRANSPORT_CODES:
+        assert error.code is ErrorCode.NOT_IN_HERDR
+        return
+    refusal, exceptions = _protocol_md_outcomes()[role.value]
+    assert str(error) == exceptions.get(herdr_code, refusal)
+    assert "w1:p2" not in str(error) and "w1:p2" in error.detail
+
+
+def test_a_non_string_herdr_message_is_read_as_empty():
+    error = _raise(Role.PROMPT, RunResult(1, "", '{"error":{"code":"agent_blocked","message":{"pane":"w1:p2"}}}'))
+    assert error.cause is Cause.SEND_REJECTED and error.detail == "herdr agent get: agent_blocked: "
 
 
 def test_a_json_reply_is_returned():

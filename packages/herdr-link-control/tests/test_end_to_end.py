@@ -182,12 +182,12 @@ async def test_a_failed_start_rolls_back_the_created_tab(herdr_sim: HerdrSim, te
     assert herdr_sim.log.commands()[-1][:2] == ("tab", "close")
 
 
-async def test_a_kind_herdr_does_not_know_is_input_invalid_and_rolled_back(herdr_sim: HerdrSim, team):
+async def test_a_kind_herdr_does_not_know_is_start_failed_and_rolled_back(herdr_sim: HerdrSim, team):
     brain, _, _ = team
     before = herdr_sim.pane_ids()
     with pytest.raises(LinkError) as caught:
         await caller(herdr_sim, brain).start({"name": "worker", "kind": "vim", "args": []})
-    assert caught.value.code is ErrorCode.START_INPUT_INVALID
+    assert str(caught.value) == "START_FAILED: Herdr does not support this agent kind"
     assert herdr_sim.pane_ids() == before
 
 

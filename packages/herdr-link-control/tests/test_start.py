@@ -339,7 +339,7 @@ async def test_a_tab_reply_without_ids_is_start_failed(reply):
     assert not any(c[:2] == ("agent", "start") for c in runner.calls)
 
 
-async def test_unsupported_kind_from_herdr_is_start_input_invalid():
+async def test_unsupported_kind_from_herdr_is_start_failed():
     runner = scripted(
         {
             **BASE,
@@ -349,7 +349,7 @@ async def test_unsupported_kind_from_herdr_is_start_input_invalid():
     )
     with pytest.raises(LinkError) as caught:
         await link(runner).start({"name": "w", "kind": "vim", "args": []})
-    assert caught.value.code is ErrorCode.START_INPUT_INVALID
+    assert str(caught.value) == "START_FAILED: Herdr does not support this agent kind"
     assert runner.calls[-1] == ("tab", "close", "w1:t2")
 
 

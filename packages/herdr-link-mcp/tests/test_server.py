@@ -193,7 +193,16 @@ async def test_receipts_for_every_tool_and_through_the_gateway(brain, herdr_sim:
         ("herdr_link_send", {"to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
         ("herdr_link_send", {"to": "reviewer", "message": " "}, "SEND_FAILED: message is empty"),
         ("herdr_link_close", {}, 'PEER_NOT_FOUND: "agent" must be an Agent Name'),
-        ("herdr_link_start", {"name": "w", "pane": "w1:p2"}, 'START_INPUT_INVALID: unknown start field "pane"'),
+        (
+            "herdr_link_start",
+            {"name": "w", "pane": "w1:p2"},
+            'START_INPUT_INVALID: "pane" is not accepted: placement comes from the configuration or "with"',
+        ),
+        (
+            "herdr_link_close",
+            {"agent": "w", "pane_id": "w1:p2"},
+            'CLOSE_FAILED: "pane_id" is not accepted: address agents by Agent Name',
+        ),
         ("herdr_link", {"action": "send", "arguments": {"to": 1}}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
     ],
 )

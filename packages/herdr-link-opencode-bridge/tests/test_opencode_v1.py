@@ -42,6 +42,7 @@ def test_one_default_export_one_tool_and_the_documented_args(drive, herdr_sim: H
     assert report["hooks"] == ["dispose", "experimental.chat.system.transform", "tool"]
     assert report["argKeys"] == [
         "action",
+        "arguments",
         "to",
         "message",
         "agent",
@@ -134,6 +135,19 @@ def test_configured_start_reads_the_sessions_directory(drive, herdr_sim: HerdrSi
     results = drive(herdr_sim.env(team[0]), steps)["results"]
     assert json.loads(results[0]["ok"]) == {"status": "started", "agent": "aide", "kind": "claude"}
     assert herdr_sim.agent("aide")["cwd"] == str(project)
+
+
+def test_the_nested_form_the_contract_teaches_is_delivered(drive, herdr_sim: HerdrSim, team):
+    steps = [
+        call("s1", action="send", arguments={"to": "reviewer", "message": "nested", "wait_for_previous": True}),
+        call("s1", action="peers", arguments={}),
+    ]
+    results = drive(herdr_sim.env(team[0]), steps)["results"]
+    assert json.loads(results[0]["ok"])["status"] == "sent"
+    assert json.loads(results[1]["ok"])["self"]["name"] == "brain"
+    [delivery] = herdr_sim.deliveries(team[1])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and (envelope.from_, envelope.message) == ("brain", "nested")
 
 
 def test_fields_of_another_action_are_dropped(drive, herdr_sim: HerdrSim, team):

@@ -79,8 +79,9 @@ def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, her
     assert schema == link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
     jsonschema.Draft202012Validator.check_schema(schema)
     assert list(schema["properties"]) == [
-        "action", "to", "message", "agent", "name", "with", "cwd", "config_agent", "kind", "args"
+        "action", "arguments", "to", "message", "agent", "name", "with", "cwd", "config_agent", "kind", "args"
     ]  # fmt: skip
+    assert schema["properties"]["arguments"]["type"] == "object"
     assert schema["properties"]["action"]["enum"] == ["start", "peers", "send", "close"]
     assert schema["properties"]["args"] == {
         **schema["properties"]["args"],
@@ -171,8 +172,12 @@ def test_every_action_dispatches_to_the_control_layer(drive_v2, herdr_sim: Herdr
 @pytest.mark.parametrize(
     ("args", "text"),
     [
-        ({"action": "activate"}, UNKNOWN_ACTION),
         ({"action": "teleport"}, UNKNOWN_ACTION),
+        ({"action": "send", "arguments": ["x"]}, 'herdr_link "arguments" must be an object'),
+        (
+            {"action": "send", "arguments": {"to": "reviewer", "message": "x", "pane": "w1:p2"}},
+            'SEND_FAILED: "pane" is not accepted: address agents by Agent Name',
+        ),
         (["peers"], UNKNOWN_ACTION),
         ({"action": "send", "to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
         ({"action": "send", "to": "reviewer", "message": 5}, 'SEND_FAILED: "message" must be a string'),
@@ -187,6 +192,20 @@ def test_invalid_input_gets_the_protocols_codes_and_texts(drive_v2, herdr_sim: H
     assert results[0] == {"error": text}
     for delivery_pane in team:
         assert herdr_sim.deliveries(delivery_pane) == []
+
+
+def test_activate_and_the_nested_form_work(drive_v2, herdr_sim: HerdrSim, team, project):
+    steps = [
+        call("s1", raw={"action": "activate"}),
+        call(
+            "s1", raw={"action": "send", "arguments": {"to": "reviewer", "message": "nested"}, "wait_for_previous": 1}
+        ),
+    ]
+    results = drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project)})["results"]
+    assert results[0] == {"ok": ACTIVE}
+    assert json.loads(results[1]["ok"])["status"] == "sent"
+    [delivery] = herdr_sim.deliveries(team[1])
+    assert '"message":"nested"' in delivery.text
 
 
 def test_a_dead_bridge_fails_clearly_and_is_started_again(drive_v2, herdr_sim: HerdrSim, team, project):

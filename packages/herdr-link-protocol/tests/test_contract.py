@@ -10,6 +10,7 @@ from herdr_link_protocol import (
     PEERS_TOOL,
     SEND_TOOL,
     START_TOOL,
+    Cause,
     PresentationForm,
     active_presentation,
     presented_tool_name,
@@ -110,10 +111,55 @@ def test_protocol_md_argument_table_matches_the_code():
     rows = [
         tuple(cell.strip().strip("`") for cell in line.strip("|").split("|")) for line in table.strip().split("\n")[2:]
     ]
+    shown = {"topology": "(raw id or layout)"}
+
+    def code(entry: object) -> str:
+        return entry.code.value if isinstance(entry, Cause) else "protocol-level" if entry is None else str(entry)
+
     expected = [
-        (tool, field, cause.code.value) for tool, fields in ARGUMENT_ERRORS.items() for field, cause in fields.items()
+        (tool, shown.get(field, field), code(entry))
+        for tool, fields in ARGUMENT_ERRORS.items()
+        for field, entry in fields.items()
     ]
     assert rows == expected
+
+
+def test_protocol_md_names_every_raw_id_key_the_code_refuses():
+    from herdr_link_protocol import TOPOLOGY_KEYS
+
+    text = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8")
+    section = text.split("### 7.2", 1)[1].split("### 7.3", 1)[0]
+    assert all(f"`{key}`" in section for key in TOPOLOGY_KEYS)
+
+
+def _marked_table(name: str) -> list[tuple[str, ...]]:
+    text = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8")
+    table = text.split(f"<!-- {name}:begin -->\n", 1)[1].split(f"<!-- {name}:end -->", 1)[0]
+    return [
+        tuple(cell.strip().strip("`") for cell in line.strip("|").split("|")) for line in table.strip().split("\n")[2:]
+    ]
+
+
+def test_protocol_md_lists_every_agent_facing_reason_the_code_has():
+    assert _marked_table("reasons") == [(cause.code.value, cause.template) for cause in Cause]
+
+
+@pytest.mark.parametrize(
+    ("form", "arguments"),
+    [
+        ("`{}`", {}),
+        ('`{"action":"activate"}`', {"action": "activate"}),
+        ('`{"action":null}`', {"action": None}),
+        ('`{"action": A, "arguments": {...}}`', {"action": "peers", "arguments": {}}),
+        ('`{"action":"close","agent":"worker"}`', {"action": "close", "agent": "worker"}),
+    ],
+)
+def test_protocol_md_describes_every_gateway_form_the_code_reads(form, arguments):
+    from herdr_link_protocol import parse_gateway_call
+
+    section = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8").split("### 4.1", 1)[1].split("### 4.2", 1)[0]
+    assert form in section
+    parse_gateway_call(arguments)  # the form is one the code reads
 
 
 @pytest.mark.parametrize("form", list(PresentationForm))

@@ -120,3 +120,32 @@ def test_every_valid_envelope_round_trips_through_its_line(from_, to, message):
         return
     envelope = build_envelope(from_, to, message)
     assert parse_envelope(envelope.to_line()) == envelope
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        ({"from": "Bad"}, 'not a herdr-link/1 envelope: "from" is invalid'),
+        ({"to": None}, 'not a herdr-link/1 envelope: "to" is invalid'),
+        ({"id": "x"}, 'not a herdr-link/1 envelope: "id" is invalid'),
+        ({"message": " "}, 'not a herdr-link/1 envelope: "message" is invalid'),
+        ({"protocol": "herdr-link/2"}, 'not a herdr-link/1 envelope: "protocol" is invalid'),
+    ],
+)
+def test_parse_errors_name_the_bad_field(change, reason):
+    line = {"protocol": "herdr-link/1", "id": "hl_1_a", "from": "a", "to": "b", "message": "x", **change}
+    with pytest.raises(RemoteProtocolError) as caught:
+        parse_envelope(json.dumps(line))
+    assert str(caught.value) == reason
+
+
+def test_parse_errors_name_a_missing_field():
+    with pytest.raises(RemoteProtocolError) as caught:
+        parse_envelope('{"protocol":"herdr-link/1","id":"hl_1_a","to":"b","message":"x"}')
+    assert str(caught.value) == 'not a herdr-link/1 envelope: "from" is missing'
+
+
+def test_an_invalid_sender_is_named_as_the_sender():
+    with pytest.raises(LinkError) as caught:
+        build_envelope("Bad", "b", "x")
+    assert str(caught.value) == "SELF_UNNAMED: the sender's Agent Name is not a valid Agent Name"

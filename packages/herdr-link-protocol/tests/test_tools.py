@@ -7,17 +7,21 @@ from herdr_link_protocol import (
     CAPABILITIES,
     GATEWAY_TOOL,
     TIER1_TOOLS,
+    TOOL_FIELDS,
     TOOL_SPECS,
+    TOPOLOGY_KEYS,
     ActiveReceipt,
     AgentState,
     ClosedReceipt,
     ErrorCode,
+    ExplicitStart,
     InvalidToolCall,
     LinkError,
     PeerEntry,
     PeersReceipt,
     SentReceipt,
     StartedReceipt,
+    normalize_arguments,
     parse_gateway_call,
     tools_list,
     tools_list_json,
@@ -99,7 +103,8 @@ def test_activation_receipt_matches_typescript(ts_fixtures):
         ({"to": 3, "message": "x"}, ErrorCode.PEER_NOT_FOUND),
         ({"to": "b"}, ErrorCode.SEND_FAILED),
         ({"to": "b", "message": 3}, ErrorCode.SEND_FAILED),
-        ({"to": "b", "message": "x", "reply_to": "hl_1_a"}, ErrorCode.SEND_FAILED),
+        ({"to": "b", "message": "x", "pane": "w1:p2"}, ErrorCode.SEND_FAILED),
+        ({"to": "b", "message": "x", "workspace_id": "w1"}, ErrorCode.SEND_FAILED),
     ],
 )
 def test_send_argument_errors_follow_the_table(arguments, code):
@@ -118,6 +123,7 @@ def test_send_arguments_pass_through_unchanged():
         ({}, ErrorCode.PEER_NOT_FOUND),
         ({"agent": None}, ErrorCode.PEER_NOT_FOUND),
         ({"agent": "a", "pane": "w1:p1"}, ErrorCode.CLOSE_FAILED),
+        ({"agent": "a", "terminal_id": "term_1"}, ErrorCode.CLOSE_FAILED),
     ],
 )
 def test_close_argument_errors_follow_the_table(arguments, code):
@@ -131,6 +137,66 @@ def test_close_argument_errors_follow_the_table(arguments, code):
 def test_non_object_arguments_are_protocol_errors(validate, arguments):
     with pytest.raises(InvalidToolCall):
         validate(arguments)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"wait_for_previous": True}, {"reply_to": "hl_1_a"}, {"_meta": {"x": 1}}, {"force": True}, {"Pane": "w1:p2"}],
+)
+def test_keys_a_host_adds_are_ignored_never_an_error(extra):
+    assert validate_send_input({"to": "b", "message": "x", **extra}) == {"to": "b", "message": "x"}
+    assert validate_close_input({"agent": "w", **extra}) == {"agent": "w"}
+    request = validate_start_arguments({"name": "w", "kind": "pi", "args": [], **extra})
+    assert request == ExplicitStart(name="w", kind="pi", args=())
+    normalized = normalize_arguments("herdr_link_peers", extra)
+    assert normalized.values == {} and normalized.ignored == tuple(extra)
+
+
+@pytest.mark.parametrize("key", TOPOLOGY_KEYS)
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code"),
+    [
+        ("herdr_link_send", {"to": "b", "message": "x"}, ErrorCode.SEND_FAILED),
+        ("herdr_link_close", {"agent": "w"}, ErrorCode.CLOSE_FAILED),
+        ("herdr_link_start", {"name": "w", "kind": "pi", "args": []}, ErrorCode.START_INPUT_INVALID),
+    ],
+)
+def test_raw_id_and_layout_keys_are_refused_with_the_tools_input_code(key, tool, arguments, code):
+    with pytest.raises(LinkError) as caught:
+        normalize_arguments(tool, {**arguments, key: "w1:p2"})
+    assert caught.value.code is code and f'"{key}"' in str(caught.value) and "w1:p2" not in str(caught.value)
+
+
+@pytest.mark.parametrize("key", TOPOLOGY_KEYS)
+def test_raw_id_keys_on_peers_and_the_gateway_are_protocol_errors(key):
+    with pytest.raises(InvalidToolCall):
+        normalize_arguments("herdr_link_peers", {key: "w1"})
+    with pytest.raises(InvalidToolCall):
+        parse_gateway_call({key: "w1"})  # an activation
+    with pytest.raises(LinkError) as caught:
+        parse_gateway_call({"action": "send", "arguments": {"to": "b", "message": "x"}, key: "w1"})
+    assert caught.value.code is ErrorCode.SEND_FAILED
+
+
+def test_the_mode_rules_stay_when_extra_keys_are_ignored():
+    with pytest.raises(LinkError) as caught:
+        validate_start_arguments({"name": "w", "config_agent": "x", "kind": "pi", "wait_for_previous": True})
+    assert str(caught.value) == "START_INPUT_INVALID: config_agent cannot be combined with kind or args"
+
+
+def test_tool_fields_are_exactly_the_schema_properties():
+    for tool in TIER1_TOOLS:
+        assert TOOL_FIELDS[tool] == tuple(TOOL_SPECS[tool].input_schema["properties"]), tool
+    assert TOOL_FIELDS[GATEWAY_TOOL] == tuple(TOOL_SPECS[GATEWAY_TOOL].input_schema["properties"])
+
+
+def test_argument_error_reasons_name_the_field():
+    with pytest.raises(LinkError) as caught:
+        validate_send_input({"to": "b", "message": 3})
+    assert str(caught.value) == 'SEND_FAILED: "message" must be a string'
+    with pytest.raises(LinkError) as caught:
+        validate_close_input({"agent": 7})
+    assert str(caught.value) == 'PEER_NOT_FOUND: "agent" must be an Agent Name'
 
 
 def test_every_tool_argument_has_a_table_entry():
@@ -147,6 +213,18 @@ def test_every_tool_argument_has_a_table_entry():
         ({"action": "peers"}, "herdr_link_peers", {}),
         ({"action": "send", "arguments": {"to": "b", "message": "x"}}, "herdr_link_send", {"to": "b", "message": "x"}),
         ({"action": "close", "agent": "w"}, "herdr_link_close", {"agent": "w"}),
+        ({"action": None}, None, {}),
+        ({"wait_for_previous": True}, None, {}),
+        (
+            {"action": "send", "arguments": {"to": "b", "message": "x"}, "wait_for_previous": True},
+            "herdr_link_send",
+            {"to": "b", "message": "x"},
+        ),
+        (
+            {"action": "send", "to": "b", "message": "x", "wait_for_previous": True},
+            "herdr_link_send",
+            {"to": "b", "message": "x", "wait_for_previous": True},  # the tool's own rules drop it
+        ),
     ],
 )
 def test_gateway_calls_activate_or_dispatch(arguments, tool, forwarded):

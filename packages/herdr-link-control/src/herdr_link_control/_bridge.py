@@ -147,7 +147,7 @@ class BridgeServer:
         if request.op == "bootstrap":
             return {"name": await self.link.bootstrap()}
         if request.op == "resolve_session_pane":
-            await self.link.resolve_session_pane(directory)
+            await self.link.check_session_pane(directory)
             return {"status": "resolved"}
         receipt = await self.link.call(TOOLS[request.op], request.args, context_directory=directory)
         result: dict[str, Any] = json.loads(receipt.to_json())

@@ -17,6 +17,9 @@ from herdr_link_protocol import AgentState, Cause, LinkError, is_valid_agent_nam
 from ._runner import RunResult
 
 __all__ = [
+    "CLASSIFICATION",
+    "HERDR_ERROR_CODES",
+    "TRANSPORT_CODES",
     "AgentRecord",
     "HerdrCommandError",
     "Role",
@@ -26,6 +29,7 @@ __all__ = [
     "agent_rename",
     "agent_start",
     "classify",
+    "herdr_refusal",
     "pane_close",
     "pane_get",
     "pane_list",
@@ -38,49 +42,111 @@ __all__ = [
 
 
 class Role(enum.Enum):
-    """What a Herdr call means to the operation that makes it."""
+    """The step a Herdr call is in an operation; with the Herdr code, it decides the Link error."""
 
-    SELF = "self"  # agent get <own pane> on a communication path (bootstrap may follow)
-    SELF_WORKSPACE = "self_workspace"  # agent get <own pane> where only the workspace matters (close)
-    BOOTSTRAP_RENAME = "bootstrap_rename"
+    SELF = "self"  # agent get <own pane> for peers, send and the OpenCode 2 rule (bootstrap may follow)
+    CALLER_WORKSPACE = "caller_workspace"  # agent get <own pane> for close, which needs only the workspace
+    START_CALLER = "start_caller"  # agent get <own pane> at the beginning of a start
+    BOOTSTRAP_RENAME = "bootstrap_rename"  # agent rename <own pane> <hl-…>
     TARGET = "target"  # agent get <name> for send or close
-    PEERS = "peers"
-    PROMPT = "prompt"
-    CLOSE = "close"
-    START = "start"  # every call inside start except the anchor lookup
     ANCHOR = "anchor"  # agent get <with> inside start
-    ROLLBACK = "rollback"
+    PEERS = "peers"  # agent list
+    PROMPT = "prompt"  # agent prompt
+    CLOSE = "close"  # pane close for herdr_link_close
+    TAB_CREATE = "tab_create"
+    PANE_LIST = "pane_list"  # the new tab's root pane
+    PANE_SPLIT = "pane_split"
+    AGENT_START = "agent_start"
+    ROLLBACK = "rollback"  # tab close / pane close of what a failed start created (logged, never shown)
 
 
-_ENVIRONMENT_CODES: Final = frozenset(
-    {
-        "server_not_running",
-        "protocol_mismatch",
-        "server_unavailable",
-        "internal_error",
-        "invalid_request",
-        "not_implemented",
-        "not_in_herdr",
-    }
+HERDR_ERROR_CODES: Final = (
+    "server_not_running",
+    "protocol_mismatch",
+    "invalid_request",
+    "server_unavailable",
+    "internal_error",
+    "not_implemented",
+    "agent_not_found",
+    "agent_target_ambiguous",
+    "agent_name_taken",
+    "invalid_agent_name",
+    "agent_launch_pending",
+    "unsupported_agent_kind",
+    "invalid_agent_argument",
+    "invalid_agent_timeout",
+    "agent_pane_not_found",
+    "agent_pane_busy",
+    "agent_pane_unavailable",
+    "agent_start_input_failed",
+    "agent_start_failed",
+    "agent_name_not_found",
+    "agent_kind_mismatch",
+    "agent_not_ready",
+    "timeout",
+    "agent_start_transport_failed",
+    "empty_agent_prompt",
+    "agent_blocked",
+    "agent_prompt_failed",
+    "agent_prompt_stalled",
+    "agent_not_running",
+    "pane_not_found",
+    "pane_split_failed",
+    "workspace_not_found",
+    "tab_not_found",
+    "tab_close_failed",
+    "tab_create_failed",
+    "invalid_env",
+    "confirmation_required",
 )
-"""Herdr codes that mean Herdr itself is unusable, whatever the operation: always NOT_IN_HERDR."""
+"""Every error code Herdr 0.8.2 reports for the commands Link runs (``herdr-cli.md`` §9)."""
+
+TRANSPORT_CODES: Final = frozenset({"server_not_running", "protocol_mismatch", "server_unavailable", "not_in_herdr"})
+"""Herdr codes that mean the CLI could not reach a usable server: ``NOT_IN_HERDR`` in every role.
+
+Every other code is Herdr refusing the request itself, and earns the role's own cause.
+(``not_in_herdr`` is no Herdr code; the TypeScript implementation's test runner reports it.)
+"""
 
 CLASSIFICATION: Final[Mapping[Role, tuple[Cause, Mapping[str, Cause]]]] = {
     Role.SELF: (Cause.NO_STABLE_NAME, {"agent_not_found": Cause.SELF_NOT_DETECTED}),
-    Role.SELF_WORKSPACE: (Cause.NOT_A_PEER, {}),
+    Role.CALLER_WORKSPACE: (Cause.CALLER_NOT_REPORTED, {}),
+    Role.START_CALLER: (Cause.START_CALLER_NOT_REPORTED, {}),
     Role.BOOTSTRAP_RENAME: (Cause.NO_STABLE_NAME, {}),
     Role.TARGET: (Cause.NOT_A_PEER, {}),
     Role.ANCHOR: (Cause.NOT_A_PEER, {}),
-    Role.PEERS: (Cause.HERDR_UNREACHABLE, {}),
+    Role.PEERS: (Cause.PEERS_REFUSED, {}),
     Role.PROMPT: (
         Cause.SEND_REJECTED,
         {"agent_not_found": Cause.NOT_A_PEER, "agent_target_ambiguous": Cause.NOT_A_PEER},
     ),
     Role.CLOSE: (Cause.CLOSE_REJECTED, {}),
-    Role.START: (Cause.START_REJECTED, {}),
+    Role.TAB_CREATE: (Cause.START_PLACEMENT_REFUSED, {}),
+    Role.PANE_LIST: (Cause.START_PLACEMENT_REFUSED, {}),
+    Role.PANE_SPLIT: (Cause.START_PLACEMENT_REFUSED, {}),
+    Role.AGENT_START: (
+        Cause.START_REJECTED,
+        {
+            "agent_name_taken": Cause.START_NAME_TAKEN,
+            "unsupported_agent_kind": Cause.START_KIND_UNSUPPORTED,
+        },
+    ),
     Role.ROLLBACK: (Cause.START_REJECTED, {}),
 }
-"""Per role: the cause for any structured Herdr error, and the exceptions to it by Herdr code."""
+"""Per role: the cause of any Herdr refusal, and the exceptions to it by Herdr code.
+
+A transport code (:data:`TRANSPORT_CODES`), a missing or unrunnable binary, a non-zero exit
+without Herdr's JSON error, output that is not a JSON object and a timeout are ``NOT_IN_HERDR``
+in every role instead (spec §6.1), never relabelled. ``PROTOCOL.md`` §7.5 is this table in prose.
+"""
+
+
+def herdr_refusal(role: Role, herdr_code: str) -> Cause:
+    """The cause a structured Herdr error earns in ``role``."""
+    if herdr_code in TRANSPORT_CODES:
+        return Cause.HERDR_UNREACHABLE
+    default, exceptions = CLASSIFICATION[role]
+    return exceptions.get(herdr_code, default)
 
 
 class HerdrCommandError(LinkError):
@@ -161,7 +227,8 @@ def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, An
 
     Raises:
         LinkError: ``NOT_IN_HERDR`` for anything but a well-formed reply or structured Herdr error;
-            otherwise the cause :data:`CLASSIFICATION` gives for this role and Herdr code.
+            otherwise the cause :func:`herdr_refusal` gives for this role and Herdr code, and
+            ``START_FAILED`` for Herdr's usage refusal (exit status 2) of ``agent start``.
     """
     command = " ".join(argv[:2])
     for stream in (result.stdout, result.stderr):
@@ -169,12 +236,9 @@ def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, An
         if found is not None:
             code, message = found
             detail = f"herdr {command}: {code}: {message}"
-            if code in _ENVIRONMENT_CODES:
-                raise HerdrCommandError(Cause.HERDR_UNREACHABLE, detail, code)
-            default, exceptions = CLASSIFICATION[role]
-            raise HerdrCommandError(exceptions.get(code, default), detail, code)
-    if result.returncode == 2 and argv[:2] == ["agent", "start"]:
-        # Herdr's own usage check: the only one Link can trigger is an unsupported --kind.
+            raise HerdrCommandError(herdr_refusal(role, code), detail, code)
+    if result.returncode == 2 and role is Role.AGENT_START:
+        # Herdr's own usage check refused the start: the only one Link can trigger is an unknown --kind.
         raise LinkError(Cause.START_KIND_UNSUPPORTED, f"herdr {command} usage error: {result.stderr.strip()[:200]}")
     if result.returncode != 0:
         raise LinkError(

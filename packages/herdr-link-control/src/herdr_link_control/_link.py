@@ -18,6 +18,7 @@ from herdr_link_protocol import (
     PeersReceipt,
     SentReceipt,
     StartedReceipt,
+    normalize_arguments,
     validate_close_input,
     validate_send_input,
     validate_start_arguments,
@@ -113,9 +114,9 @@ class Link:
         """See :meth:`Operations.close`."""
         return await self._require()[0].close(agent)
 
-    async def resolve_session_pane(self, directory: str | None) -> None:
-        """See :meth:`Operations.resolve_session_pane`."""
-        await self._require()[0].resolve_session_pane(directory)
+    async def check_session_pane(self, directory: str | None) -> None:
+        """See :meth:`Operations.check_session_pane`."""
+        await self._require()[0].check_session_pane(directory)
 
     async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
         """Validate ``herdr_link_start`` arguments and start (see :meth:`Starter.start`)."""
@@ -125,27 +126,32 @@ class Link:
     async def call(self, tool: str, arguments: object, *, context_directory: str | None = None) -> LinkModel:
         """Run a Tier 1 tool by canonical name with raw model arguments; returns its receipt.
 
-        Argument errors follow the protocol's argument table; a failure nothing classified becomes the
+        Arguments go through :func:`herdr_link_protocol.normalize_arguments` first: keys outside the
+        tool's schema are dropped (logged at debug), raw id and layout keys are refused. Argument
+        errors then follow the protocol's argument table; a failure nothing classified becomes the
         tool's fallback code. This is what every adapter calls.
 
         Raises:
-            InvalidToolCall: unknown tool or non-object arguments (protocol-level errors).
+            InvalidToolCall: unknown tool, non-object arguments, or a raw id or layout key given to
+                ``herdr_link_peers`` (protocol-level errors).
             LinkError: everything else.
         """
         if tool not in FALLBACK:
             raise InvalidToolCall(f"Unknown tool: {tool}")
-        if not isinstance(arguments, dict):
-            raise InvalidToolCall(f"{tool} arguments must be an object")
+        normalized = normalize_arguments(tool, arguments)
         self._require()
+        if normalized.ignored:
+            log.debug("%s: ignored arguments outside its schema: %s", tool, ", ".join(normalized.ignored))
+        values = normalized.values
         try:
             if tool == PEERS_TOOL:
                 return await self.peers()
             if tool == SEND_TOOL:
-                send = validate_send_input(arguments)
+                send = validate_send_input(values)
                 return await self.send(send["to"], send["message"])
             if tool == CLOSE_TOOL:
-                return await self.close(validate_close_input(arguments)["agent"])
-            return await self.start(arguments, context_directory=context_directory)
+                return await self.close(validate_close_input(values)["agent"])
+            return await self.start(values, context_directory=context_directory)
         except (LinkError, InvalidToolCall):
             raise
         except Exception as error:

@@ -18,8 +18,16 @@ from herdr_link_protocol import (
     is_valid_agent_name,
 )
 
-from ._commands import AgentRecord, Role, agent_get, agent_list, agent_prompt, pane_close, parse_agent_record
-from ._commands import parse_agent_rows as _rows
+from ._commands import (
+    AgentRecord,
+    Role,
+    agent_get,
+    agent_list,
+    agent_prompt,
+    pane_close,
+    parse_agent_record,
+    parse_agent_rows,
+)
 from ._concurrency import both
 from ._herdr import HerdrCLI
 from ._identity import Identity
@@ -32,8 +40,6 @@ def _platform_delivery_limit() -> int:
         return MAX_DELIVERY_BYTES
     # Elsewhere there is no per-argument cap, only ARG_MAX for arguments and environment together:
     # keep half of it for the environment and the other arguments.
-    import os
-
     try:
         return min(MAX_DELIVERY_BYTES, os.sysconf("SC_ARG_MAX") // 2)
     except (ValueError, OSError, AttributeError):
@@ -68,7 +74,9 @@ def check_same_workspace(own_workspace: str, target: AgentRecord) -> None:
     Raises:
         LinkError: ``PEER_NOT_FOUND``.
     """
-    if not own_workspace or own_workspace != target.workspace_id:
+    if not own_workspace:
+        raise LinkError(Cause.CALLER_NOT_REPORTED, "the caller's own record reports no workspace")
+    if own_workspace != target.workspace_id:
         raise LinkError(Cause.NOT_A_PEER, f"target workspace {target.workspace_id!r} is not {own_workspace!r}")
 
 
@@ -89,7 +97,7 @@ class Operations:
         me, rows = await both(self.identity.context, lambda: self.cli.call(agent_list(), Role.PEERS))
         peers: list[PeerEntry] = []
         seen = {me.name}
-        for row in _rows(rows):
+        for row in parse_agent_rows(rows):
             # Filter first and deduplicate last, so a foreign or unnamed row never hides a valid one.
             if row.name is None or not me.workspace_id or row.workspace_id != me.workspace_id:
                 continue
@@ -121,25 +129,30 @@ class Operations:
         await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
 
-    async def resolve_session_pane(self, directory: str | None, kind: str = "opencode") -> None:
-        """Check OpenCode 2's directory rule: ``directory`` is the live cwd of exactly one ``kind``
-        agent pane in the caller's workspace (compared after resolving symlinks).
+    async def check_session_pane(self, directory: str | None, kind: str = "opencode") -> None:
+        """Check OpenCode 2's session rule: ``directory`` must be the live cwd (after resolving
+        symlinks) of exactly one agent pane of the caller's workspace whose agent label is ``kind``
+        or absent, and that pane must be the caller's own (the pane ``HERDR_PANE_ID`` resolves to).
+
+        A label can be absent while Herdr is still detecting the agent, so an absent label counts;
+        the own-pane check keeps a message from going out under another pane's name.
 
         Raises:
-            LinkError: ``SELF_UNNAMED`` when zero or several panes match (fail closed),
-                ``NOT_IN_HERDR``.
+            LinkError: ``SELF_UNNAMED`` when the rule does not hold (fail closed), ``NOT_IN_HERDR``.
         """
-        me, rows = await both(
-            lambda: self.identity.record(Role.SELF_WORKSPACE), lambda: self.cli.call(agent_list(), Role.PEERS)
-        )
+        me, rows = await both(lambda: self.identity.record(Role.SELF), lambda: self.cli.call(agent_list(), Role.PEERS))
         wanted = _real(directory) if directory else None
         matches = [
-            row for row in _rows(rows)
-            if wanted and me.workspace_id and row.workspace_id == me.workspace_id and row.kind == kind
+            row for row in parse_agent_rows(rows)
+            if wanted and me.workspace_id and row.workspace_id == me.workspace_id and row.kind in (kind, "")
             and row.cwd and _real(row.cwd) == wanted
         ]  # fmt: skip
         if len(matches) != 1:
             raise LinkError(Cause.SESSION_PANE_AMBIGUOUS, f"{len(matches)} {kind} panes have directory {directory!r}")
+        if matches[0].pane_id != me.pane_id:
+            raise LinkError(
+                Cause.SESSION_PANE_AMBIGUOUS, f"the one {kind} pane in {directory!r} is {matches[0].pane_id}, not ours"
+            )
 
     async def close(self, agent: str) -> ClosedReceipt:
         """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).
@@ -152,7 +165,7 @@ class Operations:
         if not is_valid_agent_name(agent):
             raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
         me, target = await both(
-            lambda: self.identity.record(Role.SELF_WORKSPACE), lambda: resolve_peer(self.cli, agent, Role.TARGET)
+            lambda: self.identity.record(Role.CALLER_WORKSPACE), lambda: resolve_peer(self.cli, agent, Role.TARGET)
         )
         check_same_workspace(me.workspace_id, target)
         if not target.pane_id:

@@ -72,7 +72,7 @@ class Starter:
                 ``NOT_IN_HERDR``.
         """
         explicit_placement = None if isinstance(request, ConfiguredStart) else resolve_placement(request)
-        me = await self.identity.record(Role.START)
+        me = await self.identity.record(Role.START_CALLER)
         if not me.workspace_id:
             raise LinkError(Cause.START_REJECTED, "the caller's workspace is not reported")
         context = context_directory or me.cwd or self.process_cwd()
@@ -104,11 +104,11 @@ class Starter:
             pane_id, rollback = await self._new_tab(me, placement, context)
         else:
             pane_id, rollback = await self._beside(me, placement)
-        await self._with_rollback(rollback, self.cli.call(agent_start(name, kind, pane_id, args), Role.START))
+        await self._with_rollback(rollback, self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START))
 
     async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
-        reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.START)
+        reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
         tab_id = _dig(reply, "result", "tab", "tab_id") or _dig(reply, "result", "root_pane", "tab_id")
         if tab_id is None:
             log.error("tab create reported no tab id; a tab may be left behind: %r", reply)
@@ -120,7 +120,7 @@ class Starter:
         return root, rollback
 
     async def _root_pane(self, workspace_id: str, tab_id: str) -> str:
-        reply = await self.cli.call(pane_list(workspace_id), Role.START)
+        reply = await self.cli.call(pane_list(workspace_id), Role.PANE_LIST)
         panes = reply.get("result", {}).get("panes") if isinstance(reply.get("result"), dict) else None
         roots = [p.get("pane_id") for p in panes or [] if isinstance(p, dict) and p.get("tab_id") == tab_id]
         if len(roots) != 1 or not isinstance(roots[0], str):
@@ -134,7 +134,7 @@ class Starter:
             raise LinkError(Cause.NOT_A_PEER, "anchor record has no pane")
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
-        reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.START)
+        reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)
         pane_id = _dig(reply, "result", "pane", "pane_id")
         if pane_id is None:
             log.error("pane split reported no pane id; a pane may be left behind: %r", reply)

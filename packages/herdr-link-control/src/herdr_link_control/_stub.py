@@ -8,7 +8,11 @@ from herdr_link_protocol import (
     BRIDGE_CONFIG_FILE,
     BRIDGE_CONTRACT,
     BRIDGE_ENV_VAR,
+    CAPABILITIES,
+    GATEWAY_ACTIVATE,
+    GATEWAY_ARGUMENTS_NOT_OBJECT,
     PROTOCOL_ID,
+    UNKNOWN_GATEWAY_ACTION,
     Cause,
     LinkError,
 )
@@ -35,8 +39,12 @@ def bridge_client_data(client: str) -> dict[str, Any]:
             "configFile": list(BRIDGE_CONFIG_FILE),
             "command": BRIDGE_COMMAND,
         },
+        "capabilities": list(CAPABILITIES),
+        "gatewayActivate": GATEWAY_ACTIVATE,
         "errors": {
             "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
             "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
+            "action": UNKNOWN_GATEWAY_ACTION,
+            "arguments": GATEWAY_ARGUMENTS_NOT_OBJECT,
         },
     }

@@ -15,9 +15,10 @@ from typing import Any, Final
 from herdr_link_control import bridge_client_data, bridge_client_js
 from herdr_link_protocol import (
     CAPABILITIES,
+    DISPATCH_ACTION_DESCRIPTION,
+    DISPATCH_ARGUMENTS_DESCRIPTION,
     GATEWAY_TOOL,
     TOOL_SPECS,
-    UNKNOWN_GATEWAY_ACTION,
     ActiveReceipt,
     Cause,
     LinkError,
@@ -40,7 +41,6 @@ __all__ = [
 
 GENERATOR: Final = "herdr-link-opencode-bridge"
 MANIFEST_FILE: Final = "herdr-link.opencode.manifest.json"
-ACTION_DESCRIPTION: Final = "Omit to activate this session; then start, peers, send or close"
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,10 @@ RUNTIMES: Final = {
 
 
 def _field_descriptions() -> dict[str, dict[str, Any]]:
-    fields: dict[str, dict[str, Any]] = {"action": {"enum": list(CAPABILITIES), "description": ACTION_DESCRIPTION}}
+    fields: dict[str, dict[str, Any]] = {
+        "action": {"enum": list(CAPABILITIES), "description": DISPATCH_ACTION_DESCRIPTION}
+    }
+    fields["arguments"] = {"type": "object", "description": DISPATCH_ARGUMENTS_DESCRIPTION}
     for name in ("herdr_link_send", "herdr_link_close", "herdr_link_start"):
         for key, prop in TOOL_SPECS[name].input_schema["properties"].items():
             fields.setdefault(key, {"type": prop["type"], "description": prop["description"]})
@@ -90,14 +93,10 @@ def _dispatcher_input(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
 def link_data(runtime: Runtime) -> dict[str, Any]:
     """Everything the bundle needs from the protocol, as plain JSON values."""
     package_version = version("herdr-link-opencode-bridge")
-    actions = {
-        action: list(TOOL_SPECS[f"{GATEWAY_TOOL}_{action}"].input_schema["properties"]) for action in CAPABILITIES
-    }
     fields = _field_descriptions()
     dispatcher: dict[str, Any] = {
         "description": TOOL_SPECS[GATEWAY_TOOL].description,
         "fields": fields,
-        "actions": actions,
     }
     if runtime.marker == "opencode-v2":  # V2 takes the input as JSON Schema, which holds the fields
         dispatcher["input"] = _dispatcher_input(dispatcher.pop("fields"))
@@ -112,7 +111,6 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "presentation": active_presentation(PresentationForm.GATEWAY_DISPATCH),
         "errors": {
             **stub["errors"],
-            "action": UNKNOWN_GATEWAY_ACTION,
             "session": str(LinkError(Cause.SESSION_PANE_AMBIGUOUS)),
         },
     }

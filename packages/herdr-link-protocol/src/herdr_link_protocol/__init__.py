@@ -6,6 +6,14 @@ that wants to read or write Herdr Link messages can depend on this package alone
 
 from importlib.metadata import version as _version
 
+from ._arguments import (
+    ARGUMENT_ERRORS,
+    IGNORED,
+    TOOL_FIELDS,
+    TOPOLOGY_KEYS,
+    NormalizedArguments,
+    normalize_arguments,
+)
 from ._bridge import (
     BRIDGE_COMMAND,
     BRIDGE_CONFIG_FILE,
@@ -77,8 +85,10 @@ from ._start import (
     validate_start_input,
 )
 from ._tools import (
-    ARGUMENT_ERRORS,
+    DISPATCH_ACTION_DESCRIPTION,
+    DISPATCH_ARGUMENTS_DESCRIPTION,
     GATEWAY_ACTIVATE,
+    GATEWAY_ARGUMENTS_NOT_OBJECT,
     TOOL_SPECS,
     UNKNOWN_GATEWAY_ACTION,
     CloseInput,
@@ -118,9 +128,13 @@ __all__ = [
     "CLOSE_TOOL",
     "COMMUNICATION_CONTRACT",
     "CONFIG_RELATIVE_PATH",
+    "DISPATCH_ACTION_DESCRIPTION",
+    "DISPATCH_ARGUMENTS_DESCRIPTION",
     "GATEWAY_ACTIVATE",
+    "GATEWAY_ARGUMENTS_NOT_OBJECT",
     "GATEWAY_TOOL",
     "GENERATED_NAME_PREFIX",
+    "IGNORED",
     "MAX_DELIVERY_BYTES",
     "MESSAGE_ID_PATTERN",
     "PEERS_TOOL",
@@ -129,6 +143,8 @@ __all__ = [
     "START_FIELDS",
     "START_TOOL",
     "TIER1_TOOLS",
+    "TOOL_FIELDS",
+    "TOPOLOGY_KEYS",
     "TOOL_SPECS",
     "UNKNOWN_GATEWAY_ACTION",
     "UNSAFE_CODE_POINT_RANGES",
@@ -152,6 +168,7 @@ __all__ = [
     "LinkModel",
     "NewTabPlacement",
     "NewTabPlacementConfig",
+    "NormalizedArguments",
     "PeerEntry",
     "PeersReceipt",
     "Placement",
@@ -178,6 +195,7 @@ __all__ = [
     "is_valid_agent_name",
     "is_valid_message_id",
     "new_message_id",
+    "normalize_arguments",
     "normalize_agent_state",
     "parse_agent_config",
     "parse_envelope",

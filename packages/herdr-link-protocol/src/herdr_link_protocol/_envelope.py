@@ -80,7 +80,7 @@ def build_envelope(from_: str, to: str, message: str, *, message_id: str | None 
             recipient, ``SEND_FAILED`` for a blank message.
     """
     if not is_valid_agent_name(from_):
-        raise LinkError(Cause.NO_STABLE_NAME, "sender name is not a valid Agent Name")
+        raise LinkError(Cause.SENDER_INVALID, "sender name is not a valid Agent Name")
     if not is_valid_agent_name(to):
         raise LinkError(Cause.NOT_A_PEER, "recipient name is not a valid Agent Name")
     if is_blank_message(message):
@@ -103,4 +103,7 @@ def parse_envelope(line: str) -> Envelope:
     try:
         return Envelope.model_validate(value, by_alias=True, by_name=False)
     except ValidationError as error:
-        raise RemoteProtocolError(f"not a herdr-link/1 envelope: {error.error_count()} invalid field(s)") from error
+        first = error.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "envelope"
+        problem = "is missing" if first["type"] == "missing" else "is invalid"
+        raise RemoteProtocolError(f'not a herdr-link/1 envelope: "{field}" {problem}') from error

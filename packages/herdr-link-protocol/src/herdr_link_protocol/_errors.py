@@ -53,8 +53,10 @@ class Cause(enum.Enum):
         ErrorCode.NOT_IN_HERDR,
         "the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
     )
+    PEERS_REFUSED = (ErrorCode.NOT_IN_HERDR, "Herdr refused to list this workspace's agents")
     # SELF_UNNAMED
     NO_STABLE_NAME = (ErrorCode.SELF_UNNAMED, "Herdr Link could not establish a stable Agent Name")
+    SENDER_INVALID = (ErrorCode.SELF_UNNAMED, "the sender's Agent Name is not a valid Agent Name")
     SELF_NOT_DETECTED = (ErrorCode.SELF_UNNAMED, "this agent is not yet detected by Herdr")
     SESSION_PANE_AMBIGUOUS = (
         ErrorCode.SELF_UNNAMED,
@@ -63,15 +65,19 @@ class Cause(enum.Enum):
     # PEER_NOT_FOUND (deliberately one reason for every lookup failure: scope privacy, spec §5)
     NOT_A_PEER = (ErrorCode.PEER_NOT_FOUND, "target agent is not a live peer")
     PEER_ARGUMENT_INVALID = (ErrorCode.PEER_NOT_FOUND, '"{field}" must be an Agent Name')
+    CALLER_NOT_REPORTED = (
+        ErrorCode.PEER_NOT_FOUND,
+        "Herdr does not report this agent's own workspace, so no peer can be reached",
+    )
     # SEND_FAILED
     SEND_REJECTED = (ErrorCode.SEND_FAILED, "Herdr did not accept message delivery")
     MESSAGE_EMPTY = (ErrorCode.SEND_FAILED, "message is empty")
     MESSAGE_NOT_TEXT = (ErrorCode.SEND_FAILED, '"{field}" must be a string')
     MESSAGE_TOO_LARGE = (ErrorCode.SEND_FAILED, "message exceeds {limit} bytes once wrapped for delivery")
-    SEND_FIELD_UNKNOWN = (ErrorCode.SEND_FAILED, 'unknown field "{field}"')
+    SEND_TOPOLOGY_REFUSED = (ErrorCode.SEND_FAILED, '"{field}" is not accepted: address agents by Agent Name')
     # CLOSE_FAILED
     CLOSE_REJECTED = (ErrorCode.CLOSE_FAILED, "Herdr pane close failed")
-    CLOSE_FIELD_UNKNOWN = (ErrorCode.CLOSE_FAILED, 'unknown field "{field}"')
+    CLOSE_TOPOLOGY_REFUSED = (ErrorCode.CLOSE_FAILED, '"{field}" is not accepted: address agents by Agent Name')
     # START_*
     CONFIG_NOT_FOUND = (ErrorCode.START_CONFIG_NOT_FOUND, "configured Agent start configuration was not found")
     CONFIG_AGENT_NOT_FOUND = (ErrorCode.START_AGENT_NOT_FOUND, "configured Agent start entry was not found")
@@ -80,16 +86,22 @@ class Cause(enum.Enum):
     CONFIG_SCHEMA_INVALID = (ErrorCode.START_CONFIG_INVALID, "agent_config.json does not match the schema")
     CONFIG_KIND_INVALID = (ErrorCode.START_CONFIG_INVALID, "a configured variant has an unusable kind")
     START_INPUT = (ErrorCode.START_INPUT_INVALID, "Agent start input is invalid")
-    START_FIELD_UNKNOWN = (ErrorCode.START_INPUT_INVALID, 'unknown start field "{field}"')
+    START_TOPOLOGY_REFUSED = (
+        ErrorCode.START_INPUT_INVALID,
+        '"{field}" is not accepted: placement comes from the configuration or "with"',
+    )
     START_FIELD_INVALID = (ErrorCode.START_INPUT_INVALID, '"{field}" is invalid')
     START_MODES_MIXED = (ErrorCode.START_INPUT_INVALID, "config_agent cannot be combined with kind or args")
     START_MODE_MISSING = (ErrorCode.START_INPUT_INVALID, "give config_agent, or both kind and args")
     START_KIND_INVALID = (ErrorCode.START_INPUT_INVALID, '"kind" must be an agent kind such as claude or codex')
-    START_KIND_UNSUPPORTED = (ErrorCode.START_INPUT_INVALID, "Herdr does not support this agent kind")
     START_WITH_AND_CWD = (ErrorCode.START_INPUT_INVALID, '"cwd" cannot be combined with "with"')
     START_WITH_ON_NEW_TAB = (ErrorCode.START_INPUT_INVALID, '"with" is not allowed for a new_tab configured placement')
     START_WITH_REQUIRED = (ErrorCode.START_INPUT_INVALID, 'this configured placement requires "with"')
     START_REJECTED = (ErrorCode.START_FAILED, "Herdr did not accept Agent start")
+    START_KIND_UNSUPPORTED = (ErrorCode.START_FAILED, "Herdr does not support this agent kind")
+    START_NAME_TAKEN = (ErrorCode.START_FAILED, "another live agent already has this Agent Name")
+    START_PLACEMENT_REFUSED = (ErrorCode.START_FAILED, "Herdr could not create the tab or pane for the new agent")
+    START_CALLER_NOT_REPORTED = (ErrorCode.START_FAILED, "Herdr does not report this agent's own pane and workspace")
     START_ANCHOR_NO_CWD = (ErrorCode.START_FAILED, "the anchor agent's pane reports no working directory")
 
     @property

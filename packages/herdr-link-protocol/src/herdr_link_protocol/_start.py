@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from ._arguments import TOOL_FIELDS, refuse_topology
 from ._config import NewTabPlacementConfig, WithPlacementConfig
+from ._constants import START_TOOL
 from ._errors import Cause, LinkError
 from ._escape import is_terminal_safe
 from ._names import is_valid_agent_name
@@ -26,8 +28,8 @@ __all__ = [
     "validate_start_input",
 ]
 
-START_FIELDS: Final = ("name", "with", "cwd", "config_agent", "kind", "args")
-"""Every key ``herdr_link_start`` accepts; any other key is refused (a raw ``pane`` above all)."""
+START_FIELDS: Final = TOOL_FIELDS[START_TOOL]
+"""Every key ``herdr_link_start`` reads; raw id and layout keys are refused, any other key is ignored."""
 
 AGENT_KIND_PATTERN: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
 """A kind Herdr could accept, and that can never be read as a command-line option."""
@@ -99,16 +101,15 @@ def validate_start_input(raw: object) -> StartRequest:
     """Validate ``herdr_link_start`` arguments without reading any file.
 
     Key presence decides the mode, as in the TypeScript implementation: ``config_agent`` with
-    ``kind`` or ``args`` is refused even when a value is empty.
+    ``kind`` or ``args`` is refused even when a value is empty. Raw id and layout keys are refused;
+    other keys outside :data:`START_FIELDS` are ignored.
 
     Raises:
         LinkError: ``START_INPUT_INVALID`` with the first problem found.
     """
     if not isinstance(raw, dict):
         raise LinkError(Cause.START_INPUT, "start input is not an object")
-    for key in raw:
-        if key not in START_FIELDS:
-            raise LinkError(Cause.START_FIELD_UNKNOWN, field=key if isinstance(key, str) else None)
+    refuse_topology(START_TOOL, raw)
     name = raw.get("name")
     if not is_valid_agent_name(name):
         raise LinkError(Cause.START_FIELD_INVALID, field="name")

@@ -13,13 +13,16 @@ from typing import Annotated, Any, Final, NotRequired, Required
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
+from ._arguments import ARGUMENT_ERRORS, normalize_arguments, refuse_topology
 from ._constants import CAPABILITIES, CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL, TIER1_TOOLS
 from ._errors import Cause, InvalidToolCall, LinkError
 from ._start import StartRequest, validate_start_input
 
 __all__ = [
-    "ARGUMENT_ERRORS",
+    "DISPATCH_ACTION_DESCRIPTION",
+    "DISPATCH_ARGUMENTS_DESCRIPTION",
     "GATEWAY_ACTIVATE",
+    "GATEWAY_ARGUMENTS_NOT_OBJECT",
     "TOOL_SPECS",
     "UNKNOWN_GATEWAY_ACTION",
     "CloseInput",
@@ -41,6 +44,14 @@ GATEWAY_ACTIVATE: Final = "activate"
 
 UNKNOWN_GATEWAY_ACTION: Final = f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate"
 """The error of a dispatcher-only adapter (the OpenCode 2 plugin) for an ``action`` it does not know."""
+
+DISPATCH_ACTION_DESCRIPTION: Final = "Omit to activate this session; then start, peers, send or close"
+"""The ``action`` field of a dispatcher-only gateway (OpenCode), whose schema lists every field."""
+DISPATCH_ARGUMENTS_DESCRIPTION: Final = "The action's arguments; or give them as top-level fields"
+"""The ``arguments`` field of a dispatcher-only gateway."""
+
+GATEWAY_ARGUMENTS_NOT_OBJECT: Final = f'{GATEWAY_TOOL} "arguments" must be an object'
+"""The protocol-level error for a dispatch whose ``arguments`` is not an object."""
 
 _STRICT = ConfigDict(extra="forbid", strict=True)
 
@@ -176,27 +187,6 @@ def tools_list_json(*, active: bool) -> str:
     return json.dumps({"tools": tools_list(active=active)}, ensure_ascii=False, separators=(",", ":"))
 
 
-ARGUMENT_ERRORS: Final[Mapping[str, Mapping[str, Cause]]] = {
-    START_TOOL: {
-        "name": Cause.START_FIELD_INVALID,
-        "with": Cause.START_FIELD_INVALID,
-        "cwd": Cause.START_FIELD_INVALID,
-        "config_agent": Cause.START_FIELD_INVALID,
-        "kind": Cause.START_KIND_INVALID,
-        "args": Cause.START_FIELD_INVALID,
-        "*": Cause.START_FIELD_UNKNOWN,
-    },
-    SEND_TOOL: {"to": Cause.PEER_ARGUMENT_INVALID, "message": Cause.MESSAGE_NOT_TEXT, "*": Cause.SEND_FIELD_UNKNOWN},
-    CLOSE_TOOL: {"agent": Cause.PEER_ARGUMENT_INVALID, "*": Cause.CLOSE_FIELD_UNKNOWN},
-    PEERS_TOOL: {},
-}
-"""Which cause (and so which code) a missing, mistyped or unknown argument earns, per tool.
-
-``"*"`` is any key the tool does not define. ``herdr_link_peers`` ignores arguments. Arguments that
-are not an object, unknown tools and unknown gateway actions are not in this table: they are
-protocol-level errors (:class:`InvalidToolCall`).
-"""
-
 _ADAPTERS: Final[Mapping[str, TypeAdapter[Any]]] = {
     SEND_TOOL: TypeAdapter(SendInput),
     CLOSE_TOOL: TypeAdapter(CloseInput),
@@ -204,21 +194,21 @@ _ADAPTERS: Final[Mapping[str, TypeAdapter[Any]]] = {
 
 
 def _validate(tool: str, arguments: object) -> Any:
-    if not isinstance(arguments, dict):
-        raise InvalidToolCall(f"{tool} arguments must be an object")
+    values = normalize_arguments(tool, arguments).values
     try:
-        return _ADAPTERS[tool].validate_python(arguments)
+        return _ADAPTERS[tool].validate_python(values)
     except ValidationError as error:
         first = error.errors()[0]
-        key = str(first["loc"][0]) if first["loc"] else "*"
-        table = ARGUMENT_ERRORS[tool]
-        if first["type"] == "extra_forbidden" or key not in table:
-            raise LinkError(table["*"], "unknown argument", field=key) from None
-        raise LinkError(table[key], f"argument {key}: {first['type']}", field=key) from None
+        key = str(first["loc"][0])  # values hold only the tool's own keys, so the error names one of them
+        cause = ARGUMENT_ERRORS[tool][key]
+        assert isinstance(cause, Cause)
+        raise LinkError(cause, f"argument {key}: {first['type']}", field=key) from None
 
 
 def validate_send_input(arguments: object) -> SendInput:
     """Check ``herdr_link_send`` arguments' shape; the name and blank checks belong to the operation.
+
+    Keys outside the schema are dropped (:func:`normalize_arguments`).
 
     Raises:
         InvalidToolCall: when ``arguments`` is not an object.
@@ -244,11 +234,9 @@ def validate_start_arguments(arguments: object) -> StartRequest:
 
     Raises:
         InvalidToolCall: when ``arguments`` is not an object.
-        LinkError: ``START_INPUT_INVALID``.
+        LinkError: ``START_INPUT_INVALID`` (a raw id or layout key, or what :func:`validate_start_input` refuses).
     """
-    if not isinstance(arguments, dict):
-        raise InvalidToolCall(f"{START_TOOL} arguments must be an object")
-    return validate_start_input(arguments)
+    return validate_start_input(normalize_arguments(START_TOOL, arguments).values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,22 +252,29 @@ def parse_gateway_call(arguments: object) -> GatewayCall:
 
     ``{}`` or ``{"action":"activate"}`` activates. ``{"action":A,"arguments":{...}}`` dispatches to
     Tier 1 tool ``herdr_link_A``; without ``arguments`` the other top-level keys are used
-    (``{"action":"close","agent":"x"}``).
+    (``{"action":"close","agent":"x"}``). Keys a host adds beside ``action`` and ``arguments`` are
+    ignored; raw id or layout keys are refused with the dispatched tool's input code. The dispatched
+    arguments are not checked here: they go to the tool, which applies its own rules.
 
     Raises:
-        InvalidToolCall: for non-object arguments, an unknown action, or non-object ``arguments``.
+        InvalidToolCall: for non-object arguments, an unknown action, non-object ``arguments``, or
+            a raw id or layout key on an activation.
+        LinkError: a raw id or layout key beside a dispatched action, with that tool's input code.
     """
     if not isinstance(arguments, dict):
         raise InvalidToolCall(f"{GATEWAY_TOOL} arguments must be an object")
     action = arguments.get("action", GATEWAY_ACTIVATE)
-    if action == GATEWAY_ACTIVATE:
+    if action is None or action == GATEWAY_ACTIVATE:
+        refuse_topology(GATEWAY_TOOL, arguments)
         return GatewayCall(None, {})
     if action not in CAPABILITIES:
         shown = action if isinstance(action, str) and action.isidentifier() and len(action) <= 32 else "?"
         raise InvalidToolCall(f"Unknown gateway action: {shown}; use one of {', '.join(CAPABILITIES)}")
+    tool = f"{GATEWAY_TOOL}_{action}"
     if "arguments" in arguments:
         inner = arguments["arguments"]
         if not isinstance(inner, dict):
-            raise InvalidToolCall(f'{GATEWAY_TOOL} "arguments" must be an object')
-        return GatewayCall(f"{GATEWAY_TOOL}_{action}", dict(inner))
-    return GatewayCall(f"{GATEWAY_TOOL}_{action}", {k: v for k, v in arguments.items() if k != "action"})
+            raise InvalidToolCall(GATEWAY_ARGUMENTS_NOT_OBJECT)
+        refuse_topology(tool, arguments)
+        return GatewayCall(tool, dict(inner))
+    return GatewayCall(tool, {k: v for k, v in arguments.items() if k != "action"})

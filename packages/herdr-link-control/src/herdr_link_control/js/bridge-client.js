@@ -120,10 +120,21 @@ class Bridge {
   }
 }
 
-// Picks the fields of one action, dropping those that belong to another; returns the op and args.
-function dispatch(raw) {
-  const fields = LINK.dispatcher.actions[raw.action];
+// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
+// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
+// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
+function gatewayCall(raw) {
+  const action = raw?.action;
+  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
+  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
+  const nested = raw.arguments;
+  if (nested !== undefined && nested !== null) {
+    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
+    return { op: action, args: nested };
+  }
   const args = {};
-  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
-  return args;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
+  }
+  return { op: action, args };
 }

@@ -19,33 +19,23 @@ const LINK = {
     ],
     "command": "herdr-link-bridge"
   },
+  "capabilities": [
+    "start",
+    "peers",
+    "send",
+    "close"
+  ],
+  "gatewayActivate": "activate",
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
     "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
+    "arguments": "herdr_link \"arguments\" must be an object",
     "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
   },
   "gateway": "herdr_link",
   "dispatcher": {
     "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
-    "actions": {
-      "start": [
-        "name",
-        "with",
-        "cwd",
-        "config_agent",
-        "kind",
-        "args"
-      ],
-      "peers": [],
-      "send": [
-        "to",
-        "message"
-      ],
-      "close": [
-        "agent"
-      ]
-    },
     "input": {
       "type": "object",
       "properties": {
@@ -58,6 +48,10 @@ const LINK = {
             "close"
           ],
           "description": "Omit to activate this session; then start, peers, send or close"
+        },
+        "arguments": {
+          "type": "object",
+          "description": "The action's arguments; or give them as top-level fields"
         },
         "to": {
           "type": "string",
@@ -227,12 +221,23 @@ class Bridge {
   }
 }
 
-// Picks the fields of one action, dropping those that belong to another; returns the op and args.
-function dispatch(raw) {
-  const fields = LINK.dispatcher.actions[raw.action];
+// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
+// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
+// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
+function gatewayCall(raw) {
+  const action = raw?.action;
+  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
+  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
+  const nested = raw.arguments;
+  if (nested !== undefined && nested !== null) {
+    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
+    return { op: action, args: nested };
+  }
   const args = {};
-  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
-  return args;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
+  }
+  return { op: action, args };
 }
 
 
@@ -252,10 +257,7 @@ async function sessionDirectory(session, sessionID) {
 
 function checkInput(raw) {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(LINK.errors.action);
-  if (raw.action !== undefined && raw.action !== null && !Object.hasOwn(LINK.dispatcher.actions, raw.action)) {
-    throw new Error(LINK.errors.action);
-  }
-  return raw;
+  return gatewayCall(raw);
 }
 
 async function HerdrLinkSetup(ctx) {
@@ -265,7 +267,7 @@ async function HerdrLinkSetup(ctx) {
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
   async function execute(input, context) {
-    const raw = checkInput(input);
+    const call = checkInput(input);
     const session = context?.sessionID ?? "";
     let directory = null;
     try {
@@ -276,8 +278,8 @@ async function HerdrLinkSetup(ctx) {
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
     active.add(session);
-    if (raw.action === undefined || raw.action === null) return { content: LINK.activation };
-    const result = await bridge.request(raw.action, dispatch(raw), { session, directory });
+    if (call.activate) return { content: LINK.activation };
+    const result = await bridge.request(call.op, call.args, { session, directory });
     return { content: JSON.stringify(result) };
   }
 

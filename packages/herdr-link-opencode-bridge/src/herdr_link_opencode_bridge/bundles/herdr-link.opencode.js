@@ -20,10 +20,18 @@ const LINK = {
     ],
     "command": "herdr-link-bridge"
   },
+  "capabilities": [
+    "start",
+    "peers",
+    "send",
+    "close"
+  ],
+  "gatewayActivate": "activate",
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
     "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
+    "arguments": "herdr_link \"arguments\" must be an object",
     "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
   },
   "gateway": "herdr_link",
@@ -38,6 +46,10 @@ const LINK = {
           "close"
         ],
         "description": "Omit to activate this session; then start, peers, send or close"
+      },
+      "arguments": {
+        "type": "object",
+        "description": "The action's arguments; or give them as top-level fields"
       },
       "to": {
         "type": "string",
@@ -75,24 +87,6 @@ const LINK = {
         "type": "array",
         "description": "Agent arguments; [] for none"
       }
-    },
-    "actions": {
-      "start": [
-        "name",
-        "with",
-        "cwd",
-        "config_agent",
-        "kind",
-        "args"
-      ],
-      "peers": [],
-      "send": [
-        "to",
-        "message"
-      ],
-      "close": [
-        "agent"
-      ]
     }
   },
   "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
@@ -221,12 +215,23 @@ class Bridge {
   }
 }
 
-// Picks the fields of one action, dropping those that belong to another; returns the op and args.
-function dispatch(raw) {
-  const fields = LINK.dispatcher.actions[raw.action];
+// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
+// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
+// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
+function gatewayCall(raw) {
+  const action = raw?.action;
+  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
+  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
+  const nested = raw.arguments;
+  if (nested !== undefined && nested !== null) {
+    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
+    return { op: action, args: nested };
+  }
   const args = {};
-  for (const key of fields) if (raw[key] !== undefined && raw[key] !== null) args[key] = raw[key];
-  return args;
+  for (const [key, value] of Object.entries(raw)) {
+    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
+  }
+  return { op: action, args };
 }
 
 
@@ -237,8 +242,13 @@ function dispatch(raw) {
 function dispatcherArgs() {
   const schema = tool.schema;
   const args = {};
+  const kinds = {
+    array: () => schema.array(schema.string()),
+    object: () => schema.record(schema.string(), schema.any()),
+    string: () => schema.string(),
+  };
   for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
-    const base = field.enum ? schema.enum(field.enum) : field.type === "array" ? schema.array(schema.string()) : schema.string();
+    const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
     args[key] = base.optional().describe(field.description);
   }
   return args;
@@ -256,9 +266,10 @@ const HerdrLinkPlugin = async (input) => {
         args: dispatcherArgs(),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
+          const call = gatewayCall(raw);
           if (session) active.add(session);
-          if (raw.action === undefined || raw.action === null) return LINK.activation;
-          const result = await bridge.request(raw.action, dispatch(raw), { session, directory: context?.directory });
+          if (call.activate) return LINK.activation;
+          const result = await bridge.request(call.op, call.args, { session, directory: context?.directory });
           return JSON.stringify(result);
         },
       }),

@@ -16,8 +16,13 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 function dispatcherArgs() {
   const schema = tool.schema;
   const args = {};
+  const kinds = {
+    array: () => schema.array(schema.string()),
+    object: () => schema.record(schema.string(), schema.any()),
+    string: () => schema.string(),
+  };
   for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
-    const base = field.enum ? schema.enum(field.enum) : field.type === "array" ? schema.array(schema.string()) : schema.string();
+    const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
     args[key] = base.optional().describe(field.description);
   }
   return args;
@@ -35,9 +40,10 @@ const HerdrLinkPlugin = async (input) => {
         args: dispatcherArgs(),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
+          const call = gatewayCall(raw);
           if (session) active.add(session);
-          if (raw.action === undefined || raw.action === null) return LINK.activation;
-          const result = await bridge.request(raw.action, dispatch(raw), { session, directory: context?.directory });
+          if (call.activate) return LINK.activation;
+          const result = await bridge.request(call.op, call.args, { session, directory: context?.directory });
           return JSON.stringify(result);
         },
       }),

@@ -24,10 +24,7 @@ async function sessionDirectory(session, sessionID) {
 
 function checkInput(raw) {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(LINK.errors.action);
-  if (raw.action !== undefined && raw.action !== null && !Object.hasOwn(LINK.dispatcher.actions, raw.action)) {
-    throw new Error(LINK.errors.action);
-  }
-  return raw;
+  return gatewayCall(raw);
 }
 
 async function HerdrLinkSetup(ctx) {
@@ -37,7 +34,7 @@ async function HerdrLinkSetup(ctx) {
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
   async function execute(input, context) {
-    const raw = checkInput(input);
+    const call = checkInput(input);
     const session = context?.sessionID ?? "";
     let directory = null;
     try {
@@ -48,8 +45,8 @@ async function HerdrLinkSetup(ctx) {
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
     active.add(session);
-    if (raw.action === undefined || raw.action === null) return { content: LINK.activation };
-    const result = await bridge.request(raw.action, dispatch(raw), { session, directory });
+    if (call.activate) return { content: LINK.activation };
+    const result = await bridge.request(call.op, call.args, { session, directory });
     return { content: JSON.stringify(result) };
   }
 
