@@ -300,3 +300,32 @@ async def test_the_bootstrap_runs_in_the_background_at_connection_start(herdr_si
             while herdr_sim.name_of(pane) is None:  # noqa: ASYNC110
                 await anyio.sleep(0.02)
     assert str(herdr_sim.name_of(pane)).startswith("hl-")
+
+
+async def test_the_gateway_makes_no_herdr_call_and_needs_no_agent_name():
+    # Every Herdr call fails: the caller is unnamed and not even detected. Activation must not care.
+    runner = ScriptedRunner(lambda argv: ScriptedRunner.error("agent_not_found", "no agent in w1:p1"))
+    env = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/bin/herdr", "HERDR_PANE_ID": "w1:p1"}
+    async with Client(create_server(Link(env, runner=runner), bootstrap=False), mode="legacy") as client:
+        for arguments in ({}, {"action": "activate"}, {"wait_for_previous": True}):
+            result = await client.call_tool("herdr_link", arguments)
+            assert not result.is_error and json.loads(text(result))["status"] == "active"
+    assert runner.calls == []
+
+
+async def test_a_host_added_key_never_breaks_send_or_close(brain, herdr_sim: HerdrSim):
+    async with Client(create_server(brain, relist_wait=0), mode="legacy") as client:
+        sent = await client.call_tool("herdr_link_send", {"to": "reviewer", "message": "m", "wait_for_previous": True})
+        assert json.loads(text(sent))["status"] == "sent" and len(herdr_sim.deliveries("w1:p2")) == 1
+        via = await client.call_tool(
+            "herdr_link", {"action": "close", "arguments": {"agent": "reviewer", "force": True}, "wait_for_previous": 1}
+        )
+        assert json.loads(text(via)) == {"status": "closed", "agent": "reviewer"}
+    assert not herdr_sim.exists("w1:p2")
+
+
+async def test_a_raw_id_on_peers_is_a_protocol_error(brain):
+    async with Client(create_server(brain, relist_wait=0), mode="legacy") as client:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("herdr_link_peers", {"workspace_id": "w1"})
+        assert caught.value.error.code == types.INVALID_PARAMS and "w1" not in caught.value.error.message

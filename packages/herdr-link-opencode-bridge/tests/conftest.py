@@ -2,12 +2,13 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from herdr_link_control import surface_violation
 from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -92,3 +93,9 @@ def drive_v2(tmp_path: Path) -> Drive:
         return _run_driver("opencode_v2_driver.mjs", plugins / "herdr-link.js", tmp_path, env, scenario)
 
     return run
+
+
+@pytest.fixture
+def herdr_command_policy() -> Callable[[Sequence[str]], str | None]:
+    """Every command these tests make Herdr run must be on spec §8's surface."""
+    return surface_violation

@@ -1,12 +1,13 @@
 import json
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from herdr_link_control import surface_violation
 from herdr_link_pi_bridge import packaged_extension
 
 DRIVER = Path(__file__).parent / "node" / "pi_driver.mjs"
@@ -37,3 +38,9 @@ def drive(tmp_path: Path) -> Drive:
         return report
 
     return run
+
+
+@pytest.fixture
+def herdr_command_policy() -> Callable[[Sequence[str]], str | None]:
+    """Every command these tests make Herdr run must be on spec §8's surface."""
+    return surface_violation

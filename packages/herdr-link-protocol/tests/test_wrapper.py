@@ -94,3 +94,10 @@ def test_our_wrapper_is_smaller_than_the_typescript_one(ts_fixtures):
     case = next(c for c in ts_fixtures["sends"] if c["case"] == "ascii_100_bytes")
     ts_fixed = len(case["wrapper"].encode()) - len(case["envelope_line"].encode())
     assert len(WRAPPER_HEADER.encode()) < ts_fixed
+
+
+def test_a_malformed_brace_line_below_the_envelope_is_skipped():
+    envelope = build_envelope("brain", "reviewer", "hello")
+    text = build_wrapper(envelope) + '\n{"protocol": "herdr-link/1", broken\n{not json either}'
+    found = extract_envelope(text)
+    assert found is not None and found.id == envelope.id

@@ -7,7 +7,7 @@ identity bootstrap. Adapters (MCP, the JSON-lines bridge) are wiring over ``Link
 
 from importlib.metadata import version as _version
 
-from ._commands import AgentRecord, HerdrCommandError, Role, classify
+from ._commands import AgentRecord, HerdrCommandError, Role, classify, surface_violation
 from ._environment import HerdrEnvironment
 from ._herdr import HerdrCLI, Timeouts
 from ._identity import Identity, SelfContext
@@ -43,5 +43,6 @@ __all__ = [
     "bridge_command",
     "classify",
     "location_file",
+    "surface_violation",
     "write_location_file",
 ]

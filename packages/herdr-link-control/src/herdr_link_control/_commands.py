@@ -12,7 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from herdr_link_protocol import AgentState, Cause, LinkError, is_valid_agent_name, normalize_agent_state
+from herdr_link_protocol import (
+    GENERATED_NAME_PREFIX,
+    AgentState,
+    Cause,
+    LinkError,
+    is_valid_agent_name,
+    normalize_agent_state,
+)
 
 from ._runner import RunResult
 
@@ -35,6 +42,7 @@ __all__ = [
     "pane_list",
     "pane_split",
     "parse_agent_record",
+    "surface_violation",
     "parse_agent_rows",
     "tab_close",
     "tab_create",
@@ -205,6 +213,38 @@ def tab_create(workspace_id: str, cwd: str, label: str | None) -> list[str]:
 
 def tab_close(tab_id: str) -> list[str]:
     return ["tab", "close", tab_id]
+
+
+def surface_violation(argv: Sequence[str]) -> str | None:
+    """Why ``argv`` is outside the command surface of spec §8, or ``None`` when it is inside.
+
+    The surface is exactly the argv shapes the builders above produce, plus ``agent rename`` to a
+    generated name (the bootstrap of §6.3). Tests run this over every command a simulated Herdr saw.
+    """
+    words = list(argv)
+    head = tuple(words[:2])
+    if words[2:3] and words[2].startswith("-") and head not in (("tab", "create"), ("pane", "list")):
+        return f"herdr {' '.join(words[:2])} names no target: {words!r}"  # --current and other selectors
+    shapes: dict[tuple[str, str], bool] = {
+        ("agent", "get"): len(words) == 3,
+        ("agent", "list"): len(words) == 2,
+        ("agent", "prompt"): len(words) == 4,
+        ("agent", "start"): len(words) >= 8 and words[3] == "--kind" and words[5] == "--pane" and words[7] == "--",
+        ("agent", "rename"): len(words) == 4 and words[3].startswith(GENERATED_NAME_PREFIX),
+        ("pane", "close"): len(words) == 3,
+        ("pane", "get"): len(words) == 3,
+        ("pane", "list"): len(words) == 4 and words[2] == "--workspace",
+        ("pane", "split"): len(words) == 8 and words[3:6] == ["--direction", "right", "--cwd"]
+        and words[7] == "--no-focus",
+        ("tab", "create"): words[2:3] == ["--workspace"] and words[4:5] == ["--cwd"] and words[-1] == "--no-focus"
+        and (len(words) == 7 or (len(words) == 9 and words[6] == "--label")),
+        ("tab", "close"): len(words) == 3,
+    }  # fmt: skip
+    if head not in shapes:
+        return f"herdr {' '.join(words[:2])} is not on the allowed surface"
+    if not shapes[head]:
+        return f"herdr {' '.join(words[:2])} has a shape outside the allowed surface: {words!r}"
+    return None
 
 
 # ---- reading replies ----------------------------------------------------------------------------

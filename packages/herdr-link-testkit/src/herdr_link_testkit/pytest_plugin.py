@@ -1,22 +1,37 @@
 """pytest fixtures, registered automatically when ``herdr-link-testkit`` is installed.
 
 - ``herdr_sim``: a running :class:`HerdrSim`, new for each test (about a millisecond to start).
+- ``herdr_command_policy``: ``None``, or a function that returns why an argv must not reach Herdr
+  (``None`` when it may). Override it in a ``conftest.py``; every test using ``herdr_sim`` then
+  fails when any command the simulated ``herdr`` ran breaks the policy.
 - ``herdr_pane``: a workspace's root pane whose occupant is the test's own caller; use
   ``herdr_sim.env(herdr_pane)`` for the environment a process in that pane would have.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 
 from ._harness import HerdrSim
 
+CommandPolicy = Callable[[Sequence[str]], str | None]
+
 
 @pytest.fixture
-def herdr_sim() -> Iterator[HerdrSim]:
-    """A running simulated Herdr, isolated per test."""
+def herdr_command_policy() -> CommandPolicy | None:
+    """No policy: any command may reach the simulated Herdr."""
+    return None
+
+
+@pytest.fixture
+def herdr_sim(herdr_command_policy: CommandPolicy | None) -> Iterator[HerdrSim]:
+    """A running simulated Herdr, isolated per test; its commands are checked against the policy."""
     with HerdrSim() as sim:
         yield sim
+        commands = sim.log.commands()
+    if herdr_command_policy is not None:
+        broken = [reason for argv in commands if (reason := herdr_command_policy(argv)) is not None]
+        assert broken == [], "commands outside the allowed surface reached Herdr"
 
 
 @pytest.fixture
