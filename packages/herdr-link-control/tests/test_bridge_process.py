@@ -166,3 +166,28 @@ def test_outside_herdr_every_op_is_not_in_herdr(tmp_path):
         "id": 1,
         "error": {"code": "NOT_IN_HERDR", "message": "NOT_IN_HERDR: Herdr environment is unavailable"},
     }
+
+
+def test_no_single_line_ends_the_bridge(herdr_sim: HerdrSim, team):
+    brain, _ = team
+    lines = [
+        json.dumps(HELLO).encode(),
+        b'{"id":"x\\ud800","op":"peers"}',  # valid JSON whose id cannot be encoded as UTF-8
+        b'{"id":"y","op":"peers","args":{"to":"\\udfff"}}',
+        b"\xff\xfe not utf-8",
+        b'{"id":"z","op":"peers","args":{}}',
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_control.bridge"],
+        input=b"\n".join(lines) + b"\n",
+        env=herdr_sim.env(brain),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    replies = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert replies[0]["type"] == "hello" and len(replies) == 5
+    by_id = {reply["id"]: reply for reply in replies[1:]}
+    assert "x\ud800" in by_id and "result" in by_id["x\ud800"]  # answered, the id escaped as JSON allows
+    assert "result" in by_id["y"] and "result" in by_id["z"]
+    assert by_id[None]["error"]["code"] == "INVALID_CALL"

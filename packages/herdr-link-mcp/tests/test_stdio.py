@@ -179,3 +179,50 @@ def test_the_stop_signals_hosts_send_end_the_server(herdr_sim: HerdrSim, team, s
         finally:
             process.kill()
         assert b"Traceback" not in process.stderr.read()
+
+
+def _serve_once(env: dict[str, str], calls: list[dict[str, object]]) -> bytes:
+    """Run the server over real stdio for ``calls`` (after the handshake); returns its stderr."""
+    import subprocess
+
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        *({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call} for i, call in enumerate(calls)),
+    ]
+    with subprocess.Popen(
+        [sys.executable, "-m", "herdr_link_mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    ) as process:
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        process.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+        process.stdin.flush()
+        answered: list[int] = []
+        while len(answered) < len(calls) + 1:  # notifications (list_changed) come in between
+            message = json.loads(process.stdout.readline())
+            if "id" in message:
+                answered.append(message["id"])
+        assert sorted(answered) == list(range(len(calls) + 1))
+        process.stdin.close()
+        process.wait(timeout=30)
+        return process.stderr.read()
+
+
+def test_a_failed_call_leaves_herdrs_diagnostic_in_the_operator_log(herdr_sim: HerdrSim, team):
+    calls: list[dict[str, object]] = [
+        {"name": "herdr_link_send", "arguments": {"to": "ghost", "message": "x"}},
+        {"name": "herdr_link_peers", "arguments": {}},
+    ]
+    stderr = _serve_once(herdr_sim.env(team[0]), calls).decode()
+    assert "PEER_NOT_FOUND" in stderr and "agent_not_found" in stderr  # the Herdr code reaches the operator
+    assert "herdr_link_peers" not in stderr  # a call that worked says nothing
+
+
+def test_the_operator_log_can_be_turned_up(herdr_sim: HerdrSim, team):
+    env = {**herdr_sim.env(team[0]), "HERDR_LINK_LOG_LEVEL": "debug"}
+    calls: list[dict[str, object]] = [{"name": "herdr_link_peers", "arguments": {"wait_for_previous": True}}]
+    assert "wait_for_previous" in _serve_once(env, calls).decode()

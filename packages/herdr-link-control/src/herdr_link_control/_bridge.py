@@ -61,9 +61,15 @@ class BridgeServer:
         body = reply.model_dump(mode="json", by_alias=True, exclude_none=True)
         if isinstance(reply, BridgeReply):
             body = {"id": reply.id, **body}  # a reply always names its request, null when unreadable
-        line = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        try:
+            line = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+        except UnicodeEncodeError:  # a lone surrogate (an id cut inside a pair): escape it, as JSON allows
+            line = json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode() + b"\n"
         async with self._write_lock:
-            await anyio.to_thread.run_sync(self._write, line)
+            try:
+                await anyio.to_thread.run_sync(self._write, line)
+            except (OSError, ValueError) as error:  # a closed or broken stdout: nobody can be told
+                log.warning("could not write a reply (%s); serving on until stdin closes", error)
 
     async def _fail(self, request_id: object, code: str, message: str) -> None:
         safe_id = request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
@@ -74,7 +80,10 @@ class BridgeServer:
         async with anyio.create_task_group() as group:
             while line := await read_line():
                 if line.strip():
-                    await self._accept(line, group)
+                    try:
+                        await self._accept(line, group)
+                    except Exception:  # no single line may end the serve loop
+                        log.exception("a bridge line could not be handled")
 
     async def _accept(self, line: bytes, group: anyio.abc.TaskGroup) -> None:
         try:
@@ -132,6 +141,9 @@ class BridgeServer:
             await self._fail(request.id, error.code, str(error))
         except InvalidToolCall as error:
             await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: {error}")
+        except Exception as error:  # a bug must cost one request, never the bridge
+            log.exception("bridge request %r failed unexpectedly", request.op)
+            await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: the bridge failed: {type(error).__name__}")
         else:
             await self._send(BridgeReply(id=request.id, result=result))
         finally:

@@ -73,7 +73,7 @@ def _text(text: str) -> types.TextContent:
 
 
 def _failure(error: LinkError) -> types.CallToolResult:
-    log.info("tool error %s (%s)", error, error.detail)
+    log.warning("tool error %s (%s)", error, error.detail)  # the operator log: the Herdr code and message
     return types.CallToolResult(content=[_text(str(error))], is_error=True)
 
 

@@ -24,7 +24,15 @@ def _serve(namespace: str) -> int:
 
     from ._server import create_server, initialization_options
 
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="herdr-link-mcp: %(message)s")
+    # The operator log: stderr, which hosts keep in their MCP logs. WARNING by default, so a failed
+    # call's Herdr code and message are there and success stays quiet; HERDR_LINK_LOG_LEVEL=INFO or
+    # DEBUG turns it up (DEBUG also names the arguments a host added that were ignored).
+    level = os.environ.get("HERDR_LINK_LOG_LEVEL", "WARNING").upper()
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=level if level in logging.getLevelNamesMapping() else logging.WARNING,
+        format="herdr-link-mcp: %(levelname)s %(message)s",
+    )
     # Hosts stop stdio servers with SIGINT (Claude Code: SIGINT, then SIGTERM 100 ms later). The SDK
     # reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
     # never finish unwinding: end at once, as SIGTERM does. Nothing is persisted, nothing is lost.
