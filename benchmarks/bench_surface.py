@@ -13,9 +13,8 @@ from typing import Any
 
 import tiktoken
 
-from herdr_link_opencode_bridge import RUNTIMES
-from herdr_link_opencode_bridge._bundles import link_data as opencode_data
-from herdr_link_pi_bridge._extension import link_data as pi_data
+from herdr_link_opencode_bridge import RUNTIMES, link_data as opencode_data
+from herdr_link_pi_bridge import link_data as pi_data
 from herdr_link_protocol import (
     COMMUNICATION_CONTRACT,
     WRAPPER_HEADER,

@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 
-from herdr_link._demo import agent_session
+from herdr_link import agent_session
 from herdr_link_control import Link
 from herdr_link_testkit import Fault, HerdrSim
 

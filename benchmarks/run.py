@@ -16,8 +16,7 @@ import bench_control
 import bench_mcp_start
 import bench_surface
 import bench_wall
-
-from herdr_link._load import run_load
+from load import run_load
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,7 +128,7 @@ def load_section(agents: int, messages: int) -> list[str]:
     return [
         "## Load",
         "",
-        f"`herdr_link._load.run_load({agents}, {messages})`: {agents} named agents in one simulated workspace,",
+        f"`benchmarks/load.py` `run_load({agents}, {messages})`: {agents} named agents in one simulated workspace,",
         f"each through its own `herdr-link-mcp` process, each sending {messages} messages to random peers,",
         "all at once (one call at a time per agent, as a model makes them). Then every pane's deliveries",
         "are parsed and matched with the send receipts. A 4 × 6 version runs in the test suite",

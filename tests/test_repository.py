@@ -1,28 +1,71 @@
-"""Promises the repository makes about itself."""
+"""Promises the repository makes about itself: CI runs the README's test command, and the README's
+demo command runs the demo. Both are checked by running them, with recording stand-ins for the
+installers so nothing is downloaded."""
 
+import json
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+RECORDER = """#!{python}
+import json, os, sys
+with open(os.environ["RECORD_TO"], "a", encoding="utf-8") as log:
+    log.write(json.dumps([os.path.basename(sys.argv[0]), *sys.argv[1:]]) + "\\n")
+"""
 
 
-def _quick_start_commands() -> list[str]:
-    section = (ROOT / "README.md").read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"```sh\n(.*?)\n```", section, flags=re.DOTALL)
+def _quick_start_commands(readme: str = "README.md") -> list[str]:
+    """The first two ``sh`` blocks: the demo command, then the test command."""
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    return re.findall(r"```sh\n(.*?)\n```", text, flags=re.DOTALL)[:2]
 
 
-def test_the_readme_has_two_quick_start_commands_demo_and_tests():
-    demo, tests = _quick_start_commands()
-    assert demo.endswith("herdr-link demo") and tests.endswith("python3 -m nox")
+@pytest.fixture
+def recording_path(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """A PATH on which ``python3`` and ``uv`` only record how they were called."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name in ("python3", "uv"):
+        (bin_dir / name).write_text(RECORDER.format(python=sys.executable))
+        (bin_dir / name).chmod(0o755)
+    log = tmp_path / "calls.jsonl"
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}/usr/bin:/bin", "RECORD_TO": str(log)}, log
 
 
-def test_ci_runs_exactly_the_readmes_test_command():
+def _calls(log: Path) -> list[list[str]]:
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+def _as_calls(command: str) -> list[list[str]]:
+    return [shlex.split(part) for part in command.split("&&")]
+
+
+def test_ci_runs_exactly_the_readmes_test_command(recording_path):
+    env, log = recording_path
     _, tests = _quick_start_commands()
-    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert tests in ci.splitlines()
+    subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, check=True, timeout=60, capture_output=True)
+    assert _calls(log) == _as_calls(tests)
+
+
+def test_the_readmes_demo_command_runs_the_demo(recording_path):
+    env, log = recording_path
+    demo, _ = _quick_start_commands()
+    subprocess.run(["bash", "-c", demo], env=env, cwd=ROOT, check=True, timeout=60, capture_output=True)
+    install, run = _calls(log)
+    assert install[:3] == ["python3", "-m", "pip"] and any(a.startswith("uv==") for a in install)
+    assert run[:3] == ["uv", "run", "--all-packages"]
+    # What uv would run, run for real in this environment: the demo tells the whole story and exits 0.
+    script = Path(sys.executable).parent / run[3]
+    done = subprocess.run([str(script), *run[4:]], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "herdr_link_close" in done.stdout and "gone" in done.stdout
 
 
 def test_both_readmes_give_the_same_commands():
-    chinese = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
-    for command in _quick_start_commands():
-        assert command in chinese
+    assert _quick_start_commands("README.zh-CN.md") == _quick_start_commands()

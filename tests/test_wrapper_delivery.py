@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from herdr_link_protocol import MAX_DELIVERY_BYTES, build_envelope, build_wrapper, extract_envelope, is_blank_message
 from herdr_link_testkit import HerdrSim

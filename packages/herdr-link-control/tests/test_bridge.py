@@ -7,8 +7,8 @@ import anyio
 import pytest
 from scripted_herdr import agent, got, link, ok, scripted
 
+from herdr_link_control import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply
 from herdr_link_control.bridge import BridgeServer
-from herdr_link_protocol import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply
 
 pytestmark = pytest.mark.anyio
 SELF = ("agent", "get", "w1:p1")

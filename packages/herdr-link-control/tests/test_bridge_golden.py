@@ -8,8 +8,8 @@ import anyio
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
+from herdr_link_control import BridgeHello, BridgeHelloReply, BridgeReply, BridgeRequest
 from herdr_link_control.bridge import BridgeServer
-from herdr_link_protocol import BridgeHello, BridgeHelloReply, BridgeReply, BridgeRequest
 
 pytestmark = pytest.mark.anyio
 DOC = Path(__file__).resolve().parents[3] / "docs" / "bridge.md"

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from herdr_link_protocol import BRIDGE_CONTRACT, BridgeReply, extract_envelope
+from herdr_link_control import BRIDGE_CONTRACT, BridgeReply
+from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import Fault, HerdrSim
 
 CLIENT = Path(__file__).parent / "node" / "bridge_client.mjs"

@@ -6,8 +6,7 @@ from typing import Any
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Link, RunResult, surface_violation
-from herdr_link_control import _commands as commands
+from herdr_link_control import Link, RunResult, _commands as commands, surface_violation
 from herdr_link_protocol import AgentState, ErrorCode, LinkError, extract_envelope
 from herdr_link_testkit import HerdrSim
 

@@ -5,8 +5,7 @@ import re
 
 import anyio
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from herdr_link_control import Link, Timeouts
 from herdr_link_protocol import ErrorCode, LinkError, extract_envelope

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_installer import InstallError, Platform, global_config_dir, install, plan_install
-from herdr_link_installer import _install as module
+from herdr_link_installer import InstallError, Platform, _install as module, global_config_dir, install, plan_install
 from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
 
 NODE_DIR = Path(__file__).parent / "node"

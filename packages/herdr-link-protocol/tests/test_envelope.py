@@ -1,8 +1,7 @@
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from herdr_link_protocol import (
     PROTOCOL_ID,

@@ -2,8 +2,7 @@ import json
 import unicodedata
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from herdr_link_protocol import UNSAFE_CODE_POINT_RANGES, dumps_terminal_safe, is_terminal_safe
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from herdr_link import diagnose
-from herdr_link_mcp._wiring import wiring
+from herdr_link_mcp import wiring
 from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
-from herdr_link_testkit import HerdrSim
+from herdr_link_testkit import Fault, HerdrSim
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agent_config.example.json"
 
@@ -64,7 +64,8 @@ def test_a_good_setup_passes_everything_it_checks(herdr_sim: HerdrSim, brain, ho
         ("environment", "Herdr server", "identity", "peers", "agent_config.json", "Codex", "OpenCode plugin"), "PASS"
     )
     details = {c.name: c.detail for c in checks}
-    assert "brain" in details["identity"] and "reviewer" in details["peers"] and "0.8.2" in details["Herdr server"]
+    assert "brain" in details["identity"] and "reviewer" in details["peers"]
+    assert details["Herdr server"] == f"{herdr_sim.env(brain)['HERDR_BIN_PATH']} reaches its server"
     assert not any(c.status == "FAIL" for c in checks)
     assert not any(c[:2] == ("agent", "rename") for c in herdr_sim.log.commands())  # read-only
 
@@ -97,10 +98,34 @@ def test_broken_setups_fail_with_their_fix(herdr_sim: HerdrSim, brain, home, tmp
     assert checks["OpenCode plugin"].status == "FAIL" and "modified" in checks["OpenCode plugin"].detail
 
 
+def test_herdr_is_asked_through_its_cli_only(herdr_sim: HerdrSim, brain, home, tmp_path):
+    herdr_sim.log.clear()
+    diagnose(herdr_sim.env(brain), tmp_path, home)
+    requests = [request["id"] for request in herdr_sim.log.requests]
+    assert requests and all(str(i).startswith(("cli:", "api-client:")) for i in requests), requests
+    assert {c[:2] for c in herdr_sim.log.commands()} == {("agent", "get"), ("agent", "list")}
+
+
+def test_a_protocol_mismatch_is_reported_as_the_cli_reports_it(herdr_sim: HerdrSim, brain, home, tmp_path):
+    herdr_sim.fault_method("ping", Fault("protocol_mismatch", protocol=22))
+    server = next(c for c in diagnose(herdr_sim.env(brain), tmp_path, home) if c.name == "Herdr server")
+    assert server.status == "FAIL" and "protocol_mismatch" in server.detail
+    assert "client protocol 20 is older than server protocol 22; upgrade the Herdr client" in server.detail
+    assert "different versions" in server.fix
+
+
+def test_a_plain_shell_reports_its_workspace_peers(herdr_sim: HerdrSim, brain, home, tmp_path):
+    shell = herdr_sim.split(brain)
+    checks = {c.name: c for c in diagnose(herdr_sim.env(shell), tmp_path, home)}
+    assert checks["identity"].status == "SKIP" and "plain shell" in checks["identity"].detail
+    assert checks["peers"].detail == "2 named agent(s) in this workspace: brain, reviewer"
+
+
 def test_a_removed_binary_and_a_stopped_server_fail(herdr_sim: HerdrSim, brain, home, tmp_path):
     env = herdr_sim.env(brain)
     herdr_sim.stop()
-    assert statuses(diagnose(env, tmp_path, home))["Herdr server"] == "FAIL"
+    server = next(c for c in diagnose(env, tmp_path, home) if c.name == "Herdr server")
+    assert server.status == "FAIL" and "server_not_running" in server.detail and server.fix.startswith("start Herdr")
     herdr_sim.remove_binary()
     assert statuses(diagnose(env, tmp_path, home))["Herdr binary"] == "FAIL"
 

@@ -15,31 +15,23 @@ from typing import Any, BinaryIO, Final
 import anyio
 from pydantic import ValidationError
 
-from herdr_link_protocol import (
+from herdr_link_protocol import ACTION_TOOLS, PROTOCOL_ID, Cause, InvalidToolCall, LinkError
+
+from ._bridge_messages import (
     BRIDGE_CONTRACT,
     BRIDGE_OPS,
-    CLOSE_TOOL,
     INVALID_CALL,
-    PEERS_TOOL,
-    PROTOCOL_ID,
-    SEND_TOOL,
-    START_TOOL,
     BridgeError,
     BridgeHello,
     BridgeHelloReply,
     BridgeReply,
     BridgeRequest,
-    Cause,
-    InvalidToolCall,
-    LinkError,
 )
-
 from ._link import Link
 
 __all__ = ["BridgeServer"]
 
 log: Final = logging.getLogger("herdr_link")
-TOOLS: Final = {"start": START_TOOL, "peers": PEERS_TOOL, "send": SEND_TOOL, "close": CLOSE_TOOL}
 
 
 class BridgeServer:
@@ -161,7 +153,7 @@ class BridgeServer:
         if request.op == "resolve_session_pane":
             await self.link.check_session_pane(directory)
             return {"status": "resolved"}
-        receipt = await self.link.call(TOOLS[request.op], request.args, context_directory=directory)
+        receipt = await self.link.call(ACTION_TOOLS[request.op], request.args, context_directory=directory)
         result: dict[str, Any] = json.loads(receipt.to_json())
         return result
 

@@ -6,7 +6,7 @@ callers share so that at most one rename runs at a time; it clears as soon as it
 
 import logging
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 import anyio
 
@@ -78,13 +78,22 @@ class Identity:
             raise LinkError(Cause.HERDR_UNREACHABLE, "agent get returned no agent record")
         return record
 
+    async def pane(self) -> dict[str, Any]:
+        """One fresh ``pane get <own pane>`` (it follows a moved pane's alias): Herdr's ``PaneInfo``.
+
+        Raises:
+            LinkError: as classified for ``Role.SELF``; an empty mapping when Herdr reports no pane.
+        """
+        reply = await self.cli.call(pane_get(self.pane_id), Role.SELF)
+        result = reply.get("result")
+        pane = result.get("pane") if isinstance(result, dict) else None
+        return pane if isinstance(pane, dict) else {}
+
     async def _current_pane_id(self) -> str | None:
         try:
-            reply = await self.cli.call(pane_get(self.pane_id), Role.SELF)
+            current = (await self.pane()).get("pane_id")
         except LinkError:
             return None
-        pane = reply.get("result", {}).get("pane") if isinstance(reply.get("result"), dict) else None
-        current = pane.get("pane_id") if isinstance(pane, dict) else None
         return current if isinstance(current, str) and current else None
 
     async def context(self) -> SelfContext:

@@ -27,7 +27,7 @@ from herdr_link_protocol import (
 from ._environment import HerdrEnvironment
 from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
-from ._operations import DEFAULT_DELIVERY_LIMIT, Operations
+from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
 from ._runner import ProcessRunner, Runner
 from ._start import Starter
 
@@ -113,6 +113,10 @@ class Link:
     async def close(self, agent: str) -> ClosedReceipt:
         """See :meth:`Operations.close`."""
         return await self._require()[0].close(agent)
+
+    async def survey(self) -> Survey:
+        """See :meth:`Operations.survey`."""
+        return await self._require()[0].survey()
 
     async def check_session_pane(self, directory: str | None) -> None:
         """See :meth:`Operations.check_session_pane`."""

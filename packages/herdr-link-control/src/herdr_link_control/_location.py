@@ -5,10 +5,28 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Final
 
-from herdr_link_protocol import BRIDGE_CONFIG_FILE
+__all__ = [
+    "BRIDGE_COMMAND",
+    "BRIDGE_CONFIG_FILE",
+    "BRIDGE_ENV_VAR",
+    "bridge_command",
+    "location_file",
+    "write_location_file",
+]
 
-__all__ = ["bridge_command", "location_file", "write_location_file"]
+BRIDGE_ENV_VAR: Final = "HERDR_LINK_BRIDGE"
+"""A stub looks here first: the bridge command as a JSON array of strings (or a single path)."""
+
+BRIDGE_CONFIG_FILE: Final = ("herdr-link", "bridge.json")
+"""Then here, under the user's config directory: ``{"command": ["/path/to/herdr-link-bridge"]}``.
+
+Installers write it outside the plugin directory, so a stub's bytes and hash never change.
+"""
+
+BRIDGE_COMMAND: Final = "herdr-link-bridge"
+"""Last, this command on ``PATH``."""
 
 
 def bridge_command() -> list[str]:

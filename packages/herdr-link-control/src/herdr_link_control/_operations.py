@@ -2,6 +2,7 @@
 
 import os
 import sys
+from dataclasses import dataclass
 from typing import Final
 
 from herdr_link_protocol import (
@@ -32,7 +33,7 @@ from ._concurrency import both
 from ._herdr import HerdrCLI
 from ._identity import Identity
 
-__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "resolve_peer"]
+__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "resolve_peer", "workspace_peers"]
 
 
 def _platform_delivery_limit() -> int:
@@ -80,6 +81,38 @@ def check_same_workspace(own_workspace: str, target: AgentRecord) -> None:
         raise LinkError(Cause.NOT_A_PEER, f"target workspace {target.workspace_id!r} is not {own_workspace!r}")
 
 
+def workspace_peers(
+    rows: list[AgentRecord], workspace_id: str, own_pane: str, own_name: str | None
+) -> list[AgentRecord]:
+    """The named agents of ``workspace_id`` other than the caller, each name once, in Herdr's order.
+
+    Rows are filtered first and deduplicated last, so a foreign or unnamed row never hides a valid
+    one. An empty ``workspace_id`` (Herdr reported none) has no peers.
+    """
+    peers: list[AgentRecord] = []
+    seen = {own_name}
+    for row in rows:
+        if row.name is None or not workspace_id or row.workspace_id != workspace_id:
+            continue
+        if row.name in seen or row.pane_id == own_pane:
+            continue
+        seen.add(row.name)
+        peers.append(row)
+    return peers
+
+
+@dataclass(frozen=True, slots=True)
+class Survey:
+    """The caller's pane as Herdr reports it now, for ``herdr-link doctor``."""
+
+    agent: AgentRecord | None
+    """The pane's agent; ``None`` when no agent runs there (a plain shell)."""
+    workspace_id: str
+    """The pane's current workspace; empty when Herdr reports none."""
+    peers: tuple[AgentRecord, ...]
+    """What :meth:`Operations.peers` would list: the other named agents of that workspace."""
+
+
 class Operations:
     """The communication operations over one caller identity."""
 
@@ -95,17 +128,37 @@ class Operations:
             LinkError: ``SELF_UNNAMED``, ``NOT_IN_HERDR``.
         """
         me, rows = await both(self.identity.context, lambda: self.cli.call(agent_list(), Role.PEERS))
-        peers: list[PeerEntry] = []
-        seen = {me.name}
-        for row in parse_agent_rows(rows):
-            # Filter first and deduplicate last, so a foreign or unnamed row never hides a valid one.
-            if row.name is None or not me.workspace_id or row.workspace_id != me.workspace_id:
-                continue
-            if row.name in seen or row.pane_id == me.pane_id:
-                continue
-            seen.add(row.name)
-            peers.append(PeerEntry(name=row.name, state=row.state))
-        return PeersReceipt(self_=PeerEntry(name=me.name, state=me.state), peers=tuple(peers))
+        peers = workspace_peers(parse_agent_rows(rows), me.workspace_id, me.pane_id, me.name)
+        return PeersReceipt(
+            self_=PeerEntry(name=me.name, state=me.state),
+            peers=tuple(PeerEntry(name=row.name, state=row.state) for row in peers if row.name),
+        )
+
+    async def survey(self) -> Survey:
+        """What Herdr reports about the caller's pane and its workspace; reads only, never renames.
+
+        The same lookups as :meth:`peers` (the own record, following a moved pane; ``agent list``),
+        except that an unnamed or absent agent is reported rather than bootstrapped, and a plain
+        shell's workspace comes from ``pane get``.
+
+        Raises:
+            HerdrCommandError: Herdr's own refusal (``herdr_code`` says which, e.g.
+                ``server_not_running`` or ``protocol_mismatch``); LinkError: ``NOT_IN_HERDR`` when the
+                CLI cannot be run or does not answer in time.
+        """
+        try:
+            me: AgentRecord | None = await self.identity.record(Role.SELF)
+        except LinkError as error:
+            if error.cause is not Cause.SELF_NOT_DETECTED:
+                raise
+            me = None
+        if me is not None:
+            workspace, pane = me.workspace_id, me.pane_id
+        else:
+            info = await self.identity.pane()
+            workspace, pane = str(info.get("workspace_id") or ""), str(info.get("pane_id") or "")
+        rows = parse_agent_rows(await self.cli.call(agent_list(), Role.PEERS))
+        return Survey(me, workspace, tuple(workspace_peers(rows, workspace, pane, me.name if me else None)))
 
     async def send(self, to: str, message: str) -> SentReceipt:
         """Deliver ``message`` to ``to`` inside the inbound wrapper (self ∥ target, then prompt).

@@ -4,10 +4,6 @@ from importlib.resources import files
 from typing import Any
 
 from herdr_link_protocol import (
-    BRIDGE_COMMAND,
-    BRIDGE_CONFIG_FILE,
-    BRIDGE_CONTRACT,
-    BRIDGE_ENV_VAR,
     CAPABILITIES,
     GATEWAY_ACTIVATE,
     GATEWAY_ARGUMENTS_NOT_OBJECT,
@@ -16,6 +12,9 @@ from herdr_link_protocol import (
     Cause,
     LinkError,
 )
+
+from ._bridge_messages import BRIDGE_CONTRACT
+from ._location import BRIDGE_COMMAND, BRIDGE_CONFIG_FILE, BRIDGE_ENV_VAR
 
 __all__ = ["bridge_client_data", "bridge_client_js"]
 

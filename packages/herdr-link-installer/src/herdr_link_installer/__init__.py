@@ -2,6 +2,16 @@
 replace, check, roll back)."""
 
 from ._install import InstallError, Plan, install, plan_install
-from ._paths import Platform, config_dirs, global_config_dir
+from ._paths import Platform, config_dirs, current_platform, global_config_dir, installed_plugin
 
-__all__ = ["InstallError", "Plan", "Platform", "config_dirs", "global_config_dir", "install", "plan_install"]
+__all__ = [
+    "InstallError",
+    "Plan",
+    "Platform",
+    "config_dirs",
+    "current_platform",
+    "global_config_dir",
+    "install",
+    "installed_plugin",
+    "plan_install",
+]

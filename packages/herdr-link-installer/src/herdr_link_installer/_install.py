@@ -19,15 +19,18 @@ from pathlib import Path
 from typing import Final
 
 from herdr_link_control import bridge_command, location_file, write_location_file
-from herdr_link_opencode_bridge import MANIFEST_FILE, packaged_dir
-from herdr_link_opencode_bridge import RUNTIMES as RUNTIME_BUNDLES
-from herdr_link_opencode_bridge._checks import classify_plugin
+from herdr_link_opencode_bridge import (
+    MANIFEST_FILE,
+    PLUGIN_FILE,
+    RUNTIMES as RUNTIME_BUNDLES,
+    classify_plugin,
+    packaged_dir,
+)
 
 from ._paths import Platform, config_dirs, global_config_dir
 
 __all__ = ["InstallError", "Plan", "install", "plan_install"]
 
-PLUGIN_FILE: Final = "herdr-link.js"
 WORK_DIR: Final = "herdr-link-install"
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}

@@ -8,7 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-__all__ = ["Platform", "config_dirs", "current_platform", "global_config_dir"]
+from herdr_link_opencode_bridge import PLUGIN_FILE, PluginState, classify_plugin
+
+__all__ = ["Platform", "config_dirs", "current_platform", "global_config_dir", "installed_plugin"]
 
 
 @dataclass(frozen=True)
@@ -20,6 +22,7 @@ class Platform:
 
 
 def current_platform() -> Platform:
+    """The platform this process runs on."""
     if sys.platform == "win32":
         return Platform("windows")
     if sys.platform == "darwin":
@@ -75,3 +78,18 @@ def config_dirs(environ: Mapping[str, str], home: Path, platform: Platform) -> l
     if environ.get("OPENCODE_CONFIG_DIR"):
         dirs.append(Path(os.path.expanduser(environ["OPENCODE_CONFIG_DIR"])))
     return dirs
+
+
+def installed_plugin(
+    environ: Mapping[str, str], home: Path, platform: Platform | None = None
+) -> tuple[PluginState, Path | None, str]:
+    """The first Herdr Link plugin file in OpenCode's plugin directories (``plugins/``, then the
+    older ``plugin/``, of each of :func:`config_dirs`), what it is and, for ours, its runtime or first
+    line; ``("absent", None, "")`` when there is none. Reads only."""
+    for config in config_dirs(environ, home, platform or current_platform()):
+        for directory in ("plugins", "plugin"):
+            path = config / directory / PLUGIN_FILE
+            if path.is_file():
+                state, detail = classify_plugin(path.read_bytes())
+                return state, path, detail
+    return "absent", None, ""

@@ -6,30 +6,17 @@ import os
 import shutil
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
-from ._server import DEFAULT_NAMESPACE
+from herdr_link_control import Check
+
+from ._hosts import DEFAULT_NAMESPACE
 from ._wiring import FORWARDED_VARIABLES
 
-__all__ = ["WIRING_CHECKS", "Check", "wiring_checks"]
+__all__ = ["WIRING_CHECKS", "wiring_checks"]
 
 NS: Final = DEFAULT_NAMESPACE
-
-
-@dataclass(frozen=True)
-class Check:
-    """One line of a diagnosis."""
-
-    name: str
-    status: Literal["PASS", "FAIL", "SKIP"]
-    detail: str
-    fix: str = ""
-
-    def render(self) -> str:
-        line = f"{self.status}  {self.name}: {self.detail}"
-        return line + (f"\n      fix: {self.fix}" if self.fix else "")
 
 
 def _load(path: Path) -> tuple[dict[str, Any] | None, str]:

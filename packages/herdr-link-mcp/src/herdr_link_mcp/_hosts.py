@@ -1,10 +1,15 @@
-"""Which presentation a host gets, from the ``clientInfo.name`` it sends (generic when unknown)."""
+"""The server's names, and which presentation a host gets from the ``clientInfo.name`` it sends."""
 
 from typing import Final
 
 from herdr_link_protocol import PresentationForm
 
-__all__ = ["HOST_FORMS", "presentation_form"]
+__all__ = ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "presentation_form"]
+
+SERVER_NAME: Final = "herdr-link"
+"""The ``serverInfo.name`` the server reports in ``initialize``."""
+DEFAULT_NAMESPACE: Final = "herdr_link"
+"""The name hosts register the server under (``mcp__herdr_link__…``); wiring always uses it."""
 
 HOST_FORMS: Final = (
     ("claude", PresentationForm.MCP_PREFIXED),  # Claude Code: mcp__<ns>__<tool>

@@ -33,15 +33,12 @@ from herdr_link_protocol import (
     tools_list,
 )
 
-from ._hosts import presentation_form
+from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form
 
-__all__ = ["DEFAULT_NAMESPACE", "RELIST_WAIT", "SERVER_NAME", "ConnectionState", "create_server"]
+__all__ = ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"]
 
 log: Final = logging.getLogger("herdr_link")
 
-SERVER_NAME: Final = "herdr-link"
-DEFAULT_NAMESPACE: Final = "herdr_link"
-"""The name hosts register the server under (``mcp__herdr_link__…``); wiring always uses it."""
 BOOTSTRAP_DELAY: Final = 0.2
 """Seconds the start-up bootstrap waits, so its ``herdr`` child does not compete with the handshake."""
 RELIST_WAIT: Final = 0.25

@@ -16,12 +16,23 @@ from typing import Final, Literal
 from herdr_link_control import HerdrEnvironment
 from herdr_link_protocol import PresentationForm, tier0_hint
 
-from ._server import DEFAULT_NAMESPACE
+from ._hosts import DEFAULT_NAMESPACE
 
-__all__ = ["HINT_HOSTS", "WIRING_HOSTS", "Wiring", "WiringFile", "hint_output", "server_command", "wiring"]
+__all__ = [
+    "FORWARDED_VARIABLES",
+    "HINT_HOSTS",
+    "WIRING_HOSTS",
+    "Wiring",
+    "WiringFile",
+    "hint_output",
+    "server_command",
+    "wiring",
+]
 
 HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini")
+"""Hosts whose hook or launcher takes the Tier 0 hint (``hint --host``)."""
 WIRING_HOSTS: Final = ("claude", "codex", "agy", "gemini", "pi")
+"""Hosts ``wiring --host`` prints a registration for."""
 FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 

@@ -13,6 +13,8 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from ._hosts import DEFAULT_NAMESPACE
+
 __all__ = ["main"]
 
 
@@ -64,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link-mcp``; returns the exit status."""
     parser = argparse.ArgumentParser(prog="herdr-link-mcp", description="Herdr Link as a stdio MCP server.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
-    parser.add_argument("--namespace", default="herdr_link", help="the name the host registered this server under")
+    parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP on stdin/stdout (the default)")
     hint = commands.add_parser("hint", help="print the Tier 0 hint in the form a host's hook or launcher expects")

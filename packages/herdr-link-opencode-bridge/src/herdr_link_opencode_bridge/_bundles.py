@@ -40,7 +40,9 @@ __all__ = [
 ]
 
 GENERATOR: Final = "herdr-link-opencode-bridge"
+"""The generator's name: first word of every bundle's ID line, and the client name in ``hello``."""
 MANIFEST_FILE: Final = "herdr-link.opencode.manifest.json"
+"""The manifest beside the bundles: each bundle's runtime, file and SHA-256 (current and earlier)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ RUNTIMES: Final = {
         "opencode-v2", "herdr-link.opencode-v2.js", "opencode-v2.js", f"{OPENCODE_V2_REVISION} (experimental)", "setup"
     ),
 }
+"""Each OpenCode runtime's bundle: its id, shipped file, template, plugin API and entry point."""
 
 
 def _field_descriptions() -> dict[str, dict[str, Any]]:

@@ -1,30 +1,17 @@
-"""The OpenCode plugin check for ``herdr-link doctor``: is our current bundle installed? Reads only."""
+"""What a plugin file is, compared with the bundles this package ships. Reads only."""
 
 import hashlib
 import json
-import os
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Final, Literal
 
 from ._bundles import GENERATOR, MANIFEST_FILE, packaged_dir
 
-__all__ = ["PluginState", "classify_plugin", "opencode_config_dirs", "plugin_status"]
+__all__ = ["PLUGIN_FILE", "PluginState", "classify_plugin"]
 
 PLUGIN_FILE: Final = "herdr-link.js"
+"""The plugin's file name in OpenCode's plugin directory."""
 PluginState = Literal["current", "older", "modified", "foreign", "absent"]
-
-
-def opencode_config_dirs(environ: Mapping[str, str], home: Path) -> list[Path]:
-    """OpenCode's global config dir (XDG or ~/.config; %APPDATA% on Windows) and OPENCODE_CONFIG_DIR."""
-    if os.name == "nt" and environ.get("APPDATA"):
-        base = Path(environ["APPDATA"])
-    else:
-        base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
-    dirs = [base / "opencode"]
-    if environ.get("OPENCODE_CONFIG_DIR"):
-        dirs.append(Path(environ["OPENCODE_CONFIG_DIR"]))
-    return dirs
+"""What an installed plugin file is: our current bundle, an older one of ours, ours edited, another's, or none."""
 
 
 def classify_plugin(data: bytes) -> tuple[PluginState, str]:
@@ -40,14 +27,3 @@ def classify_plugin(data: bytes) -> tuple[PluginState, str]:
     if first.startswith(f"// {GENERATOR} "):
         return "modified", first
     return "foreign", ""
-
-
-def plugin_status(environ: Mapping[str, str], home: Path) -> tuple[PluginState, Path | None, str]:
-    """The first Herdr Link plugin file found in OpenCode's plugin directories, and what it is."""
-    for config in opencode_config_dirs(environ, home):
-        for directory in ("plugins", "plugin"):
-            path = config / directory / PLUGIN_FILE
-            if path.is_file():
-                state, detail = classify_plugin(path.read_bytes())
-                return state, path, detail
-    return "absent", None, ""

@@ -6,9 +6,10 @@ from typing import Literal
 from ._extension import GENERATOR, packaged_extension
 from ._install import target_path
 
-__all__ = ["extension_status"]
+__all__ = ["ExtensionState", "extension_status"]
 
 ExtensionState = Literal["current", "older", "foreign", "absent"]
+"""What an installed extension file is: the shipped one, an older one of ours, another's, or none."""
 
 
 def extension_status(home: Path, cwd: Path) -> tuple[ExtensionState, Path | None]:

@@ -11,9 +11,11 @@ from typing import Any, Final
 
 from herdr_link_control import bridge_client_data, bridge_client_js
 from herdr_link_protocol import (
+    ACTION_TOOLS,
     CLOSE_TOOL,
     GATEWAY_TOOL,
     TIER1_TOOLS,
+    TOOL_ACTIONS,
     TOOL_SPECS,
     WAIT_GUARD_REASON,
     ActiveReceipt,
@@ -24,10 +26,12 @@ from herdr_link_protocol import (
 __all__ = ["EXTENSION_FILE", "GENERATOR", "build", "extension_text", "id_line", "link_data", "packaged_extension"]
 
 GENERATOR: Final = "herdr-link-pi-bridge"
+"""The generator's name: first word of the extension's ID line, and the client name in ``hello``."""
 EXTENSION_FILE: Final = "herdr-link.js"
+"""The extension's file name in Pi's extensions directory."""
 _LABELS: Final = {
     GATEWAY_TOOL: "Herdr Link",
-    **{tool: "Herdr Link " + tool.rsplit("_", 1)[1].title() for tool in TIER1_TOOLS},
+    **{tool: "Herdr Link " + action.title() for action, tool in ACTION_TOOLS.items()},
 }
 
 
@@ -44,7 +48,7 @@ def link_data() -> dict[str, Any]:
             "parameters": parameters,
         }
         if name != GATEWAY_TOOL:
-            tool["op"] = name.removeprefix(GATEWAY_TOOL + "_")
+            tool["op"] = TOOL_ACTIONS[name]
         if name == CLOSE_TOOL:
             tool["sequential"] = True
         tools.append(tool)

@@ -2,211 +2,269 @@
 
 No I/O happens here: text goes in and models come out, models go in and text comes out. Any tool
 that wants to read or write Herdr Link messages can depend on this package alone.
+
+Importing the package is cheap: every name loads from its submodule on first use (PEP 562), so the
+constants and texts (what ``herdr-link-mcp hint`` and ``wiring`` print) come without pydantic, and
+the models build only when something touches them.
 """
 
-from importlib.metadata import version as _version
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from ._arguments import (
-    ARGUMENT_ERRORS,
-    IGNORED,
-    TOOL_FIELDS,
-    TOPOLOGY_KEYS,
-    NormalizedArguments,
-    normalize_arguments,
-)
-from ._bridge import (
-    BRIDGE_COMMAND,
-    BRIDGE_CONFIG_FILE,
-    BRIDGE_CONTRACT,
-    BRIDGE_ENV_VAR,
-    BRIDGE_OPS,
-    INVALID_CALL,
-    BridgeContext,
-    BridgeError,
-    BridgeHello,
-    BridgeHelloReply,
-    BridgeReply,
-    BridgeRequest,
-)
-from ._config import (
-    CONFIG_RELATIVE_PATH,
-    AgentConfig,
-    AgentEntry,
-    NewTabPlacementConfig,
-    VariantConfig,
-    WithPlacementConfig,
-    parse_agent_config,
-)
-from ._constants import (
-    CAPABILITIES,
-    CLOSE_TOOL,
-    GATEWAY_TOOL,
-    PEERS_TOOL,
-    PROTOCOL_ID,
-    SEND_TOOL,
-    START_TOOL,
-    TIER1_TOOLS,
-    AgentState,
-    normalize_agent_state,
-)
-from ._contract import (
-    COMMUNICATION_CONTRACT,
-    WAIT_GUARD_REASON,
-    PresentationForm,
-    active_presentation,
-    presented_tool_name,
-    tier0_hint,
-)
-from ._envelope import Envelope, build_envelope, is_blank_message, parse_envelope
-from ._errors import Cause, ErrorCode, InvalidToolCall, LinkError, RemoteProtocolError
-from ._escape import UNSAFE_CODE_POINT_RANGES, dumps_terminal_safe, is_terminal_safe
-from ._models import LinkModel
-from ._names import (
-    AGENT_NAME_PATTERN,
-    GENERATED_NAME_PREFIX,
-    MESSAGE_ID_PATTERN,
-    generate_self_name,
-    is_valid_agent_name,
-    is_valid_message_id,
-    new_message_id,
-)
-from ._receipts import ActiveReceipt, ClosedReceipt, PeerEntry, PeersReceipt, SentReceipt, StartedReceipt
-from ._start import (
-    AGENT_KIND_PATTERN,
-    START_FIELDS,
-    ConfiguredStart,
-    ExplicitStart,
-    NewTabPlacement,
-    Placement,
-    StartRequest,
-    WithPlacement,
-    check_agent_kind,
-    resolve_placement,
-    validate_start_input,
-)
-from ._tools import (
-    DISPATCH_ACTION_DESCRIPTION,
-    DISPATCH_ARGUMENTS_DESCRIPTION,
-    GATEWAY_ACTIVATE,
-    GATEWAY_ARGUMENTS_NOT_OBJECT,
-    TOOL_SPECS,
-    UNKNOWN_GATEWAY_ACTION,
-    CloseInput,
-    GatewayCall,
-    GatewayInput,
-    SendInput,
-    StartInput,
-    ToolSpec,
-    parse_gateway_call,
-    tools_list,
-    tools_list_json,
-    validate_close_input,
-    validate_send_input,
-    validate_start_arguments,
-)
-from ._wrapper import MAX_DELIVERY_BYTES, WRAPPER_HEADER, build_wrapper, extract_envelope
+if TYPE_CHECKING:
+    from ._arguments import (
+        ARGUMENT_ERRORS as ARGUMENT_ERRORS,
+        IGNORED as IGNORED,
+        TOOL_FIELDS as TOOL_FIELDS,
+        TOPOLOGY_KEYS as TOPOLOGY_KEYS,
+        NormalizedArguments as NormalizedArguments,
+        normalize_arguments as normalize_arguments,
+    )
+    from ._config import (
+        CONFIG_RELATIVE_PATH as CONFIG_RELATIVE_PATH,
+        AgentConfig as AgentConfig,
+        AgentEntry as AgentEntry,
+        NewTabPlacementConfig as NewTabPlacementConfig,
+        VariantConfig as VariantConfig,
+        WithPlacementConfig as WithPlacementConfig,
+        parse_agent_config as parse_agent_config,
+    )
+    from ._constants import (
+        ACTION_TOOLS as ACTION_TOOLS,
+        CAPABILITIES as CAPABILITIES,
+        CLOSE_TOOL as CLOSE_TOOL,
+        GATEWAY_TOOL as GATEWAY_TOOL,
+        PEERS_TOOL as PEERS_TOOL,
+        PROTOCOL_ID as PROTOCOL_ID,
+        SEND_TOOL as SEND_TOOL,
+        START_TOOL as START_TOOL,
+        TIER1_TOOLS as TIER1_TOOLS,
+        TOOL_ACTIONS as TOOL_ACTIONS,
+        AgentState as AgentState,
+        normalize_agent_state as normalize_agent_state,
+    )
+    from ._contract import (
+        COMMUNICATION_CONTRACT as COMMUNICATION_CONTRACT,
+        WAIT_GUARD_REASON as WAIT_GUARD_REASON,
+        PresentationForm as PresentationForm,
+        active_presentation as active_presentation,
+        presented_tool_name as presented_tool_name,
+        tier0_hint as tier0_hint,
+    )
+    from ._envelope import (
+        Envelope as Envelope,
+        build_envelope as build_envelope,
+        is_blank_message as is_blank_message,
+        parse_envelope as parse_envelope,
+    )
+    from ._errors import (
+        Cause as Cause,
+        ErrorCode as ErrorCode,
+        InvalidToolCall as InvalidToolCall,
+        LinkError as LinkError,
+        RemoteProtocolError as RemoteProtocolError,
+    )
+    from ._escape import (
+        UNSAFE_CODE_POINT_RANGES as UNSAFE_CODE_POINT_RANGES,
+        dumps_terminal_safe as dumps_terminal_safe,
+        is_terminal_safe as is_terminal_safe,
+    )
+    from ._models import (
+        LinkModel as LinkModel,
+    )
+    from ._names import (
+        AGENT_NAME_PATTERN as AGENT_NAME_PATTERN,
+        GENERATED_NAME_PREFIX as GENERATED_NAME_PREFIX,
+        MESSAGE_ID_PATTERN as MESSAGE_ID_PATTERN,
+        generate_self_name as generate_self_name,
+        is_valid_agent_name as is_valid_agent_name,
+        is_valid_message_id as is_valid_message_id,
+        new_message_id as new_message_id,
+    )
+    from ._receipts import (
+        ActiveReceipt as ActiveReceipt,
+        ClosedReceipt as ClosedReceipt,
+        PeerEntry as PeerEntry,
+        PeersReceipt as PeersReceipt,
+        SentReceipt as SentReceipt,
+        StartedReceipt as StartedReceipt,
+    )
+    from ._start import (
+        AGENT_KIND_PATTERN as AGENT_KIND_PATTERN,
+        START_FIELDS as START_FIELDS,
+        ConfiguredStart as ConfiguredStart,
+        ExplicitStart as ExplicitStart,
+        NewTabPlacement as NewTabPlacement,
+        Placement as Placement,
+        StartRequest as StartRequest,
+        WithPlacement as WithPlacement,
+        check_agent_kind as check_agent_kind,
+        resolve_placement as resolve_placement,
+        validate_start_input as validate_start_input,
+    )
+    from ._tools import (
+        DISPATCH_ACTION_DESCRIPTION as DISPATCH_ACTION_DESCRIPTION,
+        DISPATCH_ARGUMENTS_DESCRIPTION as DISPATCH_ARGUMENTS_DESCRIPTION,
+        GATEWAY_ACTIVATE as GATEWAY_ACTIVATE,
+        GATEWAY_ARGUMENTS_NOT_OBJECT as GATEWAY_ARGUMENTS_NOT_OBJECT,
+        TOOL_SPECS as TOOL_SPECS,
+        UNKNOWN_GATEWAY_ACTION as UNKNOWN_GATEWAY_ACTION,
+        CloseInput as CloseInput,
+        GatewayCall as GatewayCall,
+        GatewayInput as GatewayInput,
+        SendInput as SendInput,
+        StartInput as StartInput,
+        ToolSpec as ToolSpec,
+        parse_gateway_call as parse_gateway_call,
+        tools_list as tools_list,
+        tools_list_json as tools_list_json,
+        validate_close_input as validate_close_input,
+        validate_send_input as validate_send_input,
+        validate_start_arguments as validate_start_arguments,
+    )
+    from ._wrapper import (
+        MAX_DELIVERY_BYTES as MAX_DELIVERY_BYTES,
+        WRAPPER_HEADER as WRAPPER_HEADER,
+        build_wrapper as build_wrapper,
+        extract_envelope as extract_envelope,
+    )
 
-__version__ = _version("herdr-link-protocol")
+_EXPORTS: dict[str, tuple[str, ...]] = {
+    "_arguments": (
+        "ARGUMENT_ERRORS",
+        "IGNORED",
+        "TOOL_FIELDS",
+        "TOPOLOGY_KEYS",
+        "NormalizedArguments",
+        "normalize_arguments",
+    ),
+    "_config": (
+        "CONFIG_RELATIVE_PATH",
+        "AgentConfig",
+        "AgentEntry",
+        "NewTabPlacementConfig",
+        "VariantConfig",
+        "WithPlacementConfig",
+        "parse_agent_config",
+    ),
+    "_constants": (
+        "ACTION_TOOLS",
+        "CAPABILITIES",
+        "CLOSE_TOOL",
+        "GATEWAY_TOOL",
+        "PEERS_TOOL",
+        "PROTOCOL_ID",
+        "SEND_TOOL",
+        "START_TOOL",
+        "TIER1_TOOLS",
+        "TOOL_ACTIONS",
+        "AgentState",
+        "normalize_agent_state",
+    ),
+    "_contract": (
+        "COMMUNICATION_CONTRACT",
+        "WAIT_GUARD_REASON",
+        "PresentationForm",
+        "active_presentation",
+        "presented_tool_name",
+        "tier0_hint",
+    ),
+    "_envelope": (
+        "Envelope",
+        "build_envelope",
+        "is_blank_message",
+        "parse_envelope",
+    ),
+    "_errors": (
+        "Cause",
+        "ErrorCode",
+        "InvalidToolCall",
+        "LinkError",
+        "RemoteProtocolError",
+    ),
+    "_escape": (
+        "UNSAFE_CODE_POINT_RANGES",
+        "dumps_terminal_safe",
+        "is_terminal_safe",
+    ),
+    "_models": ("LinkModel",),
+    "_names": (
+        "AGENT_NAME_PATTERN",
+        "GENERATED_NAME_PREFIX",
+        "MESSAGE_ID_PATTERN",
+        "generate_self_name",
+        "is_valid_agent_name",
+        "is_valid_message_id",
+        "new_message_id",
+    ),
+    "_receipts": (
+        "ActiveReceipt",
+        "ClosedReceipt",
+        "PeerEntry",
+        "PeersReceipt",
+        "SentReceipt",
+        "StartedReceipt",
+    ),
+    "_start": (
+        "AGENT_KIND_PATTERN",
+        "START_FIELDS",
+        "ConfiguredStart",
+        "ExplicitStart",
+        "NewTabPlacement",
+        "Placement",
+        "StartRequest",
+        "WithPlacement",
+        "check_agent_kind",
+        "resolve_placement",
+        "validate_start_input",
+    ),
+    "_tools": (
+        "DISPATCH_ACTION_DESCRIPTION",
+        "DISPATCH_ARGUMENTS_DESCRIPTION",
+        "GATEWAY_ACTIVATE",
+        "GATEWAY_ARGUMENTS_NOT_OBJECT",
+        "TOOL_SPECS",
+        "UNKNOWN_GATEWAY_ACTION",
+        "CloseInput",
+        "GatewayCall",
+        "GatewayInput",
+        "SendInput",
+        "StartInput",
+        "ToolSpec",
+        "parse_gateway_call",
+        "tools_list",
+        "tools_list_json",
+        "validate_close_input",
+        "validate_send_input",
+        "validate_start_arguments",
+    ),
+    "_wrapper": (
+        "MAX_DELIVERY_BYTES",
+        "WRAPPER_HEADER",
+        "build_wrapper",
+        "extract_envelope",
+    ),
+}
+"""Each submodule and the public names it defines; the ``TYPE_CHECKING`` imports above say the same."""
 
-__all__ = [
-    "AGENT_KIND_PATTERN",
-    "BRIDGE_COMMAND",
-    "BRIDGE_CONFIG_FILE",
-    "BRIDGE_CONTRACT",
-    "BRIDGE_ENV_VAR",
-    "BRIDGE_OPS",
-    "INVALID_CALL",
-    "BridgeContext",
-    "BridgeError",
-    "BridgeHello",
-    "BridgeHelloReply",
-    "BridgeReply",
-    "BridgeRequest",
-    "AGENT_NAME_PATTERN",
-    "ARGUMENT_ERRORS",
-    "CAPABILITIES",
-    "CLOSE_TOOL",
-    "COMMUNICATION_CONTRACT",
-    "CONFIG_RELATIVE_PATH",
-    "DISPATCH_ACTION_DESCRIPTION",
-    "DISPATCH_ARGUMENTS_DESCRIPTION",
-    "GATEWAY_ACTIVATE",
-    "GATEWAY_ARGUMENTS_NOT_OBJECT",
-    "GATEWAY_TOOL",
-    "GENERATED_NAME_PREFIX",
-    "IGNORED",
-    "MAX_DELIVERY_BYTES",
-    "MESSAGE_ID_PATTERN",
-    "PEERS_TOOL",
-    "PROTOCOL_ID",
-    "SEND_TOOL",
-    "START_FIELDS",
-    "START_TOOL",
-    "TIER1_TOOLS",
-    "TOOL_FIELDS",
-    "TOPOLOGY_KEYS",
-    "TOOL_SPECS",
-    "UNKNOWN_GATEWAY_ACTION",
-    "UNSAFE_CODE_POINT_RANGES",
-    "WAIT_GUARD_REASON",
-    "WRAPPER_HEADER",
-    "ActiveReceipt",
-    "AgentConfig",
-    "AgentEntry",
-    "AgentState",
-    "Cause",
-    "CloseInput",
-    "ClosedReceipt",
-    "ConfiguredStart",
-    "Envelope",
-    "ErrorCode",
-    "ExplicitStart",
-    "GatewayCall",
-    "GatewayInput",
-    "InvalidToolCall",
-    "LinkError",
-    "LinkModel",
-    "NewTabPlacement",
-    "NewTabPlacementConfig",
-    "NormalizedArguments",
-    "PeerEntry",
-    "PeersReceipt",
-    "Placement",
-    "PresentationForm",
-    "RemoteProtocolError",
-    "SendInput",
-    "SentReceipt",
-    "StartInput",
-    "StartRequest",
-    "StartedReceipt",
-    "ToolSpec",
-    "VariantConfig",
-    "WithPlacement",
-    "WithPlacementConfig",
-    "active_presentation",
-    "build_envelope",
-    "build_wrapper",
-    "check_agent_kind",
-    "dumps_terminal_safe",
-    "extract_envelope",
-    "generate_self_name",
-    "is_blank_message",
-    "is_terminal_safe",
-    "is_valid_agent_name",
-    "is_valid_message_id",
-    "new_message_id",
-    "normalize_arguments",
-    "normalize_agent_state",
-    "parse_agent_config",
-    "parse_envelope",
-    "parse_gateway_call",
-    "presented_tool_name",
-    "resolve_placement",
-    "tier0_hint",
-    "tools_list",
-    "tools_list_json",
-    "validate_close_input",
-    "validate_send_input",
-    "validate_start_arguments",
-    "validate_start_input",
-]
+_MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    """Load ``name`` from its submodule on first use, then keep it as a plain module attribute."""
+    if name == "__version__":
+        from importlib.metadata import version
+
+        value: Any = version("herdr-link-protocol")
+    elif name in _MODULE_OF:
+        value = getattr(import_module(f".{_MODULE_OF[name]}", __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__, "__version__"})

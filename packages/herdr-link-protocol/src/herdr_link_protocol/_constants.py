@@ -1,9 +1,12 @@
 """Fixed vocabulary of ``herdr-link/1``: protocol id, tool names, capabilities, agent states."""
 
 import enum
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Final
 
 __all__ = [
+    "ACTION_TOOLS",
     "CAPABILITIES",
     "CLOSE_TOOL",
     "GATEWAY_TOOL",
@@ -12,6 +15,7 @@ __all__ = [
     "SEND_TOOL",
     "START_TOOL",
     "TIER1_TOOLS",
+    "TOOL_ACTIONS",
     "AgentState",
     "normalize_agent_state",
 ]
@@ -20,15 +24,29 @@ PROTOCOL_ID: Final = "herdr-link/1"
 """Protocol identifier carried in every envelope's ``protocol`` field (spec §1)."""
 
 GATEWAY_TOOL: Final = "herdr_link"
+"""The Tier 0 gateway: the one tool a model sees until the connection is activated (spec §4.1)."""
 START_TOOL: Final = "herdr_link_start"
+"""Start a named agent in a new tab or beside a named agent (spec §4.2)."""
 PEERS_TOOL: Final = "herdr_link_peers"
+"""List the caller and the named agents of its workspace (spec §4.3)."""
 SEND_TOOL: Final = "herdr_link_send"
+"""Deliver one message to a peer's prompt (spec §4.4)."""
 CLOSE_TOOL: Final = "herdr_link_close"
+"""Close a peer's pane (spec §4.5)."""
 
-TIER1_TOOLS: Final = (START_TOOL, PEERS_TOOL, SEND_TOOL, CLOSE_TOOL)
+ACTION_TOOLS: Final[Mapping[str, str]] = MappingProxyType(
+    {"start": START_TOOL, "peers": PEERS_TOOL, "send": SEND_TOOL, "close": CLOSE_TOOL}
+)
+"""The one action ↔ tool table: each gateway action (and bridge op) and the Tier 1 tool it runs,
+in canonical order."""
+
+TOOL_ACTIONS: Final[Mapping[str, str]] = MappingProxyType({tool: action for action, tool in ACTION_TOOLS.items()})
+""":data:`ACTION_TOOLS` read the other way: a Tier 1 tool's action."""
+
+TIER1_TOOLS: Final = tuple(ACTION_TOOLS.values())
 """The four Tier 1 tools, in their canonical order."""
 
-CAPABILITIES: Final = ("start", "peers", "send", "close")
+CAPABILITIES: Final = tuple(ACTION_TOOLS)
 """Capabilities reported by the activation receipt; also the gateway's dispatch actions."""
 
 

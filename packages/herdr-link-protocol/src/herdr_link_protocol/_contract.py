@@ -9,7 +9,7 @@ import enum
 import re
 from typing import Final
 
-from ._constants import CAPABILITIES, GATEWAY_TOOL, TIER1_TOOLS
+from ._constants import CAPABILITIES, GATEWAY_TOOL, TIER1_TOOLS, TOOL_ACTIONS
 
 __all__ = [
     "COMMUNICATION_CONTRACT",
@@ -91,7 +91,7 @@ def presented_tool_name(canonical: str, form: PresentationForm, namespace: str |
         case PresentationForm.MCP_SINGLE_PREFIX:
             return f"mcp_{ns}_{canonical}"
         case PresentationForm.GATEWAY_DISPATCH if canonical != GATEWAY_TOOL:
-            return f'{GATEWAY_TOOL} action "{canonical.removeprefix(GATEWAY_TOOL + "_")}"'
+            return f'{GATEWAY_TOOL} action "{TOOL_ACTIONS[canonical]}"'
         case _:
             return canonical
 

@@ -57,6 +57,7 @@ class ConfiguredStart:
 
 
 StartRequest = ExplicitStart | ConfiguredStart
+"""A validated ``herdr_link_start`` request: explicit (``kind``) or configured (``agent``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class WithPlacement:
 
 
 Placement = NewTabPlacement | WithPlacement
+"""Where a started agent goes: a new tab, or a split beside a named agent."""
 
 
 def check_agent_kind(kind: object, cause: Cause = Cause.START_KIND_INVALID) -> str:

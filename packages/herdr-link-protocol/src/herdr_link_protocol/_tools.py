@@ -14,7 +14,16 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_confi
 from typing_extensions import TypedDict
 
 from ._arguments import ARGUMENT_ERRORS, normalize_arguments, refuse_topology
-from ._constants import CAPABILITIES, CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL, TIER1_TOOLS
+from ._constants import (
+    ACTION_TOOLS,
+    CAPABILITIES,
+    CLOSE_TOOL,
+    GATEWAY_TOOL,
+    PEERS_TOOL,
+    SEND_TOOL,
+    START_TOOL,
+    TIER1_TOOLS,
+)
 from ._errors import Cause, InvalidToolCall, LinkError
 from ._start import StartRequest, validate_start_input
 
@@ -267,10 +276,10 @@ def parse_gateway_call(arguments: object) -> GatewayCall:
     if action is None or action == GATEWAY_ACTIVATE:
         refuse_topology(GATEWAY_TOOL, arguments)
         return GatewayCall(None, {})
-    if action not in CAPABILITIES:
+    tool = ACTION_TOOLS.get(action) if isinstance(action, str) else None
+    if tool is None:
         shown = action if isinstance(action, str) and action.isidentifier() and len(action) <= 32 else "?"
         raise InvalidToolCall(f"Unknown gateway action: {shown}; use one of {', '.join(CAPABILITIES)}")
-    tool = f"{GATEWAY_TOOL}_{action}"
     if "arguments" in arguments:
         inner = arguments["arguments"]
         if not isinstance(inner, dict):

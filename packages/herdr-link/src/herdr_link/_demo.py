@@ -18,7 +18,7 @@ from typing import Any, TextIO
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
-from herdr_link_mcp._wiring import server_command
+from herdr_link_mcp import server_command
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrSim
 

@@ -3,98 +3,58 @@
 It never writes and never renames: an unnamed agent is reported as "would be bootstrapped".
 """
 
-import json
 import os
-import socket
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Final
 
 import anyio
 
-from herdr_link_control import HerdrCLI, HerdrEnvironment, ProcessRunner, Role, Timeouts
-from herdr_link_control._commands import agent_get, agent_list, pane_get, parse_agent_record, parse_agent_rows
-from herdr_link_mcp._checks import Check, wiring_checks
-from herdr_link_opencode_bridge._checks import plugin_status
-from herdr_link_pi_bridge._checks import extension_status
+from herdr_link_control import Check, HerdrCommandError, HerdrEnvironment, Link, Survey, Timeouts
+from herdr_link_installer import installed_plugin
+from herdr_link_mcp import wiring_checks
+from herdr_link_pi_bridge import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
 __all__ = ["Check", "diagnose"]
 
-
-def _ping(socket_path: str) -> dict[str, object] | None:
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            connection.settimeout(3)
-            connection.connect(socket_path)
-            connection.sendall(b'{"id":"herdr-link-doctor","method":"ping","params":{}}\n')
-            data = b""
-            while not data.endswith(b"\n"):
-                chunk = connection.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        reply = json.loads(data)
-        result = reply.get("result") if isinstance(reply, dict) else None
-        return result if isinstance(result, dict) else None
-    except (OSError, ValueError):
-        return None
+SERVER_FIXES: Final = {
+    "server_not_running": "start Herdr, or run this inside one of its panes",
+    "protocol_mismatch": "the Herdr CLI and its server are different versions: do what the message says",
+}
+"""The fix for each Herdr code that means the CLI could not reach a usable server."""
 
 
-async def _herdr_checks(environment: HerdrEnvironment) -> list[Check]:
-    checks: list[Check] = []
-    binary = environment.bin_path
-    if not os.access(binary, os.X_OK):
-        fix = "Herdr was updated or removed since this pane started: open a new pane"
-        return [Check("Herdr binary", "FAIL", f"{binary} cannot be run", fix)]
-    socket_path = environment.variables.get("HERDR_SOCKET_PATH")
-    pong = _ping(socket_path) if socket_path else None
-    if pong is None:
-        checks.append(
-            Check(
-                "Herdr server",
-                "FAIL",
-                f"no answer on {socket_path or 'an unset HERDR_SOCKET_PATH'}",
-                "start Herdr, or run this inside one of its panes",
-            )
-        )
-        return checks
-    if pong.get("protocol") != 20:
-        checks.append(
-            Check(
-                "Herdr server",
-                "FAIL",
-                f"protocol {pong.get('protocol')} (Herdr Link speaks 20)",
-                "use Herdr 0.8.x, or a Herdr Link release for your Herdr",
-            )
-        )
-        return checks
-    checks.append(Check("Herdr server", "PASS", f"Herdr {pong.get('version')}, protocol 20"))
-    cli = HerdrCLI(ProcessRunner(binary, environment.variables), Timeouts(command=10))
-    pane = environment.pane_id
-    try:
-        me = parse_agent_record(await cli.call(agent_get(pane), Role.SELF))
-    except LinkError:
-        me = None
-    workspace = me.workspace_id if me else ""
+def _survey_checks(binary: str, survey: Survey) -> list[Check]:
+    checks = [Check("Herdr server", "PASS", f"{binary} reaches its server")]
+    me = survey.agent
     if me is None:
-        try:
-            reply = await cli.call(pane_get(pane), Role.SELF)
-            workspace = str(reply.get("result", {}).get("pane", {}).get("workspace_id", ""))
-        except LinkError:
-            workspace = ""
         checks.append(Check("identity", "SKIP", "no agent runs in this pane (a plain shell): nothing to name"))
     elif me.name:
         checks.append(Check("identity", "PASS", f"this agent is named {me.name}"))
     else:
         checks.append(Check("identity", "PASS", "unnamed: Herdr Link will name it hl-<hex> on first use"))
-    try:
-        rows = parse_agent_rows(await cli.call(agent_list(), Role.PEERS))
-    except LinkError as error:
-        checks.append(Check("peers", "FAIL", f"agent list failed: {error.detail}", "check the Herdr server"))
-        return checks
-    names = [r.name for r in rows if r.name and r.workspace_id == workspace and (me is None or r.name != me.name)]
+    names = [peer.name for peer in survey.peers if peer.name]
     checks.append(Check("peers", "PASS", f"{len(names)} named agent(s) in this workspace: {', '.join(names) or '-'}"))
     return checks
+
+
+async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironment) -> list[Check]:
+    """Everything Herdr says, asked through the control layer and so through the Herdr CLI."""
+    binary = environment.bin_path
+    if not os.access(binary, os.X_OK):
+        fix = "Herdr was updated or removed since this pane started: open a new pane"
+        return [Check("Herdr binary", "FAIL", f"{binary} cannot be run", fix)]
+    try:
+        survey = await Link(environ, timeouts=Timeouts(command=10)).survey()
+    except HerdrCommandError as error:
+        fix = SERVER_FIXES.get(error.herdr_code, "check the Herdr server")
+        return [Check("Herdr server", "FAIL", error.detail, fix)]
+    except LinkError as error:
+        return [
+            Check("Herdr server", "FAIL", f"the Herdr CLI did not answer: {error.detail}", "check the Herdr server")
+        ]
+    return _survey_checks(binary, survey)
 
 
 def _config_check(cwd: Path) -> Check:
@@ -111,7 +71,7 @@ def _config_check(cwd: Path) -> Check:
 
 
 def _opencode_check(environ: Mapping[str, str], home: Path) -> Check:
-    state, path, detail = plugin_status(environ, home)
+    state, path, detail = installed_plugin(environ, home)
     name = "OpenCode plugin"
     if state == "absent":
         return Check(name, "SKIP", "not installed")
@@ -153,7 +113,7 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
         )
     else:
         checks.append(Check("environment", "PASS", f"Herdr pane {environment.pane_id}"))
-        checks.extend(anyio.run(_herdr_checks, environment))
+        checks.extend(anyio.run(_herdr_checks, environ, environment))
     checks.append(_config_check(cwd))
     checks.extend(wiring_checks(home, cwd))
     checks.append(_opencode_check(environ, home))

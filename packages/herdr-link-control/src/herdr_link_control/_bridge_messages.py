@@ -1,7 +1,10 @@
 """The JSON-lines bridge contract between JavaScript stubs (OpenCode, Pi) and the Python bridge.
 
-One JSON object per line each way. The stub opens with ``hello``; then requests carry an ``id``,
-an ``op``, ``args`` and a ``context``; each reply carries the same ``id`` and either ``result`` (a
+This is how our adapters reach our bridge, not ``herdr-link/1``: it lives here, beside the bridge
+that serves it, and ``herdr_link_protocol`` knows nothing of it.
+
+One JSON object per line each way. The stub opens with ``hello``; then requests carry an ``id``, an
+``op``, ``args`` and a ``context``; each reply carries the same ``id`` and either ``result`` (a
 receipt) or ``error`` (``code`` and the agent-facing ``message``). ``docs/bridge.md`` shows every
 line.
 """
@@ -10,14 +13,10 @@ from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, Field
 
-from ._constants import PROTOCOL_ID
-from ._models import LinkModel
+from herdr_link_protocol import ACTION_TOOLS, PROTOCOL_ID, LinkModel
 
 __all__ = [
-    "BRIDGE_COMMAND",
-    "BRIDGE_CONFIG_FILE",
     "BRIDGE_CONTRACT",
-    "BRIDGE_ENV_VAR",
     "BRIDGE_OPS",
     "INVALID_CALL",
     "BridgeContext",
@@ -31,19 +30,9 @@ __all__ = [
 BRIDGE_CONTRACT: Final = 1
 """Version of this contract; a stub and a bridge work together only when theirs are equal."""
 
-BRIDGE_OPS: Final = ("bootstrap", "start", "peers", "send", "close", "resolve_session_pane")
-
-BRIDGE_ENV_VAR: Final = "HERDR_LINK_BRIDGE"
-"""A stub looks here first: the bridge command as a JSON array of strings (or a single path)."""
-
-BRIDGE_CONFIG_FILE: Final = ("herdr-link", "bridge.json")
-"""Then here, under the user's config directory: ``{"command": ["/path/to/herdr-link-bridge"]}``.
-
-Installers write it outside the plugin directory, so a stub's bytes and hash never change.
-"""
-
-BRIDGE_COMMAND: Final = "herdr-link-bridge"
-"""Last, this command on ``PATH``."""
+BRIDGE_OPS: Final = ("bootstrap", *ACTION_TOOLS, "resolve_session_pane")
+"""Every op: the self bootstrap, one per gateway action (``herdr_link_protocol.ACTION_TOOLS``) and
+the OpenCode 2 session rule."""
 
 INVALID_CALL: Final = "INVALID_CALL"
 """Reply code for a malformed line, an unknown op or non-object args (a stub bug, not a Link error)."""

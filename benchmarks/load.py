@@ -1,7 +1,8 @@
 """A load run: many agents in one simulated workspace, each through its own ``herdr-link-mcp``
 server, sending messages to random peers at the same time; then every inbox is checked.
 
-Used by ``python3 -m nox -s bench`` at full size and by the test suite at a small one.
+Used by ``python3 -m nox -s bench`` at full size and by ``tests/test_load.py`` at a small one. It is
+part of the bench, not of any distribution: ``pip install herdr-link`` does not ship it.
 """
 
 import json
@@ -15,12 +16,11 @@ import anyio
 import mcp.types as types
 from mcp import ClientSession
 
+from herdr_link import agent_session
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrSim
 
-from ._demo import agent_session
-
-__all__ = ["LoadReport", "run_load"]
+__all__ = ["LoadReport", "check_inboxes", "run_load"]
 
 
 @dataclass
@@ -95,7 +95,8 @@ async def _sender(
         report.sent[json.loads(text)["id"]] = (name, to)
 
 
-def _check(sim: HerdrSim, panes: dict[str, str], report: LoadReport) -> None:
+def check_inboxes(sim: HerdrSim, panes: dict[str, str], report: LoadReport) -> None:
+    """Read every pane's deliveries into ``report``: lost, duplicated, misdelivered and unexpected."""
     seen: dict[str, int] = {}
     for name, pane in panes.items():
         for delivery in sim.deliveries(pane):
@@ -145,5 +146,5 @@ async def run_load(agents: int = 16, messages: int = 50, *, seed: int = 1) -> Lo
             started = time.perf_counter()
             go.set()
         report.seconds = max(finished) - started
-        _check(sim, panes, report)
+        check_inboxes(sim, panes, report)
     return report

@@ -2,8 +2,8 @@
 itself notices loss, duplication and misdelivery. (The full 16 × 50 run is in ``nox -s bench``.)"""
 
 import pytest
+from load import LoadReport, check_inboxes, run_load
 
-from herdr_link._load import LoadReport, _check, run_load
 from herdr_link_protocol import build_envelope, build_wrapper
 from herdr_link_testkit import HerdrSim
 
@@ -47,7 +47,7 @@ def test_the_check_notices_loss_duplication_misdelivery_and_strays():
         _deliver(sim, "beta", "beta", "alpha", ids[2])  # delivered to the wrong pane
         _deliver(sim, "alpha", "alpha", "beta", "hl_mep7abc_zzzzzz")  # no receipt named it
         sim.request("agent.prompt", target="alpha", text="plain text, no envelope")
-        _check(sim, {"alpha": a, "beta": b}, report)
+        check_inboxes(sim, {"alpha": a, "beta": b}, report)
     assert report.duplicated == [ids[0]]
     assert report.misdelivered == [ids[2]]
     assert sorted(report.lost) == [ids[1], ids[3]]

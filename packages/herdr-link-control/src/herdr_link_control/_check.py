@@ -1,0 +1,21 @@
+"""``Check``: one line of ``herdr-link doctor``, the type every distribution's checks return."""
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Check"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of a diagnosis."""
+
+    name: str
+    status: Literal["PASS", "FAIL", "SKIP"]
+    detail: str
+    fix: str = ""
+
+    def render(self) -> str:
+        """The line as printed, with the fix on its own indented line."""
+        line = f"{self.status}  {self.name}: {self.detail}"
+        return line + (f"\n      fix: {self.fix}" if self.fix else "")
