@@ -132,7 +132,7 @@ def load_section(agents: int, messages: int) -> list[str]:
         f"each through its own `herdr-link-mcp` process, each sending {messages} messages to random peers,",
         "all at once (one call at a time per agent, as a model makes them). Then every pane's deliveries",
         "are parsed and matched with the send receipts. A 4 × 6 version runs in the test suite",
-        "(`packages/herdr-link/tests/test_load.py`).",
+        "(`tests/test_load.py`).",
         "",
         "| figure | value |",
         "|---|---:|",

@@ -6,7 +6,8 @@ is cancelled after creating it; the primary error is kept and nothing is retried
 
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any, Final
 
 import anyio
@@ -104,7 +105,8 @@ class Starter:
             pane_id, rollback = await self._new_tab(me, placement, context)
         else:
             pane_id, rollback = await self._beside(me, placement)
-        await self._with_rollback(rollback, self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START))
+        async with self._undone_on_failure(rollback):
+            await self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START)
 
     async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
@@ -116,7 +118,8 @@ class Starter:
         rollback = tab_close(tab_id)
         root = _dig(reply, "result", "root_pane", "pane_id")
         if root is None or _dig(reply, "result", "root_pane", "tab_id") not in (None, tab_id):
-            root = await self._with_rollback(rollback, self._root_pane(me.workspace_id, tab_id))
+            async with self._undone_on_failure(rollback):
+                root = await self._root_pane(me.workspace_id, tab_id)
         return root, rollback
 
     async def _root_pane(self, workspace_id: str, tab_id: str) -> str:
@@ -141,12 +144,15 @@ class Starter:
             raise LinkError(Cause.START_REJECTED, "pane split reported no pane id")
         rollback = pane_close(pane_id)
         if _dig(reply, "result", "pane", "workspace_id") not in (None, me.workspace_id):
-            await self._with_rollback(rollback, _fail(f"split pane {pane_id} landed in another workspace"))
+            async with self._undone_on_failure(rollback):
+                raise LinkError(Cause.START_REJECTED, f"split pane {pane_id} landed in another workspace")
         return pane_id, rollback
 
-    async def _with_rollback(self, rollback: list[str], work: Any) -> Any:
+    @asynccontextmanager
+    async def _undone_on_failure(self, rollback: list[str]) -> AsyncIterator[None]:
+        """Run ``rollback`` (shielded, best effort) when the block fails or is cancelled, then re-raise."""
         try:
-            return await work
+            yield
         except BaseException:
             with anyio.CancelScope(shield=True):
                 try:
@@ -165,10 +171,6 @@ def _config_path(context: str) -> str:
 def _launch_cwd(context: str, cwd: str | None) -> str:
     """A new tab's cwd: ``cwd`` relative to the context directory (an absolute one stands), else the context."""
     return os.path.join(context, cwd) if cwd is not None else context
-
-
-async def _fail(detail: str) -> None:
-    raise LinkError(Cause.START_REJECTED, detail)
 
 
 async def _read_config(path: str) -> bytes:

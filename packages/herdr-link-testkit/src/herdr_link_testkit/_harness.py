@@ -20,22 +20,23 @@ from ._state import Delivery, Occupant, Pane, Simulator, StartScript, canonical_
 
 __all__ = ["HerdrSim", "write_launcher"]
 
-_CLI_MODULE_DIR: Final = Path(__file__).resolve().parent
+_PACKAGE_PARENT: Final = Path(__file__).resolve().parent.parent
 
 
 def write_launcher(path: Path, python: str = sys.executable) -> Path:
     """Write an executable ``herdr`` script at ``path`` that runs the simulated CLI.
 
     It starts Python without ``site`` and without ``PYTHON*`` variables (so its bytecode is cached
-    even under ``PYTHONDONTWRITEBYTECODE``) and imports the CLI module by path: an invocation costs
-    little more than the interpreter's start-up.
+    even under ``PYTHONDONTWRITEBYTECODE``) and imports only :mod:`herdr_link_testkit.fake_herdr`,
+    which hands the invocation to the simulator: a launch costs little more than the interpreter's
+    start-up.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
         f"#!{python} -SE\n"
         "import sys\n"
-        f"sys.path.insert(0, {str(_CLI_MODULE_DIR)!r})\n"
-        "from fake_herdr import main\n"
+        f"sys.path.insert(0, {str(_PACKAGE_PARENT)!r})\n"
+        "from herdr_link_testkit.fake_herdr import main\n"
         "raise SystemExit(main())\n",
         encoding="utf-8",
     )

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
+from ._cli_channel import CliChannel
 from ._state import HerdrError, Simulator
 
 __all__ = ["CallLog", "Fault", "SimulatorServer"]
@@ -111,11 +112,12 @@ class SimulatorServer:
         self._stopping = threading.Event()
         self._server: socketserver.ThreadingUnixStreamServer | None = None
         self._thread: threading.Thread | None = None
+        self._channel = CliChannel(self)
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Listen (mode 0600, like Herdr) and serve in a daemon thread."""
+        """Listen (mode 0600, like Herdr) and serve in a daemon thread; take ``herdr`` launches too."""
         handler = _handler_for(self)
         if os.path.exists(self.socket_path):
             os.unlink(self.socket_path)
@@ -129,10 +131,12 @@ class SimulatorServer:
             target=server.serve_forever, kwargs={"poll_interval": 0.02}, name="herdr-sim", daemon=True
         )
         self._thread.start()
+        self._channel.start()
 
     def stop(self) -> None:
         """Stop serving and remove the socket file; later CLI calls see ``server_not_running``."""
         self._stopping.set()
+        self._channel.stop()
         server = self._server
         if server is not None:
             server.shutdown()

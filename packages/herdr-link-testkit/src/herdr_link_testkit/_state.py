@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from ._cli_args import ALIASES, KINDS, kind_label
 from ._ids import decode_number, pane_id, parse_canonical_pane_id, tab_id, workspace_id
-from .fake_herdr import ALIASES, KINDS, kind_label
 
 __all__ = [
     "AGENT_KINDS",

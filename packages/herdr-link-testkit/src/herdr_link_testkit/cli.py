@@ -8,6 +8,7 @@ import argparse
 import json
 import shlex
 import signal
+import socket
 import sys
 import threading
 from collections.abc import Sequence
@@ -37,12 +38,26 @@ def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:
                 sim.add_agent(pane_id, spec["agent"], name=spec.get("name"), hook_only=bool(spec.get("hook_only")))
 
 
+def _request(socket_path: str, request: dict[str, Any]) -> dict[str, Any]:
+    """One request on the simulator's socket, as any Herdr socket client sends it."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.settimeout(10)
+        connection.connect(socket_path)
+        connection.sendall(json.dumps(request).encode() + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    reply: dict[str, Any] = json.loads(data)
+    return reply
+
+
 def _env_lines(socket_path: str, pane_id: str) -> list[str]:
     bin_path = str(Path(socket_path).parent / "bin" / "herdr")
     sim_env = {"HERDR_ENV": "1", "HERDR_SOCKET_PATH": socket_path, "HERDR_BIN_PATH": bin_path}
-    from .fake_herdr import Client
-
-    reply = Client(socket_path, "herdr-sim serve").send("herdr-sim:env", "pane.get", {"pane_id": pane_id})
+    reply = _request(socket_path, {"id": "herdr-sim:env", "method": "pane.get", "params": {"pane_id": pane_id}})
     if "error" in reply:
         raise HerdrError(reply["error"]["code"], reply["error"]["message"])
     pane = reply["result"]["pane"]

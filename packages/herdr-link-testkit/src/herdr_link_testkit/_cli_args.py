@@ -1,0 +1,499 @@
+"""The simulated ``herdr`` command line's arguments: Herdr 0.8.2's rules for the commands Herdr Link
+touches, its global flags and its socket path (``herdr-cli.md`` §1, §8, §10).
+
+Pure: nothing here reads the environment or touches a socket. The ``herdr`` launcher runs it to
+tell a usage error from a stopped server, and the simulator runs it for every invocation. Standard
+library only, and ``typing`` only for type checkers, so that a launch stays cheap.
+"""
+
+from __future__ import annotations  # annotations stay unevaluated, so typing is never imported
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Final
+
+
+PROTOCOL: Final = 20
+STATUSES: Final = ("idle", "working", "blocked", "done", "unknown")
+KINDS: Final = (
+    "pi",
+    "claude",
+    "codex",
+    "gemini",
+    "cursor",
+    "devin",
+    "agy",
+    "cline",
+    "omp",
+    "mastracode",
+    "opencode",
+    "copilot",
+    "kimi",
+    "kiro",
+    "droid",
+    "amp",
+    "grok",
+    "hermes",
+    "kilo",
+    "qodercli",
+    "qwen",
+    "maki",
+)
+ALIASES: Final = {
+    "claude-code": "claude",
+    "cursor-agent": "cursor",
+    "antigravity": "agy",
+    "github-copilot": "copilot",
+    "ghcs": "copilot",
+    "kiro-cli": "kiro",
+    "qoder": "qodercli",
+}
+SHELL_NAMES: Final = frozenset("sh bash dash zsh fish ksh mksh csh tcsh elvish xonsh nu pwsh powershell cmd".split())
+
+
+class Usage(Exception):
+    """A local argument error: plain text on stderr, exit 2, no socket access."""
+
+
+def kind_label(kind: str) -> str | None:
+    """Herdr's ``parse_agent_label``: a canonical label or alias, case-insensitively."""
+    lowered = kind.lower()
+    return lowered if lowered in KINDS else ALIASES.get(lowered)
+
+
+# ---- global flags and the socket path ----------------------------------------------------------
+
+
+def strip_global_flags(argv: list[str]) -> tuple[list[str], str | None]:
+    """Remove --session/--remote/--handoff flags that appear before a literal ``--``."""
+    kept: list[str] = []
+    session = None
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            kept.extend(argv[index:])
+            break
+        if arg in ("--session", "--remote", "--remote-keybindings"):
+            if arg == "--remote":
+                raise Usage("--remote cannot be combined with a subcommand")
+            value = argv[index + 1] if index + 1 < len(argv) else None
+            if value is None:
+                raise Usage(f"missing value for {arg}")
+            if arg == "--session":
+                session = value
+            index += 2
+            continue
+        if arg.startswith("--session="):
+            session = arg.split("=", 1)[1]
+        elif arg.startswith("--remote="):
+            raise Usage("--remote cannot be combined with a subcommand")
+        elif arg != "--handoff":
+            kept.append(arg)
+        index += 1
+    return kept, session
+
+
+def valid_session_name(session: str) -> bool:
+    """1-64 bytes of ``[A-Za-z0-9._-]``, and not ``.`` or ``..``."""
+    return (
+        1 <= len(session.encode()) <= 64
+        and session not in (".", "..")
+        and all(c.isascii() and (c.isalnum() or c in "._-") for c in session)
+    )
+
+
+def config_dir(env: Mapping[str, str]) -> str:
+    """Herdr's config directory: ``$XDG_CONFIG_HOME/herdr``, else ``~/.config/herdr``, else ``/tmp/herdr``."""
+    if env.get("XDG_CONFIG_HOME"):
+        return os.path.join(env["XDG_CONFIG_HOME"], "herdr")
+    if env.get("HOME"):
+        return os.path.join(env["HOME"], ".config", "herdr")
+    return os.path.join("/tmp", "herdr")
+
+
+def socket_path(session: str | None, env: Mapping[str, str]) -> tuple[str, str]:
+    """The API socket path and the command that would start or attach its server."""
+    base = config_dir(env)
+    if session is not None and session != "default":
+        return os.path.join(base, "sessions", session, "herdr.sock"), f"herdr session attach {session}"
+    if session is None and env.get("HERDR_SOCKET_PATH"):
+        return env["HERDR_SOCKET_PATH"], "herdr"
+    env_session = env.get("HERDR_SESSION")
+    if session is None and env_session and env_session != "default":
+        return os.path.join(base, "sessions", env_session, "herdr.sock"), f"herdr session attach {env_session}"
+    return os.path.join(base, "herdr.sock"), "herdr"
+
+
+# ---- argument parsing ---------------------------------------------------------------------------
+
+if TYPE_CHECKING:
+    Plan = tuple[str, str, dict[str, Any]]
+    """A request to send: its id, the socket method and the params."""
+
+
+def _value(args: Sequence[str], index: int, option: str) -> str:
+    if index + 1 >= len(args):
+        raise Usage(f"missing value for {option}")
+    return args[index + 1]
+
+
+def _exactly(args: Sequence[str], count: int, usage: str) -> None:
+    if len(args) != count:
+        raise Usage(usage)
+
+
+def _wait_options(args: Sequence[str], allow_wait: bool) -> dict[str, Any]:
+    wait, until, timeout = False, [], None
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "--wait" and allow_wait:
+            wait, index = True, index + 1
+        elif arg == "--until":
+            if index + 1 >= len(args):
+                raise Usage("--until requires at least one status")
+            status = args[index + 1]
+            if status not in STATUSES:
+                raise Usage(f"invalid agent status: {status} (expected idle, working, blocked, done, or unknown)")
+            until.append(status)
+            index += 2
+        elif arg == "--timeout":
+            value = _value(args, index, "--timeout")
+            if not value.isdigit() or int(value) >= 2**64:
+                raise Usage(f"invalid value for --timeout: {value}")
+            timeout, index = int(value), index + 2
+        else:
+            raise Usage(f"unknown option: {arg}")
+    if allow_wait and until and not wait:
+        raise Usage("--until requires --wait")
+    if allow_wait and timeout is not None and not wait:
+        raise Usage("--timeout requires --wait")
+    options: dict[str, Any] = {}
+    if until:
+        options["until"] = until
+    if timeout is not None:
+        options["timeout_ms"] = timeout
+    return {"wait": options} if wait else options
+
+
+def parse_agent(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+    sub, rest = (args[0], list(args[1:])) if args else ("", [])
+    if sub == "get":
+        _exactly(rest, 1, "usage: herdr agent get <target>")
+        return "cli:agent:get", "agent.get", {"target": rest[0]}
+    if sub == "list":
+        _exactly(rest, 0, "usage: herdr agent list")
+        return "cli:agent:list", "agent.list", {}
+    if sub == "prompt":
+        if not rest:
+            raise Usage("usage: herdr agent prompt <target> <text> [--wait] [--until STATUS]... [--timeout MS]")
+        if len(rest) < 2:
+            raise Usage("agent prompt requires text")
+        params: dict[str, Any] = {"target": rest[0], "text": rest[1]}
+        params.update(_wait_options(rest[2:], allow_wait=True))
+        return "cli:agent:prompt", "agent.prompt", params
+    if sub == "rename":
+        _exactly(rest, 2, "usage: herdr agent rename <target> <name>|--clear")
+        params = {"target": rest[0]}
+        if rest[1] != "--clear":
+            params["name"] = rest[1]
+        return "cli:agent:rename", "agent.rename", params
+    if sub == "wait":
+        if not rest or rest[0].startswith("-"):
+            raise Usage("usage: herdr agent wait <target> [--until STATUS]... [--timeout MS]")
+        params = {"target": rest[0]}
+        params.update(_wait_options(rest[1:], allow_wait=False))
+        return "cli:agent:wait", "agent.wait", params
+    raise Usage("usage: herdr agent <get|list|prompt|start|rename|wait> ...")
+
+
+def parse_agent_start(args: Sequence[str]) -> tuple[str, str, str, list[str], int | None]:
+    usage = "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
+    if not args or args[0].startswith("-"):
+        raise Usage(usage)
+    name = args[0]
+    separator = args.index("--") if "--" in args else len(args)
+    kind = pane = None
+    timeout = None
+    index = 1
+    while index < separator:
+        option = args[index]
+        if option not in ("--kind", "--pane", "--timeout"):
+            raise Usage(f"unknown option: {option}")
+        if index + 1 >= separator:
+            raise Usage(f"missing value for {option}")
+        value = args[index + 1]
+        if option == "--kind":
+            kind = value
+        elif option == "--pane":
+            pane = value
+        else:
+            if not value.isdigit() or int(value) >= 2**64:
+                raise Usage(f"invalid value for --timeout: {value}")
+            timeout = int(value)
+        index += 2
+    if kind is None:
+        raise Usage("missing required --kind")
+    if pane is None:
+        raise Usage("missing required --pane")
+    if kind_label(kind) is None:
+        raise Usage(f"unsupported interactive agent kind: {kind}")
+    return name, kind, pane, list(args[separator + 1 :]), timeout
+
+
+def _env_pair(value: str) -> tuple[str, str]:
+    if "\0" in value:
+        raise Usage("env must not contain NUL bytes")
+    key, sep, item = value.partition("=")
+    if not sep:
+        raise Usage("env must use KEY=VALUE")
+    if not key:
+        raise Usage("env key must not be empty")
+    return key, item
+
+
+def parse_pane(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+    sub, rest = (args[0], list(args[1:])) if args else ("", [])
+    if sub in ("get", "close"):
+        _exactly(rest, 1, f"usage: herdr pane {sub} <pane_id>")
+        return f"cli:pane:{sub}", f"pane.{sub}", {"pane_id": rest[0]}
+    if sub == "list":
+        params: dict[str, Any] = {}
+        index = 0
+        while index < len(rest):
+            if rest[index] != "--workspace":
+                raise Usage(f"unknown option: {rest[index]}")
+            params["workspace_id"] = _value(rest, index, "--workspace")
+            index += 2
+        return "cli:pane:list", "pane.list", params
+    if sub == "split":
+        return parse_pane_split(rest, env.get("HERDR_PANE_ID"))
+    if sub == "report-agent":
+        return parse_report_agent(rest)
+    if sub == "move":
+        return parse_pane_move(rest)
+    raise Usage("usage: herdr pane <get|list|split|close|move|report-agent> ...")
+
+
+SPLIT_USAGE: Final = (
+    "usage: herdr pane split [<pane_id>|--pane ID|--current] --direction right|down [--ratio FLOAT] [--cwd PATH] "
+    "[--env KEY=VALUE] [--right-click herdr|pane] [--focus] [--no-focus]"
+)
+
+
+def parse_pane_split(rest: list[str], current_pane: str | None) -> Plan:
+    target = None
+    index = 0
+    if rest and not rest[0].startswith("--"):
+        target, index = rest[0], 1
+    direction = ratio = cwd = None
+    env: dict[str, str] = {}
+    right_click, focus = "herdr", False
+    while index < len(rest):
+        arg = rest[index]
+        if arg == "--pane":
+            target, index = _value(rest, index, arg), index + 2
+        elif arg == "--current":
+            if not current_pane:
+                raise Usage("--current requires HERDR_PANE_ID")
+            target, index = current_pane, index + 1
+        elif arg == "--direction":
+            direction = _value(rest, index, arg)
+            if direction not in ("right", "down"):
+                raise Usage(f"invalid split direction: {direction}")
+            index += 2
+        elif arg == "--ratio":
+            raw = _value(rest, index, arg)
+            try:
+                ratio = float(raw)
+            except ValueError:
+                raise Usage(f"invalid ratio: {raw}") from None
+            if ratio != ratio or ratio in (float("inf"), float("-inf")):
+                raise Usage(f"invalid ratio: {raw}")
+            index += 2
+        elif arg == "--cwd":
+            cwd, index = _value(rest, index, arg), index + 2
+        elif arg == "--env":
+            key, item = _env_pair(_value(rest, index, arg))
+            env[key] = item
+            index += 2
+        elif arg == "--right-click" or arg.startswith("--right-click="):
+            value = arg.split("=", 1)[1] if "=" in arg else _value(rest, index, arg)
+            if value not in ("herdr", "pane"):
+                raise Usage(f"invalid right-click mode: {value}")
+            right_click, index = value, index + (1 if "=" in arg else 2)
+        elif arg in ("--focus", "--no-focus"):
+            focus, index = arg == "--focus", index + 1
+        else:
+            raise Usage(f"unknown option: {arg}")
+    if direction is None:
+        raise Usage(SPLIT_USAGE)
+    params: dict[str, Any] = {}
+    if target is not None:
+        params["target_pane_id"] = target
+    params["direction"] = direction
+    if ratio is not None:
+        params["ratio"] = ratio
+    if cwd is not None:
+        params["cwd"] = cwd
+    params["focus"] = focus
+    params["right_click"] = right_click
+    if env:
+        params["env"] = env
+    return "cli:pane:split", "pane.split", params
+
+
+def parse_report_agent(rest: list[str]) -> Plan:
+    usage = "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown"
+    if not rest or rest[0].startswith("-"):
+        raise Usage(usage)
+    params: dict[str, Any] = {"pane_id": rest[0]}
+    index = 1
+    while index < len(rest):
+        option = rest[index]
+        key = {"--source": "source", "--agent": "agent", "--state": "state", "--message": "message"}.get(option)
+        if key is None:
+            raise Usage(f"unknown option: {option}")
+        params[key] = _value(rest, index, option)
+        index += 2
+    if not {"source", "agent", "state"} <= params.keys():
+        raise Usage(usage)
+    if params["state"] not in ("idle", "working", "blocked", "unknown"):
+        raise Usage(f"invalid agent state: {params['state']}")
+    return "cli:request", "pane.report_agent", params
+
+
+MOVE_USAGE: Final = (
+    "usage: herdr pane move <pane_id> --tab <tab_id> --split right|down [--target-pane ID] [--ratio FLOAT] "
+    "[--focus|--no-focus]\n       herdr pane move <pane_id> --new-tab [--workspace ID] [--label TEXT] "
+    "[--focus|--no-focus]"
+)
+
+
+def parse_pane_move(rest: list[str]) -> Plan:
+    if not rest or rest[0].startswith("-"):
+        raise Usage(MOVE_USAGE)
+    options: dict[str, Any] = {}
+    index, focus = 1, True
+    while index < len(rest):
+        arg = rest[index]
+        if arg == "--new-tab":
+            options["new_tab"], index = True, index + 1
+        elif arg in ("--focus", "--no-focus"):
+            focus, index = arg == "--focus", index + 1
+        elif arg in ("--tab", "--workspace", "--split", "--target-pane", "--label"):
+            options[arg[2:].replace("-", "_")] = _value(rest, index, arg)
+            index += 2
+        else:
+            raise Usage(f"unknown option: {arg}")
+    if ("tab" in options) == bool(options.get("new_tab")):
+        raise Usage(MOVE_USAGE)
+    if "tab" in options:
+        if "split" not in options:
+            raise Usage(MOVE_USAGE)
+        destination = {"type": "tab", "tab_id": options["tab"], "split": options["split"]}
+        if "target_pane" in options:
+            destination["target_pane_id"] = options["target_pane"]
+    else:
+        destination = {"type": "new_tab"}
+        for key in ("workspace_id", "label"):
+            source = "workspace" if key == "workspace_id" else key
+            if source in options:
+                destination[key] = options[source]
+    return "cli:pane:move", "pane.move", {"pane_id": rest[0], "destination": destination, "focus": focus}
+
+
+def _create_options(rest: list[str], allowed: tuple[str, ...]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    env: dict[str, str] = {}
+    focus = False
+    index = 0
+    while index < len(rest):
+        arg = rest[index]
+        if arg in ("--focus", "--no-focus"):
+            focus, index = arg == "--focus", index + 1
+            continue
+        if arg not in allowed:
+            raise Usage(f"unknown option: {arg}")
+        value = _value(rest, index, arg)
+        if arg == "--env":
+            key, item = _env_pair(value)
+            env[key] = item
+        else:
+            params[{"--workspace": "workspace_id"}.get(arg, arg[2:])] = value
+        index += 2
+    ordered: dict[str, Any] = {}
+    for key in ("workspace_id", "cwd"):
+        if key in params:
+            ordered[key] = params[key]
+    ordered["focus"] = focus
+    if "label" in params:
+        ordered["label"] = params["label"]
+    if env:
+        ordered["env"] = env
+    return ordered
+
+
+def parse_tab(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+    sub, rest = (args[0], list(args[1:])) if args else ("", [])
+    if sub == "create":
+        return "cli:tab:create", "tab.create", _create_options(rest, ("--workspace", "--cwd", "--label", "--env"))
+    if sub == "close":
+        _exactly(rest, 1, "usage: herdr tab close <tab_id>")
+        return "cli:tab:close", "tab.close", {"tab_id": rest[0]}
+    if sub == "list":
+        params: dict[str, Any] = {}
+        if rest:
+            if rest[0] != "--workspace":
+                raise Usage(f"unknown option: {rest[0]}")
+            params["workspace_id"] = _value(rest, 0, "--workspace")
+        return "cli:tab:list", "tab.list", params
+    raise Usage("usage: herdr tab <create|close|list> ...")
+
+
+def parse_workspace(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+    sub, rest = (args[0], list(args[1:])) if args else ("", [])
+    if sub == "create":
+        return "cli:workspace:create", "workspace.create", _create_options(rest, ("--cwd", "--label", "--env"))
+    if sub == "list":
+        _exactly(rest, 0, "usage: herdr workspace list")
+        return "cli:workspace:list", "workspace.list", {}
+    raise Usage("usage: herdr workspace <create|list> ...")
+
+
+GROUPS: Final = {"agent": parse_agent, "pane": parse_pane, "tab": parse_tab, "workspace": parse_workspace}
+SUBCOMMANDS: Final = {
+    "agent": ("get", "list", "prompt", "start", "rename", "wait"),
+    "pane": ("get", "list", "split", "close", "move", "report-agent"),
+    "tab": ("create", "close", "list"),
+    "workspace": ("create", "list"),
+}
+
+
+def route(args: Sequence[str], env: Mapping[str, str]) -> tuple[str, str, Any]:
+    """Decide an invocation (global flags already stripped), before any request.
+
+    Returns ``(request_id, kind, detail)``: kind ``"exit"`` with ``(code, stdout, stderr)`` for usage
+    and help output, ``"start"`` with the parsed ``agent start`` arguments, ``"request"`` with a
+    :data:`Plan`.
+
+    Raises:
+        Usage: a local argument error (exit 2, no socket access).
+    """
+    group = args[0] if args else ""
+    if group not in GROUPS:
+        return "cli", "exit", (2, "", "usage: herdr <agent|pane|tab|workspace> ...\n")
+    sub = args[1] if len(args) > 1 else ""
+    if sub in SUBCOMMANDS[group] and len(args) > 2 and args[2] in ("--help", "-h"):
+        return f"cli:{group}:{sub}", "exit", (0, f"Usage: herdr {group} {sub} [OPTIONS]\n", "")
+    if sub == "help":
+        return f"cli:{group}", "exit", (0, "", f"usage: herdr {group} <{'|'.join(SUBCOMMANDS[group])}> ...\n")
+    request_id = f"cli:{group}:{sub}" if sub in SUBCOMMANDS[group] else f"cli:{group}"
+    if (group, sub) == ("agent", "start"):
+        return request_id, "start", parse_agent_start(args[2:])
+    plan = GROUPS[group](args[1:], env)
+    return plan[0], "request", plan
