@@ -59,6 +59,32 @@ def run(code: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def run_command(*args: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, *args], check=True, env=BASE_ENV, stdout=subprocess.DEVNULL)
+    return (time.perf_counter() - started) * 1000
+
+
+def light_figures() -> dict[str, float]:
+    """Medians in ms, interleaved: bare Python, ``import pydantic``, ``import herdr_link_protocol`` and
+    the subcommands hosts run often (``hint`` runs at the start of every Codex, Gemini and AGY session)."""
+    commands = {
+        "bare": ("-c", "pass"),
+        "pydantic": ("-c", "import pydantic"),
+        "protocol": ("-c", "import herdr_link_protocol"),
+        "protocol_texts": ("-c", "import herdr_link_protocol as p; p.tier0_hint(p.PresentationForm.MCP_PREFIXED, 'x')"),
+        "version": ("-m", "herdr_link_mcp", "--version"),
+        "hint": ("-m", "herdr_link_mcp", "hint", "--host", "codex"),
+    }
+    for command in commands.values():
+        run_command(*command)  # warm the bytecode cache
+    samples: dict[str, list[float]] = {key: [] for key in commands}
+    for _ in range(RUNS):
+        for key, command in commands.items():
+            samples[key].append(run_command(*command))
+    return {key: median(values) for key, values in samples.items()}
+
+
 def median(samples: list[float]) -> float:
     return statistics.median(samples)
 

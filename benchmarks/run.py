@@ -86,6 +86,7 @@ def wall_section() -> list[str]:
 
 def start_section() -> list[str]:
     found = bench_mcp_start.figures()
+    light = bench_mcp_start.light_figures()
     sdk = found["sdk"] - found["bare"]
     ours = found["ours"] - found["sdk"]
     return [
@@ -104,6 +105,21 @@ def start_section() -> list[str]:
         f"| spawn → `initialize`, outside Herdr | {found['outside']:.0f} | 55 (Node 20) |",
         f"| spawn → `initialize`, inside Herdr | {found['inside']:.0f} | — |",
         f"| resident memory of an idle server (MiB, `VmRSS`) | {found['rss_mib']:.0f} | — |",
+        "",
+        "What the light paths cost, medians of the same number of interleaved runs (targets from the",
+        "one-place and start-up issues: `import herdr_link_protocol` ≤ 1.5× `import pydantic`; `hint` ≤ 2×",
+        "and `--version` ≤ 3× a bare `python -c pass`):",
+        "",
+        "| what | ms | ratio | target |",
+        "|---|---:|---:|---|",
+        f"| bare `python -c pass` | {light['bare']:.0f} | 1.00 | — |",
+        f"| `import pydantic` | {light['pydantic']:.0f} | {light['pydantic'] / light['bare']:.2f} | — |",
+        f"| `import herdr_link_protocol` | {light['protocol']:.0f} | "
+        f"{light['protocol'] / light['pydantic']:.2f} × pydantic | ≤ 1.5 |",
+        f"| … and `tier0_hint()` | {light['protocol_texts']:.0f} | "
+        f"{light['protocol_texts'] / light['pydantic']:.2f} × pydantic | — |",
+        f"| `herdr-link-mcp --version` | {light['version']:.0f} | {light['version'] / light['bare']:.2f} | ≤ 3 |",
+        f"| `herdr-link-mcp hint --host codex` | {light['hint']:.0f} | {light['hint'] / light['bare']:.2f} | ≤ 2 |",
     ]
 
 
