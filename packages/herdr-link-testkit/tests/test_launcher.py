@@ -77,3 +77,22 @@ def test_a_large_argument_and_many_launches_at_once_are_answered(herdr_sim: Herd
     assert [launch.returncode for launch in launches] == [0] * 20, results[0]
     assert sorted(d.text[:2] for d in herdr_sim.deliveries(pane)) == sorted(f"{i}x"[:2] for i in range(20))
     assert os.listdir(herdr_sim.socket_path + ".cli") == ["requests"]
+
+
+def test_the_packages_lazy_table_and_its_type_imports_agree():
+    """The launcher imports this package, so it loads its names by hand (no ``lazy_loader``)."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    table = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "_EXPORTS" and node.value
+    )
+    typed: dict[str, list[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and statement.level == 1:
+                    typed.setdefault(statement.module or "", []).extend(a.name for a in statement.names)
+    assert {m: sorted(n) for m, n in typed.items()} == {m: sorted(n) for m, n in table.items()}
+    assert sorted(herdr_link_testkit.__all__) == sorted(n for names in table.values() for n in names)
+    assert all(getattr(herdr_link_testkit, name) is not None for name in herdr_link_testkit.__all__)

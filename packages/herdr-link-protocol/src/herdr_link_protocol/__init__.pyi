@@ -1,0 +1,117 @@
+"""Type information for the lazily loaded names (``lazy_loader.attach_stub`` reads the same list)."""
+
+from ._arguments import (
+    ARGUMENT_ERRORS as ARGUMENT_ERRORS,
+    IGNORED as IGNORED,
+    TOOL_FIELDS as TOOL_FIELDS,
+    TOPOLOGY_KEYS as TOPOLOGY_KEYS,
+    NormalizedArguments as NormalizedArguments,
+    normalize_arguments as normalize_arguments,
+)
+from ._config import (
+    CONFIG_RELATIVE_PATH as CONFIG_RELATIVE_PATH,
+    AgentConfig as AgentConfig,
+    AgentEntry as AgentEntry,
+    NewTabPlacementConfig as NewTabPlacementConfig,
+    VariantConfig as VariantConfig,
+    WithPlacementConfig as WithPlacementConfig,
+    parse_agent_config as parse_agent_config,
+)
+from ._constants import (
+    ACTION_TOOLS as ACTION_TOOLS,
+    CAPABILITIES as CAPABILITIES,
+    CLOSE_TOOL as CLOSE_TOOL,
+    GATEWAY_TOOL as GATEWAY_TOOL,
+    PEERS_TOOL as PEERS_TOOL,
+    PROTOCOL_ID as PROTOCOL_ID,
+    SEND_TOOL as SEND_TOOL,
+    START_TOOL as START_TOOL,
+    TIER1_TOOLS as TIER1_TOOLS,
+    TOOL_ACTIONS as TOOL_ACTIONS,
+    AgentState as AgentState,
+    normalize_agent_state as normalize_agent_state,
+)
+from ._contract import (
+    COMMUNICATION_CONTRACT as COMMUNICATION_CONTRACT,
+    WAIT_GUARD_REASON as WAIT_GUARD_REASON,
+    PresentationForm as PresentationForm,
+    active_presentation as active_presentation,
+    presented_tool_name as presented_tool_name,
+    tier0_hint as tier0_hint,
+)
+from ._envelope import (
+    Envelope as Envelope,
+    build_envelope as build_envelope,
+    is_blank_message as is_blank_message,
+    parse_envelope as parse_envelope,
+)
+from ._errors import (
+    Cause as Cause,
+    ErrorCode as ErrorCode,
+    InvalidToolCall as InvalidToolCall,
+    LinkError as LinkError,
+    RemoteProtocolError as RemoteProtocolError,
+)
+from ._escape import (
+    UNSAFE_CODE_POINT_RANGES as UNSAFE_CODE_POINT_RANGES,
+    dumps_terminal_safe as dumps_terminal_safe,
+    is_terminal_safe as is_terminal_safe,
+)
+from ._models import LinkModel as LinkModel
+from ._names import (
+    AGENT_NAME_PATTERN as AGENT_NAME_PATTERN,
+    GENERATED_NAME_PREFIX as GENERATED_NAME_PREFIX,
+    MESSAGE_ID_PATTERN as MESSAGE_ID_PATTERN,
+    generate_self_name as generate_self_name,
+    is_valid_agent_name as is_valid_agent_name,
+    is_valid_message_id as is_valid_message_id,
+    new_message_id as new_message_id,
+)
+from ._receipts import (
+    ActiveReceipt as ActiveReceipt,
+    ClosedReceipt as ClosedReceipt,
+    PeerEntry as PeerEntry,
+    PeersReceipt as PeersReceipt,
+    SentReceipt as SentReceipt,
+    StartedReceipt as StartedReceipt,
+)
+from ._start import (
+    AGENT_KIND_PATTERN as AGENT_KIND_PATTERN,
+    START_FIELDS as START_FIELDS,
+    ConfiguredStart as ConfiguredStart,
+    ExplicitStart as ExplicitStart,
+    NewTabPlacement as NewTabPlacement,
+    Placement as Placement,
+    StartRequest as StartRequest,
+    WithPlacement as WithPlacement,
+    check_agent_kind as check_agent_kind,
+    resolve_placement as resolve_placement,
+    validate_start_input as validate_start_input,
+)
+from ._tools import (
+    DISPATCH_ACTION_DESCRIPTION as DISPATCH_ACTION_DESCRIPTION,
+    DISPATCH_ARGUMENTS_DESCRIPTION as DISPATCH_ARGUMENTS_DESCRIPTION,
+    GATEWAY_ACTIVATE as GATEWAY_ACTIVATE,
+    GATEWAY_ARGUMENTS_NOT_OBJECT as GATEWAY_ARGUMENTS_NOT_OBJECT,
+    TOOL_SPECS as TOOL_SPECS,
+    UNKNOWN_GATEWAY_ACTION as UNKNOWN_GATEWAY_ACTION,
+    CloseInput as CloseInput,
+    GatewayCall as GatewayCall,
+    GatewayInput as GatewayInput,
+    SendInput as SendInput,
+    StartInput as StartInput,
+    ToolSpec as ToolSpec,
+    parse_gateway_call as parse_gateway_call,
+    tools_list as tools_list,
+    tools_list_json as tools_list_json,
+    validate_close_input as validate_close_input,
+    validate_send_input as validate_send_input,
+    validate_start_arguments as validate_start_arguments,
+)
+from ._version import __version__ as __version__
+from ._wrapper import (
+    MAX_DELIVERY_BYTES as MAX_DELIVERY_BYTES,
+    WRAPPER_HEADER as WRAPPER_HEADER,
+    build_wrapper as build_wrapper,
+    extract_envelope as extract_envelope,
+)
