@@ -106,6 +106,20 @@ def valid_session_name(session: str) -> bool:
     )
 
 
+def global_options(raw: list[str], env: Mapping[str, str]) -> tuple[list[str], str, str]:
+    """Strip the global flags and resolve the socket path: the arguments left, the socket path and
+    the command that would start its server.
+
+    Raises:
+        Usage: a bad global flag or session name (exit 2, no socket access).
+    """
+    args, session = strip_global_flags(raw)
+    if session is not None and not valid_session_name(session):
+        raise Usage("error: invalid session name\nrun 'herdr --help' for usage")
+    path, start_command = socket_path(session, env)
+    return args, path, start_command
+
+
 def config_dir(env: Mapping[str, str]) -> str:
     """Herdr's config directory: ``$XDG_CONFIG_HOME/herdr``, else ``~/.config/herdr``, else ``/tmp/herdr``."""
     if env.get("XDG_CONFIG_HOME"):

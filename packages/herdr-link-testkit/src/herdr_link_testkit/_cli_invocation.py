@@ -14,16 +14,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ._cli_args import (
-    PROTOCOL,
-    SHELL_NAMES,
-    Usage,
-    kind_label,
-    route,
-    socket_path,
-    strip_global_flags,
-    valid_session_name,
-)
+from ._cli_args import PROTOCOL, SHELL_NAMES, Usage, global_options, kind_label, route
 
 if TYPE_CHECKING:
     from ._server import SimulatorServer
@@ -237,14 +228,10 @@ class Invocation:
     def run(self, raw: list[str], env: Mapping[str, str]) -> int:
         """Run ``herdr <raw>`` with ``env``; returns its exit status (output in :attr:`stdout`, :attr:`stderr`)."""
         try:
-            args, session = strip_global_flags(raw)
+            args, path, start_command = global_options(raw, env)
         except Usage as error:
             self.stderr.append(f"{error}\n")
             return 2
-        if session is not None and not valid_session_name(session):
-            self.stderr.append("error: invalid session name\nrun 'herdr --help' for usage\n")
-            return 2
-        path, start_command = socket_path(session, env)
         faulted = self.apply_fault(raw)
         if faulted is not None:
             return faulted

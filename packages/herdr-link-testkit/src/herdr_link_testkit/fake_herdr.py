@@ -15,7 +15,7 @@ import os
 import sys
 import time
 
-from ._cli_args import Usage, route, socket_path, strip_global_flags, valid_session_name
+from ._cli_args import Usage, global_options, route
 from ._cli_wire import REQUESTS, channel_dir, encode_request, json_string, read_reply
 
 TYPE_CHECKING = False
@@ -70,14 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``herdr`` invocation and return its exit status."""
     raw = list(sys.argv[1:] if argv is None else argv)
     try:
-        args, session = strip_global_flags(raw)
+        args, path, start_command = global_options(raw, os.environ)
     except Usage as error:
         sys.stderr.write(f"{error}\n")
         return 2
-    if session is not None and not valid_session_name(session):
-        sys.stderr.write("error: invalid session name\nrun 'herdr --help' for usage\n")
-        return 2
-    path, start_command = socket_path(session, os.environ)
     done = _hand_over(path, raw)
     if done is None:
         return _alone(args, path, start_command)
