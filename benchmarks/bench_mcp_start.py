@@ -59,9 +59,18 @@ def run(code: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+SCRIPT: tuple[str, ...] = (
+    (str(Path(sys.executable).parent / "herdr-link-mcp"),)
+    if (Path(sys.executable).parent / "herdr-link-mcp").is_file()
+    else ("-m", "herdr_link_mcp")
+)
+"""How hosts run the server: the console script ``wiring`` prints (``python -m`` where there is none)."""
+
+
 def run_command(*args: str) -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, *args], check=True, env=BASE_ENV, stdout=subprocess.DEVNULL)
+    argv = list(args) if args[0].startswith("/") else [sys.executable, *args]
+    subprocess.run(argv, check=True, env=BASE_ENV, stdout=subprocess.DEVNULL)
     return (time.perf_counter() - started) * 1000
 
 
@@ -73,8 +82,8 @@ def light_figures() -> dict[str, float]:
         "pydantic": ("-c", "import pydantic"),
         "protocol": ("-c", "import herdr_link_protocol"),
         "protocol_texts": ("-c", "import herdr_link_protocol as p; p.tier0_hint(p.PresentationForm.MCP_PREFIXED, 'x')"),
-        "version": ("-m", "herdr_link_mcp", "--version"),
-        "hint": ("-m", "herdr_link_mcp", "hint", "--host", "codex"),
+        "version": (*SCRIPT, "--version"),
+        "hint": (*SCRIPT, "hint", "--host", "codex"),
     }
     for command in commands.values():
         run_command(*command)  # warm the bytecode cache

@@ -3,8 +3,9 @@
 * No distribution, test or benchmark imports another distribution's underscore module.
 * Every name in a package's ``__all__`` resolves and is documented where it is defined (classes and
   functions by their docstring, constants and aliases by the string literal that follows them).
-* A package that loads names lazily lists each name once, in its ``__init__.pyi`` (what type
-  checkers read, and what ``lazy_loader`` loads from), and each resolves to its submodule's object.
+* A package that loads names lazily (``lazy_loader``) lists each name once in its ``_EXPORTS``
+  table, its ``__init__.pyi`` (what type checkers read) lists exactly the same, and each resolves
+  to its submodule's object.
 """
 
 import ast
@@ -109,6 +110,7 @@ def test_a_lazy_package_loads_exactly_what_its_stub_lists(dist):
     assert len(names) == len(set(names))
     module = importlib.import_module(PACKAGES[dist])
     assert sorted(module.__all__) == sorted(names)
+    assert {m: sorted(n) for m, n in module._EXPORTS.items()} == {m: sorted(n) for m, n in table.items()}
     for submodule, group in table.items():
         defined = importlib.import_module(f"{PACKAGES[dist]}.{submodule}")
         assert all(getattr(module, name) is getattr(defined, name) for name in group)

@@ -40,3 +40,23 @@ def test_the_measurement_sees_the_sdk_when_it_is_imported():
     )
     modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
     assert "mcp" in modules and "pydantic" in modules
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "agy", "gemini"])
+@pytest.mark.parametrize("inside", [False, True])
+def test_the_quick_paths_print_what_the_parser_paths_print(host, inside, capsys, monkeypatch):
+    from herdr_link_mcp.cli import main
+
+    for name in ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID"):
+        monkeypatch.delenv(name, raising=False)
+    if inside:
+        monkeypatch.setenv("HERDR_ENV", "1")
+        monkeypatch.setenv("HERDR_BIN_PATH", "/usr/bin/herdr")
+        monkeypatch.setenv("HERDR_PANE_ID", "w1:p1")
+    outputs = []
+    for argv in (["hint", "--host", host], ["hint", f"--host={host}"], ["--version"], ["--version", "serve"]):
+        assert main(argv) == 0
+        outputs.append(capsys.readouterr())
+    assert outputs[0] == outputs[1] and outputs[2] == outputs[3]
+    assert outputs[2].out.startswith("herdr-link-mcp 0.") and outputs[2].err == ""
+    assert bool(outputs[0].out.strip()) == (inside or host in ("claude", "agy", "gemini"))

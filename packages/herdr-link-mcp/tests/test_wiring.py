@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_mcp._checks import wiring_checks
-from herdr_link_mcp._wiring import HINT_HOSTS, WIRING_HOSTS, hint_output, server_command, wiring
+from herdr_link_mcp import HINT_HOSTS, WIRING_HOSTS, hint_output, server_command, wiring, wiring_checks
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 

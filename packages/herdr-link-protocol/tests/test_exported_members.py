@@ -50,5 +50,5 @@ def test_a_model_loads_pydantic_when_first_touched():
 
 def test_an_unknown_name_is_an_attribute_error_and_the_version_is_the_distributions():
     with pytest.raises(AttributeError, match="NOT_A_NAME"):
-        herdr_link_protocol.NOT_A_NAME  # noqa: B018
+        herdr_link_protocol.NOT_A_NAME  # type: ignore[attr-defined]  # noqa: B018
     assert herdr_link_protocol.__version__ == version("herdr-link-protocol")

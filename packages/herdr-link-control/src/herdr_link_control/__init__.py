@@ -4,10 +4,45 @@
 outcome into the protocol's error codes, and implements peers, send, close, start and the self
 identity bootstrap. Adapters (MCP, the JSON-lines bridge) are wiring over ``Link.call``.
 
-Every name loads from its submodule on first use (``lazy_loader``, PEP 562; the names are listed
-once, in ``__init__.pyi``), so importing the package costs only what is used.
-"""
+Every name loads from its submodule on first use (``lazy_loader``, PEP 562; ``__init__.pyi`` types
+the same names, and a test holds the two lists equal), so importing the package costs only what is
+used."""
 
 import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+_EXPORTS = {
+    "_bridge_messages": [
+        "BRIDGE_CONTRACT",
+        "BRIDGE_OPS",
+        "INVALID_CALL",
+        "BridgeContext",
+        "BridgeError",
+        "BridgeHello",
+        "BridgeHelloReply",
+        "BridgeReply",
+        "BridgeRequest",
+    ],
+    "_check": ["Check"],
+    "_commands": ["AgentRecord", "HerdrCommandError", "Role", "classify", "surface_violation"],
+    "_environment": ["HerdrEnvironment"],
+    "_gate": ["GATE_VARIABLES", "in_herdr_pane"],
+    "_herdr": ["HerdrCLI", "Timeouts"],
+    "_identity": ["Identity", "SelfContext"],
+    "_link": ["Link"],
+    "_location": [
+        "BRIDGE_COMMAND",
+        "BRIDGE_CONFIG_FILE",
+        "BRIDGE_ENV_VAR",
+        "bridge_command",
+        "location_file",
+        "write_location_file",
+    ],
+    "_operations": ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey"],
+    "_runner": ["ProcessRunner", "Runner", "RunResult", "ScriptedRunner", "SpawnFailed"],
+    "_start": ["Starter"],
+    "_stub": ["bridge_client_data", "bridge_client_js"],
+    "_version": ["__version__"],
+}
+"""Each submodule and the names it provides (``__init__.pyi`` lists the same, for type checkers)."""
+
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs=_EXPORTS)

@@ -20,6 +20,7 @@ from ._commands import (
     surface_violation as surface_violation,
 )
 from ._environment import HerdrEnvironment as HerdrEnvironment
+from ._gate import GATE_VARIABLES as GATE_VARIABLES, in_herdr_pane as in_herdr_pane
 from ._herdr import HerdrCLI as HerdrCLI, Timeouts as Timeouts
 from ._identity import Identity as Identity, SelfContext as SelfContext
 from ._link import Link as Link

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 from herdr_link_protocol import Cause, LinkError
 
+from ._gate import in_herdr_pane
+
 __all__ = ["HerdrEnvironment"]
 
 
@@ -24,7 +26,7 @@ class HerdrEnvironment:
     @classmethod
     def detect(cls, environ: Mapping[str, str]) -> "HerdrEnvironment | None":
         """Return the environment when all three gate variables are set, else ``None``."""
-        if environ.get("HERDR_ENV") != "1" or not environ.get("HERDR_BIN_PATH") or not environ.get("HERDR_PANE_ID"):
+        if not in_herdr_pane(environ):
             return None
         return cls(environ["HERDR_BIN_PATH"], environ["HERDR_PANE_ID"], dict(environ))
 

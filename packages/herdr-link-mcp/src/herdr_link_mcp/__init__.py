@@ -4,10 +4,20 @@ The server starts dormant: ``tools/list`` holds only the ``herdr_link`` gateway.
 ``{}`` activates the connection; the Tier 1 tools then appear, and hosts that never re-list tools
 reach them through the gateway's action dispatch.
 
-Every name loads from its submodule on first use (``lazy_loader``, PEP 562; the names are listed
-once, in ``__init__.pyi``), so importing the package costs only what is used.
-"""
+Every name loads from its submodule on first use (``lazy_loader``, PEP 562; ``__init__.pyi`` types
+the same names, and a test holds the two lists equal), so importing the package costs only what is
+used."""
 
 import lazy_loader
 
-__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
+_EXPORTS = {
+    "_checks": ["WIRING_CHECKS", "wiring_checks"],
+    "_hint": ["HINT_HOSTS", "hint_output"],
+    "_hosts": ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "WIRING_FORMS", "WIRING_HOSTS", "presentation_form"],
+    "_server": ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"],
+    "_version": ["__version__"],
+    "_wiring": ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "server_command", "wiring"],
+}
+"""Each submodule and the names it provides (``__init__.pyi`` lists the same, for type checkers)."""
+
+__getattr__, __dir__, __all__ = lazy_loader.attach(__name__, submod_attrs=_EXPORTS)

@@ -1,10 +1,13 @@
 """Type information for the lazily loaded names (``lazy_loader.attach_stub`` reads the same list)."""
 
 from ._checks import WIRING_CHECKS as WIRING_CHECKS, wiring_checks as wiring_checks
+from ._hint import HINT_HOSTS as HINT_HOSTS, hint_output as hint_output
 from ._hosts import (
     DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
     HOST_FORMS as HOST_FORMS,
     SERVER_NAME as SERVER_NAME,
+    WIRING_FORMS as WIRING_FORMS,
+    WIRING_HOSTS as WIRING_HOSTS,
     presentation_form as presentation_form,
 )
 from ._server import (
@@ -16,11 +19,8 @@ from ._server import (
 from ._version import __version__ as __version__
 from ._wiring import (
     FORWARDED_VARIABLES as FORWARDED_VARIABLES,
-    HINT_HOSTS as HINT_HOSTS,
-    WIRING_HOSTS as WIRING_HOSTS,
     Wiring as Wiring,
     WiringFile as WiringFile,
-    hint_output as hint_output,
     server_command as server_command,
     wiring as wiring,
 )

@@ -1,10 +1,14 @@
 """The server's names, and which presentation a host gets from the ``clientInfo.name`` it sends."""
 
-from typing import Final
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
 
 from herdr_link_protocol import PresentationForm
 
-__all__ = ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "presentation_form"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Final
+
+__all__ = ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "WIRING_FORMS", "WIRING_HOSTS", "presentation_form"]
 
 SERVER_NAME: Final = "herdr-link"
 """The ``serverInfo.name`` the server reports in ``initialize``."""
@@ -19,7 +23,20 @@ HOST_FORMS: Final = (
     ("agy", PresentationForm.MCP_WRAPPER),
     ("pi", PresentationForm.MCP_PREFIXED),  # Pi's built-in MCP with exposure "direct"
 )
+
 """Substring of the lower-cased client name → form, first match wins (``pi`` must match exactly)."""
+
+
+WIRING_FORMS: Final = {
+    "claude": PresentationForm.MCP_PREFIXED,
+    "codex": PresentationForm.MCP_NAMESPACED,
+    "agy": PresentationForm.MCP_WRAPPER,
+    "gemini": PresentationForm.MCP_SINGLE_PREFIX,
+    "pi": PresentationForm.MCP_PREFIXED,
+}
+"""The tool names each host shows, by ``wiring --host`` name (hints and registration)."""
+WIRING_HOSTS: Final = tuple(WIRING_FORMS)
+"""Hosts ``wiring --host`` prints a registration for."""
 
 
 def presentation_form(client_name: str | None) -> PresentationForm:

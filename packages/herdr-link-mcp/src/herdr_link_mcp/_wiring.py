@@ -1,4 +1,4 @@
-"""Host wiring: the Tier 0 hint each host's hook or launcher expects, and ready-to-paste registration.
+"""Host wiring: ready-to-paste registration for each host (the hint itself is in ``_hint``).
 
 Everything printed here is generated: the hint text comes from ``herdr_link_protocol``, the
 commands point at this environment's ``herdr-link-mcp``, and the namespace is always ``herdr_link``.
@@ -8,41 +8,18 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
-from herdr_link_control import HerdrEnvironment
-from herdr_link_protocol import PresentationForm, tier0_hint
+from herdr_link_protocol import tier0_hint
 
-from ._hosts import DEFAULT_NAMESPACE
+from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS, WIRING_HOSTS
 
-__all__ = [
-    "FORWARDED_VARIABLES",
-    "HINT_HOSTS",
-    "WIRING_HOSTS",
-    "Wiring",
-    "WiringFile",
-    "hint_output",
-    "server_command",
-    "wiring",
-]
+__all__ = ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "server_command", "wiring"]
 
-HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini")
-"""Hosts whose hook or launcher takes the Tier 0 hint (``hint --host``)."""
-WIRING_HOSTS: Final = ("claude", "codex", "agy", "gemini", "pi")
-"""Hosts ``wiring --host`` prints a registration for."""
 FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
-
-_FORMS: Final = {
-    "claude": PresentationForm.MCP_PREFIXED,
-    "codex": PresentationForm.MCP_NAMESPACED,
-    "agy": PresentationForm.MCP_WRAPPER,
-    "gemini": PresentationForm.MCP_SINGLE_PREFIX,
-    "pi": PresentationForm.MCP_PREFIXED,
-}
 
 
 def server_command() -> list[str]:
@@ -55,33 +32,6 @@ def server_command() -> list[str]:
 
 def _hint_command(host: str) -> str:
     return shlex.join([*server_command(), "hint", "--host", host])
-
-
-def hint_output(host: str, environ: Mapping[str, str]) -> str:
-    """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline).
-
-    - ``claude``: the plain hint, for ``--append-system-prompt-file`` (the launcher decides when);
-    - ``codex``: SessionStart hook JSON with ``additionalContext``; nothing outside Herdr;
-    - ``gemini``: SessionStart hook JSON with ``additionalContext``; ``{}`` outside Herdr;
-    - ``agy``: PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside Herdr.
-
-    Raises:
-        ValueError: for a host without a hint.
-    """
-    if host not in HINT_HOSTS:
-        raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(HINT_HOSTS)}")
-    hint = tier0_hint(_FORMS[host], DEFAULT_NAMESPACE)
-    if host == "claude":
-        return hint
-    inside = HerdrEnvironment.detect(environ) is not None
-    if host == "codex":
-        output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint}}
-        return json.dumps(output, ensure_ascii=False) if inside else ""
-    if not inside:
-        return "{}"
-    if host == "gemini":
-        return json.dumps({"hookSpecificOutput": {"additionalContext": hint}}, ensure_ascii=False)
-    return json.dumps({"injectSteps": [{"ephemeralMessage": hint}]}, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -151,7 +101,7 @@ def wiring(host: str) -> Wiring:
                 WiringFile(
                     hint_file,
                     "text",
-                    tier0_hint(_FORMS["claude"], ns) + "\n",
+                    tier0_hint(WIRING_FORMS["claude"], ns) + "\n",
                     f"generate it with: {_hint_command('claude')} > {hint_file}",
                 ),
             ],

@@ -6,19 +6,25 @@ herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--json]
 herdr-link-mcp probe [--json] [-- COMMAND...]
 """
 
-import argparse
-import logging
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
 import os
-import signal
 import sys
-from collections.abc import Sequence
 
 from ._hosts import DEFAULT_NAMESPACE
+from ._version import __version__
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
 
 def _serve(namespace: str) -> int:
+    import logging
+    import signal
+
     import anyio
     from mcp.server.stdio import stdio_server
 
@@ -62,42 +68,67 @@ def _probe(command: list[str], as_json: bool) -> int:
     return 1 if any("error" in report for report in reports) else 0
 
 
+def _hint(host: str) -> int:
+    from ._hint import hint_output
+
+    output = hint_output(host, os.environ)
+    sys.stdout.write(output + ("\n" if output and host == "claude" else ""))
+    return 0
+
+
+def _light(args: list[str]) -> int | None:
+    """The two invocations hosts run often, answered before ``argparse`` loads: ``--version``, and
+    ``hint --host H`` (a SessionStart hook in every Codex, Gemini and AGY session). Same output as
+    the parser's path; any other form goes through the parser."""
+    if args == ["--version"]:
+        sys.stdout.write(f"herdr-link-mcp {__version__}\n")
+        return 0
+    from ._hint import HINT_HOSTS
+
+    if len(args) == 3 and args[:2] == ["hint", "--host"] and args[2] in HINT_HOSTS:
+        return _hint(args[2])
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link-mcp``; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    light = _light(args)
+    if light is not None:
+        return light
+    import argparse
+
+    from ._hint import HINT_HOSTS
+    from ._hosts import WIRING_HOSTS
+
     parser = argparse.ArgumentParser(prog="herdr-link-mcp", description="Herdr Link as a stdio MCP server.")
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP on stdin/stdout (the default)")
     hint = commands.add_parser("hint", help="print the Tier 0 hint in the form a host's hook or launcher expects")
-    hint.add_argument("--host", required=True, choices=["claude", "codex", "agy", "gemini"])
+    hint.add_argument("--host", required=True, choices=HINT_HOSTS)
     wiring = commands.add_parser("wiring", help="print ready-to-paste registration for a host")
-    wiring.add_argument("--host", required=True, choices=["claude", "codex", "agy", "gemini", "pi"])
+    wiring.add_argument("--host", required=True, choices=WIRING_HOSTS)
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
     probe = commands.add_parser("probe", help="start the server as a host would and report what the host sees")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
     probe.add_argument("server", nargs=argparse.REMAINDER, help="the server command (default: this one)")
-    args = parser.parse_args(argv)
-    if args.version:
-        from importlib.metadata import version
-
-        print(f"herdr-link-mcp {version('herdr-link-mcp')}")  # noqa: T201
+    options = parser.parse_args(args)
+    if options.version:
+        sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
     try:
-        if args.command == "hint":
-            from ._wiring import hint_output
-
-            output = hint_output(args.host, os.environ)
-            sys.stdout.write(output + ("\n" if output and args.host == "claude" else ""))
-            return 0
-        if args.command == "wiring":
+        if options.command == "hint":
+            return _hint(options.host)
+        if options.command == "wiring":
             from ._wiring import wiring as build
 
-            result = build(args.host)
-            sys.stdout.write(result.to_json() + "\n" if args.json else result.render())
+            result = build(options.host)
+            sys.stdout.write(result.to_json() + "\n" if options.json else result.render())
             return 0
-        if args.command == "probe":
-            return _probe([a for a in args.server if a != "--"], args.json)
-        return _serve(args.namespace)
+        if options.command == "probe":
+            return _probe([a for a in options.server if a != "--"], options.json)
+        return _serve(options.namespace)
     except KeyboardInterrupt:
         return 130

@@ -1,9 +1,14 @@
 """Fixed vocabulary of ``herdr-link/1``: protocol id, tool names, capabilities, agent states."""
 
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "ACTION_TOOLS",
@@ -37,6 +42,7 @@ CLOSE_TOOL: Final = "herdr_link_close"
 ACTION_TOOLS: Final[Mapping[str, str]] = MappingProxyType(
     {"start": START_TOOL, "peers": PEERS_TOOL, "send": SEND_TOOL, "close": CLOSE_TOOL}
 )
+
 """The one action ↔ tool table: each gateway action (and bridge op) and the Tier 1 tool it runs,
 in canonical order."""
 

@@ -5,11 +5,16 @@ against it byte for byte. Each presentation is the contract followed by a short 
 how this runtime shows the tools and how to reach them through the gateway when they are not listed.
 """
 
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
 import enum
 import re
-from typing import Final
 
 from ._constants import CAPABILITIES, GATEWAY_TOOL, TIER1_TOOLS, TOOL_ACTIONS
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "COMMUNICATION_CONTRACT",

@@ -1,8 +1,6 @@
-"""The distribution's version, from its installed metadata (read when first asked for)."""
-
-from importlib.metadata import version
+"""The distribution's version: the one place it is written (hatch reads it for the package metadata)."""
 
 __all__ = ["__version__"]
 
-__version__ = version("herdr-link")
-"""The installed ``herdr-link`` version."""
+__version__ = "0.1.0"
+"""The ``herdr-link`` version."""
