@@ -85,6 +85,14 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def fuzz(session: nox.Session) -> None:
+    """The seeded fuzz at full size: 10,000 hostile lines into a real herdr-link-mcp (1,000 in ``tests``)."""
+    _sync(session, "--package", "herdr-link-mcp")
+    session.run("pytest", "packages/herdr-link-mcp/tests/test_transport.py", "-k", "fuzz", *session.posargs,
+                env={"HERDR_LINK_FUZZ_COUNT": "10000"})  # fmt: skip
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Figures, not tests: regenerate docs/benchmarks.md (surface, calls, overhead, wall, start, load)."""
     _sync(session, "--all-packages")

@@ -34,6 +34,7 @@ from herdr_link_protocol import (
 )
 
 from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form
+from ._version import __version__
 
 __all__ = ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"]
 
@@ -107,8 +108,6 @@ def create_server(
         relist_wait: see :data:`RELIST_WAIT`.
         bootstrap: run the self identity bootstrap in the background when a connection opens.
     """
-    from importlib.metadata import version
-
     bus = InMemorySubscriptionBus()
 
     async def delayed_bootstrap() -> None:
@@ -196,7 +195,7 @@ def create_server(
 
     return Server(
         SERVER_NAME,
-        version=version("herdr-link-mcp"),
+        version=__version__,
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,

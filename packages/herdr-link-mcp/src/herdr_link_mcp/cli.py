@@ -26,11 +26,11 @@ def _serve(namespace: str) -> int:
     import signal
 
     import anyio
-    from mcp.server.stdio import stdio_server
 
     from herdr_link_control import Link
 
     from ._server import create_server, initialization_options
+    from ._transport import stdio_transport
 
     # The operator log: stderr, which hosts keep in their MCP logs. WARNING by default, so a failed
     # call's Herdr code and message are there and success stays quiet; HERDR_LINK_LOG_LEVEL=INFO or
@@ -41,14 +41,14 @@ def _serve(namespace: str) -> int:
         level=level if level in logging.getLevelNamesMapping() else logging.WARNING,
         format="herdr-link-mcp: %(levelname)s %(message)s",
     )
-    # Hosts stop stdio servers with SIGINT (Claude Code: SIGINT, then SIGTERM 100 ms later). The SDK
-    # reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
+    # Hosts stop stdio servers with SIGINT (Claude Code: SIGINT, then SIGTERM 100 ms later). The
+    # transport reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
     # never finish unwinding: end at once, as SIGTERM does. Nothing is persisted, nothing is lost.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     server = create_server(Link(), namespace=namespace)
 
     async def run() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, initialization_options(server))
 
     anyio.run(run)
