@@ -27,9 +27,20 @@ from herdr_link_protocol import (
     resolve_placement,
 )
 
-from ._commands import AgentRecord, Role, agent_start, pane_close, pane_list, pane_split, tab_close, tab_create
+from ._commands import (
+    AgentRecord,
+    HerdrCommandError,
+    Role,
+    agent_start,
+    pane_close,
+    pane_list,
+    pane_split,
+    tab_close,
+    tab_create,
+)
 from ._herdr import HerdrCLI
 from ._identity import Identity
+from ._leftovers import Pick, reclaim, split_candidates, tab_candidates
 from ._operations import check_same_workspace, resolve_peer
 
 __all__ = ["Starter"]
@@ -110,11 +121,13 @@ class Starter:
 
     async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
-        reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
+        leftovers = tab_candidates(cwd)
+        async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers):
+            reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
         tab_id = _dig(reply, "result", "tab", "tab_id") or _dig(reply, "result", "root_pane", "tab_id")
         if tab_id is None:
-            log.error("tab create reported no tab id; a tab may be left behind: %r", reply)
-            raise LinkError(Cause.START_REJECTED, "tab create reported no tab id")
+            await reclaim(self.cli, me.workspace_id, "tab create", leftovers, answered=True)
+            raise LinkError(Cause.START_REJECTED, f"tab create reported no tab id: {reply!r}")
         rollback = tab_close(tab_id)
         root = _dig(reply, "result", "root_pane", "pane_id")
         if root is None or _dig(reply, "result", "root_pane", "tab_id") not in (None, tab_id):
@@ -137,16 +150,31 @@ class Starter:
             raise LinkError(Cause.NOT_A_PEER, "anchor record has no pane")
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
-        reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)
+        leftovers = split_candidates(anchor.pane_id, anchor.cwd)
+        async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers):
+            reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)
         pane_id = _dig(reply, "result", "pane", "pane_id")
         if pane_id is None:
-            log.error("pane split reported no pane id; a pane may be left behind: %r", reply)
-            raise LinkError(Cause.START_REJECTED, "pane split reported no pane id")
+            await reclaim(self.cli, me.workspace_id, "pane split", leftovers, answered=True)
+            raise LinkError(Cause.START_REJECTED, f"pane split reported no pane id: {reply!r}")
         rollback = pane_close(pane_id)
         if _dig(reply, "result", "pane", "workspace_id") not in (None, me.workspace_id):
             async with self._undone_on_failure(rollback):
                 raise LinkError(Cause.START_REJECTED, f"split pane {pane_id} landed in another workspace")
         return pane_id, rollback
+
+    @asynccontextmanager
+    async def _reclaimed_on_silence(self, workspace_id: str, what: str, leftovers: Pick) -> AsyncIterator[None]:
+        """When an allocating command fails without Herdr's own refusal (a timeout, no or an unreadable
+        reply, a crash, cancellation), look for what it may still make (:func:`reclaim`), then re-raise.
+        A structured refusal means Herdr made nothing."""
+        try:
+            yield
+        except HerdrCommandError:
+            raise
+        except BaseException:
+            await reclaim(self.cli, workspace_id, what, leftovers, answered=False)
+            raise
 
     @asynccontextmanager
     async def _undone_on_failure(self, rollback: list[str]) -> AsyncIterator[None]:
@@ -159,7 +187,7 @@ class Starter:
                     await self.cli.call(rollback, Role.ROLLBACK)
                     log.info("rolled back: herdr %s", " ".join(rollback))
                 except LinkError as error:
-                    log.warning("rollback herdr %s failed: %s", " ".join(rollback), error.detail)
+                    log.warning("rollback herdr %s failed, so that stays: %s", " ".join(rollback), error.detail)
             raise
 
 

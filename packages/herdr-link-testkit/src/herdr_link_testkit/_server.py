@@ -31,12 +31,14 @@ class Fault:
     error, exit 1, touch nothing), ``invalid_json`` (exit 0 with non-JSON stdout), ``empty`` (exit
     0 with no output) or ``exit`` (exit ``exit_code`` with ``stderr`` and no JSON).
 
-    For a socket method: ``delay``, ``hang``, ``error`` (reply with this error), ``invalid_json``
-    (reply with a non-JSON line), ``empty`` (close without replying) or ``protocol_mismatch``
-    (``ping`` only: report protocol ``protocol``).
+    For a socket method: ``delay`` (then run it: after a caller's timeout, a late completion),
+    ``hang``, ``error`` (reply with this error), ``invalid_json`` (reply with a non-JSON line),
+    ``empty`` (close without replying), ``empty_result`` (run it, then reply with an empty
+    ``result``: done, but without the ids) or ``protocol_mismatch`` (``ping`` only: report protocol
+    ``protocol``).
     """
 
-    action: Literal["delay", "hang", "error", "invalid_json", "empty", "exit", "protocol_mismatch"]
+    action: Literal["delay", "hang", "error", "invalid_json", "empty", "empty_result", "exit", "protocol_mismatch"]
     seconds: float = 0.0
     code: str = "internal_error"
     message: str = "simulated failure"
@@ -214,6 +216,8 @@ class SimulatorServer:
                 return _encode({"id": request_id, "result": {**pong, "protocol": fault.protocol}})
         try:
             result = self.simulator.dispatch(method, params)
+            if fault is not None and fault.action == "empty_result":
+                result = {}
         except HerdrError as error:
             return _encode({"id": request_id, "error": {"code": error.code, "message": error.message}})
         except (KeyError, TypeError, AttributeError) as error:
