@@ -16,6 +16,7 @@ LINUX = Platform("linux")
 BUNDLE = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
 BUNDLE_V2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
 STEPS = ["after-backup", "after-temp-write", "after-rename", "before-final-check"]
+CRASH_STEPS = ["during-backup", *STEPS, "before-location"]
 
 
 @pytest.fixture(scope="session")
@@ -192,7 +193,7 @@ def test_a_failure_at_any_step_leaves_the_old_state(home, step, before):
     assert ("rolled back" in rolled) == (step in ("after-rename", "before-final-check"))
 
 
-@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("step", CRASH_STEPS)
 def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, step):
     before = "export default {}; // someone's\n"
     target(home).write_text(before)
@@ -206,8 +207,44 @@ def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, ste
     assert done.returncode == 9  # killed at the step
     assert target(home).read_bytes() in (before.encode(), BUNDLE)
     assert sorted(p.name for p in target(home).parent.iterdir()) == ["herdr-link.js"]  # nothing loadable left over
-    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
-    assert backup.read_text() == before
+    backups = [p for p in (config(home) / "herdr-link-install" / "backups").iterdir() if p.suffix != ".partial"]
+    if step == "during-backup":
+        assert backups == []  # a backup exists under its real name only when complete
+    else:
+        [backup] = backups
+        assert backup.read_text() == before
+
+
+def test_a_failure_after_the_replace_says_the_plugin_is_the_new_bundle(home):
+    code, lines = run(home, yes=True, fail_at="before-location")
+    assert code == 1 and target(home).read_bytes() == BUNDLE
+    assert not any("nothing was changed" in line for line in lines)
+    assert lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle;")
+    assert "bridge location not written: simulated failure before-location" in lines[-1]
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_the_last_line_says_what_each_file_is(home, step):
+    target(home).write_text("export default {}; // someone's\n")
+    code, lines = run(home, yes=True, fail_at=step)
+    assert code == 1 and lines[-1].startswith("state: ")
+    renamed = step in ("after-rename", "before-final-check")
+    assert ("is restored from" in lines[-1]) == renamed and ("is unchanged" in lines[-1]) == (not renamed)
+    assert "; backup " in lines[-1]
+    code, lines = run(home, yes=True)
+    assert code == 0 and lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle; backup ")
+
+
+def test_a_broken_stdout_still_tells_the_state_on_stderr(home, capsys):
+    plan = plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
+
+    def say(line: str) -> None:
+        if line.startswith(("installed:", "state:")):
+            raise OSError(5, "Input/output error")
+
+    code = install(plan, confirmed=True, environ={"XDG_CONFIG_HOME": str(home / ".config")}, home=home, say=say)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
+    assert f"state: {target(home)} is the current opencode-v1 bundle" in capsys.readouterr().err
 
 
 def test_the_command_line_dry_run_writes_nothing(home):

@@ -34,7 +34,30 @@ def test_a_foreign_file_is_replaced_only_with_yes(tmp_path):
     refused = install(tmp_path, tmp_path, {})
     assert refused.action == "refused" and "Cowardly refusing" in refused.messages[0]
     assert target.read_text() == "export default function mine(pi) {}\n"
-    assert install(tmp_path, tmp_path, {}, yes=True).action == "updated"
+    replaced = install(tmp_path, tmp_path, {}, yes=True)
+    assert replaced.action == "updated" and target.read_bytes() == packaged_extension().read_bytes()
+    [backup] = (tmp_path / ".pi" / "agent" / "herdr-link-backups").iterdir()
+    assert backup.read_text() == "export default function mine(pi) {}\n"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["herdr-link.js"]  # nothing else Pi would load
+    assert replaced.messages[-1].startswith(f"state: {target} is the current extension; bridge location ")
+
+
+def test_a_failed_write_changes_nothing_and_says_so(tmp_path):
+    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    target.parent.mkdir(parents=True)
+    target.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n")
+    (target.parent / ".herdr-link.js.tmp.partial").mkdir()  # the temporary file cannot be written
+    result = install(tmp_path, tmp_path, {})
+    assert result.action == "failed"
+    assert result.messages[-1] == f"state: {target} is unchanged; bridge location unchanged"
+    assert target.read_text() == "// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n"
+
+
+def test_a_failed_location_write_still_says_the_extension_is_installed(tmp_path):
+    (tmp_path / ".config").write_text("a file where the config directory should be\n")
+    result = install(tmp_path, tmp_path, {"XDG_CONFIG_HOME": str(tmp_path / ".config")})
+    assert result.action == "failed" and result.path.read_bytes() == packaged_extension().read_bytes()
+    assert result.messages[-1].startswith(f"state: {result.path} is the current extension; bridge location not written")
 
 
 def test_project_install_mentions_trust(tmp_path):

@@ -6,12 +6,14 @@ no temporary file sits where OpenCode would load it (temporaries and backups liv
 directory, ``<config>/herdr-link-install/``). The installer deletes only a file it has just written.
 """
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -221,6 +223,70 @@ def _node_import_ok(path: Path, runtime: str) -> bool | None:
     return done.returncode == 0
 
 
+@dataclass
+class _State:
+    """What each file is now, for the last line an install prints (always true, whatever failed)."""
+
+    target: Path
+    plugin: str = "unchanged"
+    backup: Path | None = None
+    location: str = "unchanged"
+
+    def summary(self) -> str:
+        backup = f"backup {self.backup}" if self.backup else "no backup (there was no earlier file)"
+        return f"state: {self.target} is {self.plugin}; {backup}; bridge location {self.location}"
+
+
+def _teller(say: Callable[[str], None]) -> Callable[[str], None]:
+    """``say``, falling back to stderr when it fails (a closed or full stdout must not hide the state)."""
+
+    def tell(line: str) -> None:
+        try:
+            say(line)
+        except OSError:
+            with contextlib.suppress(OSError):
+                sys.stderr.write(line + "\n")
+
+    return tell
+
+
+def _complete_copy(source: Path, destination: Path, midway: Callable[[], None]) -> None:
+    """Copy ``source`` so that ``destination`` exists only complete: copy under a partial name, flush,
+    then rename. A crash leaves at most ``<destination>.partial``, never a short file named like a backup."""
+    partial = destination.with_name(destination.name + ".partial")
+    try:
+        with open(source, "rb") as reader, open(partial, "wb") as writer:
+            data = reader.read()
+            writer.write(data[: len(data) // 2])
+            midway()
+            writer.write(data[len(data) // 2 :])
+            writer.flush()
+            os.fsync(writer.fileno())
+        shutil.copystat(source, partial)
+        os.replace(partial, destination)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) -> None:
+    """Put back what was there before; ``state`` says what happened, including a failed rollback."""
+    try:
+        if backup is not None:
+            shutil.copy2(backup, restore)
+            os.replace(restore, target)
+            state.plugin = f"restored from {backup} (rolled back)"
+        else:
+            target.unlink(missing_ok=True)  # the file this run wrote, and only that
+            state.plugin = "removed again (rolled back: this run had written it)"
+    except OSError as error:
+        restore.unlink(missing_ok=True)
+        how = f"copy {backup} over it" if backup is not None else "delete it"
+        state.plugin = (
+            f"the new bundle, which failed its check, and rolling back failed ({error.strerror or error}): {how}"
+        )
+
+
 def _crash(step: str, crash_at: str | None) -> None:
     # A test seam: HERDR_LINK_INSTALL_CRASH=<step> kills the process right there, as a power cut would.
     if crash_at == step:
@@ -256,18 +322,20 @@ def install(
         if fail_at == name:
             raise OSError(f"simulated failure {name}")
 
+    tell = _teller(say)
     work = plan.config / WORK_DIR
     stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
     backup = work / "backups" / f"{PLUGIN_FILE}.{stamp}"
     temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
     had_file = plan.target.exists()
-    renamed = False
+    state = _State(plan.target)
     try:
         (work / "backups").mkdir(parents=True, exist_ok=True)
         plan.target.parent.mkdir(parents=True, exist_ok=True)
         if had_file:
-            shutil.copy2(plan.target, backup)
-            say(f"backup: {backup}")
+            _complete_copy(plan.target, backup, lambda: step("during-backup"))
+            state.backup = backup
+            tell(f"backup: {backup}")
         step("after-backup")
         with open(temporary, "wb") as handle:
             handle.write(plan.bundle)
@@ -277,7 +345,7 @@ def install(
             raise OSError("the temporary copy does not match the manifest")
         step("after-temp-write")
         os.replace(temporary, plan.target)
-        renamed = True
+        state.plugin = "the new bundle, not yet checked"
         step("after-rename")
         step("before-final-check")
         written = plan.target.read_bytes()
@@ -286,26 +354,28 @@ def install(
         if plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent):
             if _node_import_ok(plan.target, plan.runtime) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
+        state.plugin = f"the current {plan.runtime} bundle"
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        if renamed:
-            if had_file:
-                restore = work / f"{PLUGIN_FILE}.{stamp}.restore"
-                shutil.copy2(backup, restore)
-                os.replace(restore, plan.target)
-                say(f"rolled back: {plan.target} restored from {backup}")
-            else:
-                plan.target.unlink(missing_ok=True)  # the file this run wrote, and only that
-                say(f"rolled back: removed {plan.target}, which this run had written")
-        else:
-            say(f"nothing was changed in {plan.target.parent}")
-        say(f"error: {error}")
+        if state.plugin != "unchanged":
+            _roll_back(plan.target, backup if had_file else None, work / f"{PLUGIN_FILE}.{stamp}.restore", state)
+        tell(f"error: {error}")
+        tell(state.summary())
         return 1
-    say(f"installed: {plan.target} ({plan.runtime})")
-    location = location_file(environ, home)
-    command = bridge_command()
-    if not Path(command[0]).exists():
-        say(f"warning: the bridge command {command[0]} does not exist; set HERDR_LINK_BRIDGE")
-    elif write_location_file(location, command):
-        say(f"bridge location: {location} -> {' '.join(command)}")
+    tell(f"installed: {plan.target} ({plan.runtime})")
+    try:
+        step("before-location")
+        location = location_file(environ, home)
+        command = bridge_command()
+        if not Path(command[0]).exists():
+            state.location = f"not written ({command[0]} does not exist; set HERDR_LINK_BRIDGE)"
+        elif write_location_file(location, command):
+            state.location = f"{location} -> {' '.join(command)}"
+        else:
+            state.location = f"{location}, already pointing at {' '.join(command)}"
+    except OSError as error:
+        state.location = f"not written: {error.strerror or error}"
+        tell(state.summary())
+        return 1
+    tell(state.summary())
     return 0

@@ -31,4 +31,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1 if args.check and stale else 0
     result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
     sys.stdout.write("\n".join(result.messages) + "\n")
-    return 1 if result.action == "refused" else 0
+    return 1 if result.action in ("refused", "failed") else 0
