@@ -51,8 +51,13 @@ def test_outside_herdr_hooks_add_nothing():
 def test_the_hint_command_prints_exactly_the_hook_output(tmp_path):
     done = run("hint", "--host", "agy", env={"PATH": "/usr/bin:/bin", **INSIDE})
     assert done.returncode == 0 and json.loads(done.stdout) == json.loads(hint_output("agy", INSIDE))
-    assert run("hint", "--host", "agy", env={"PATH": "/usr/bin:/bin"}).stdout == "{}"
-    assert run("hint", "--host", "pi").returncode == 2
+    outside = run("hint", "--host", "agy", env={"PATH": "/usr/bin:/bin"})
+    assert outside.stdout == "{}" and "not in a Herdr pane" in outside.stderr  # says why no hint is added
+    pi = run("hint", "--host", "pi", env={"PATH": "/usr/bin:/bin"})
+    assert (
+        pi.returncode == 0 and pi.stdout == hint_output("pi", {}) + "\n" and "mcp__herdr_link__herdr_link" in pi.stdout
+    )
+    assert run("hint", "--host", "opencode").returncode == 2
 
 
 @pytest.mark.parametrize("host", WIRING_HOSTS)

@@ -160,12 +160,24 @@ class BridgeServer:
 
 def main(argv: list[str] | None = None) -> int:
     """``herdr-link-bridge``: serve the bridge on stdin/stdout until stdin closes."""
+    import argparse
     from importlib.metadata import version
 
-    args = sys.argv[1:] if argv is None else argv
-    if args and args[0] in ("--version", "-V"):
-        sys.stdout.write(f"herdr-link-bridge {version('herdr-link-control')} (contract {BRIDGE_CONTRACT})\n")
-        return 0
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-bridge",
+        description=(
+            "Serve Herdr Link to the OpenCode plugin and the Pi extension: JSON lines on stdin and stdout "
+            "(docs/bridge.md). The plugins start it themselves; run by hand, it waits for a line on stdin."
+        ),
+        epilog="Exit status: 0 when stdin closes, 2 for a usage error, 130 when interrupted.",
+    )
+    parser.add_argument(
+        "--version",
+        "-V",
+        action="version",
+        version=f"herdr-link-bridge {version('herdr-link-control')} (contract {BRIDGE_CONTRACT})",
+    )
+    parser.parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="herdr-link-bridge: %(message)s")
     stdin: BinaryIO = sys.stdin.buffer
     stdout: BinaryIO = sys.stdout.buffer

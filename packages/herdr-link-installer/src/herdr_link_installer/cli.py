@@ -4,6 +4,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from ._install import InstallError, install, plan_install
@@ -17,6 +18,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="herdr-link-opencode-install",
         description="Install Herdr Link's OpenCode plugin as <config>/plugins/herdr-link.js.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"herdr-link-opencode-install {version('herdr-link-installer')}"
     )
     parser.add_argument(
         "--runtime",

@@ -16,16 +16,20 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Final
 
-__all__ = ["HINT_HOSTS", "hint_output"]
+__all__ = ["HINT_HOSTS", "PLAIN_HINT_HOSTS", "hint_output"]
 
-HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini")
+HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini", "pi")
 """Hosts whose hook or launcher takes the Tier 0 hint (``hint --host``)."""
+PLAIN_HINT_HOSTS: Final = ("claude", "pi")
+"""Hosts that take the plain text (a launcher flag or a system prompt file), printed inside or outside Herdr."""
 
 
 def hint_output(host: str, environ: Mapping[str, str]) -> str:
     """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline).
 
     - ``claude``: the plain hint, for ``--append-system-prompt-file`` (the launcher decides when);
+    - ``pi``: the plain hint for Pi's built-in MCP (its tools are ``mcp__herdr_link__…``), for
+      ``--append-system-prompt`` or a system prompt file;
     - ``codex``: SessionStart hook JSON with ``additionalContext``; nothing outside Herdr;
     - ``gemini``: SessionStart hook JSON with ``additionalContext``; ``{}`` outside Herdr;
     - ``agy``: PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside Herdr.
@@ -36,7 +40,7 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     if host not in HINT_HOSTS:
         raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(HINT_HOSTS)}")
     hint = tier0_hint(WIRING_FORMS[host], DEFAULT_NAMESPACE)
-    if host == "claude":
+    if host in PLAIN_HINT_HOSTS:
         return hint
     inside = in_herdr_pane(environ)
     import json  # only the hook hosts need it

@@ -1,7 +1,7 @@
 """``herdr-link-mcp``: serve Herdr Link over stdio (the default), or help wire it into a host.
 
 herdr-link-mcp [serve] [--namespace NS]
-herdr-link-mcp hint --host claude|codex|agy|gemini
+herdr-link-mcp hint --host claude|codex|agy|gemini|pi
 herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--json]
 herdr-link-mcp probe [--json] [-- COMMAND...]
 """
@@ -69,10 +69,17 @@ def _probe(command: list[str], as_json: bool) -> int:
 
 
 def _hint(host: str) -> int:
-    from ._hint import hint_output
+    from herdr_link_control import in_herdr_pane
+
+    from ._hint import PLAIN_HINT_HOSTS, hint_output
 
     output = hint_output(host, os.environ)
-    sys.stdout.write(output + ("\n" if output and host == "claude" else ""))
+    sys.stdout.write(output + ("\n" if output and host in PLAIN_HINT_HOSTS else ""))
+    if host not in PLAIN_HINT_HOSTS and not in_herdr_pane(os.environ):
+        sys.stderr.write(
+            "herdr-link-mcp hint: not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are not all "
+            "set), so the hook adds no hint to this session\n"
+        )
     return 0
 
 

@@ -3,6 +3,7 @@
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from ._bundles import build, packaged_dir
@@ -13,6 +14,9 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the OpenCode bundles and manifest (into the package by default); returns the exit status."""
     parser = argparse.ArgumentParser(prog="herdr-link-opencode-bridge", description="Generate the OpenCode bundles.")
+    parser.add_argument(
+        "--version", action="version", version=f"herdr-link-opencode-bridge {version('herdr-link-opencode-bridge')}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     build_parser = commands.add_parser("build", help="write the bundles and their manifest")
     build_parser.add_argument("--check", action="store_true", help="only report whether the files are current")

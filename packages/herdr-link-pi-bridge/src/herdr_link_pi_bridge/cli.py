@@ -4,6 +4,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 
 from ._extension import build, packaged_extension
@@ -15,6 +16,9 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
     parser = argparse.ArgumentParser(prog="herdr-link-pi-bridge", description="Herdr Link's native Pi extension.")
+    parser.add_argument(
+        "--version", action="version", version=f"herdr-link-pi-bridge {version('herdr-link-pi-bridge')}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     build_parser = commands.add_parser("build", help="regenerate the packaged extension")
     build_parser.add_argument("--check", action="store_true", help="only report whether it is current")

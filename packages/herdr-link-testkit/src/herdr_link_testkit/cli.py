@@ -12,6 +12,7 @@ import socket
 import sys
 import threading
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         epilog=_LAYOUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"herdr-sim {version('herdr-link-testkit')}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the simulator in the foreground")
     serve.add_argument("--socket", required=True, help="socket path (keep it under ~100 bytes)")

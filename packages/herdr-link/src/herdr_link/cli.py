@@ -23,7 +23,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.version:
             from importlib.metadata import version
 
-            names = ("herdr-link", "herdr-link-protocol", "herdr-link-control", "herdr-link-mcp")
+            names = (
+                "herdr-link",
+                "herdr-link-protocol",
+                "herdr-link-control",
+                "herdr-link-mcp",
+                "herdr-link-opencode-bridge",
+                "herdr-link-pi-bridge",
+                "herdr-link-installer",
+                "herdr-link-testkit",
+            )
             sys.stdout.write("\n".join(f"{name} {version(name)}" for name in names) + "\n")
             return 0
         if args.command == "demo":
