@@ -38,7 +38,7 @@ def brain(herdr_sim: HerdrSim, tmp_path) -> str:
 def test_outside_herdr_the_environment_fails_and_the_rest_is_skipped(home, tmp_path):
     checks = diagnose({"PATH": "/usr/bin"}, tmp_path, home)
     result = statuses(checks)
-    assert result["environment"] == "FAIL" and "Herdr server" not in result
+    assert result["environment"] == "FAIL" and result["Herdr server"] == "SKIP" and result["identity"] == "SKIP"
     assert result["agent_config.json"] == "SKIP" and result["OpenCode plugin"] == "SKIP"
     assert [c.status for c in checks if c.name in ("Claude Code", "Codex")] == ["SKIP", "SKIP"]
 
@@ -125,7 +125,11 @@ def test_a_removed_binary_and_a_stopped_server_fail(herdr_sim: HerdrSim, brain, 
     env = herdr_sim.env(brain)
     herdr_sim.stop()
     server = next(c for c in diagnose(env, tmp_path, home) if c.name == "Herdr server")
-    assert server.status == "FAIL" and "server_not_running" in server.detail and server.fix.startswith("start Herdr")
+    assert (
+        server.status == "FAIL"
+        and "server_not_running" in server.detail
+        and server.fix.startswith("start the Herdr server")
+    )
     herdr_sim.remove_binary()
     assert statuses(diagnose(env, tmp_path, home))["Herdr binary"] == "FAIL"
 
@@ -164,3 +168,90 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
     assert shipped == EXAMPLE.read_bytes()
     assert set(parse_agent_config(shipped).agents) == {"example-single", "example-round-robin", "example-with"}
     json.loads(shipped)
+
+
+NAMES = [
+    "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", "Claude Code", "Codex",
+    "AGY", "Gemini CLI", "Pi (built-in MCP)", "OpenCode plugin", "Pi extension", "bridge", "hosts",
+]  # fmt: skip
+
+
+def test_the_same_checks_run_in_every_situation(herdr_sim: HerdrSim, brain, home, tmp_path):
+    situations = [diagnose({"PATH": "/usr/bin"}, tmp_path, home), diagnose(herdr_sim.env(brain), tmp_path, home)]
+    env = herdr_sim.env(brain)
+    herdr_sim.stop()
+    situations.append(diagnose(env, tmp_path, home))
+    herdr_sim.remove_binary()
+    situations.append(diagnose(env, tmp_path, home))
+    assert [[c.name for c in checks] for checks in situations] == [NAMES] * 4
+    nothing_wired = next(c for c in situations[0] if c.name == "hosts")
+    assert nothing_wired.status == "WARN" and "nothing is wired" in nothing_wired.detail
+    codex = next(c for c in situations[0] if c.name == "Codex")
+    assert codex.status == "SKIP" and str(home / ".codex" / "config.toml") in codex.detail  # says where it looked
+
+
+def test_a_binary_that_cannot_run_is_named_once_and_nothing_leaks_to_stderr(herdr_sim: HerdrSim, brain, home, tmp_path):
+    broken = tmp_path / "herdr"
+    broken.write_text("#!/no/such/interpreter\n")
+    broken.chmod(0o755)
+    env = {**herdr_sim.env(brain), "HERDR_BIN_PATH": str(broken), "HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link", "doctor"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1 and done.stderr == ""
+    assert f"FAIL  Herdr binary: {broken} cannot be run" in done.stdout
+    assert "SKIP  Herdr server: the Herdr binary cannot be run" in done.stdout
+    assert "plain shell" not in done.stdout
+
+
+def test_an_invalid_configuration_lists_every_problem_at_its_place(home, tmp_path):
+    (tmp_path / ".agents").mkdir()
+    (tmp_path / ".agents" / "agent_config.json").write_text(
+        '{"agents":{"rev":{"placement":{"mode":"new_tab"},"variants":[{"kind":"pi","args":"--model x"}]}}}'
+    )
+    check = next(c for c in diagnose({"PATH": "/usr/bin"}, tmp_path, home) if c.name == "agent_config.json")
+    assert check.status == "FAIL" and "agents.rev.variants[0].args: input should be a valid array" in check.detail
+    assert "pydantic" not in check.detail and "For further information" not in check.detail
+
+
+def test_the_bridge_is_checked_when_a_stub_needs_it(home, tmp_path):
+    env = {"PATH": "/usr/bin", "XDG_CONFIG_HOME": str(home / ".config")}
+    plugins = home / ".config" / "opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    location.parent.mkdir(parents=True)
+    bridge = str(Path(sys.executable).parent / "herdr-link-bridge")
+
+    def check(command: list[str]):
+        location.write_text(json.dumps({"command": command}))
+        return next(c for c in diagnose(env, tmp_path, home) if c.name == "bridge")
+
+    good = check([bridge])
+    assert good.status == "PASS" and "(contract 1)" in good.detail
+    gone = check([str(tmp_path / "deleted-venv" / "bin" / "herdr-link-bridge")])
+    assert gone.status == "FAIL" and "does not exist" in gone.detail and "herdr-link-opencode-install" in gone.fix
+    other = tmp_path / "other-bridge"
+    other.write_text("#!/bin/sh\necho 'herdr-link-bridge 9.9.9 (contract 99)'\n")
+    other.chmod(0o755)
+    mismatched = check([str(other)])
+    assert mismatched.status == "FAIL" and "contract 99" in mismatched.detail
+    location.unlink()
+    missing = next(c for c in diagnose(env, tmp_path, home) if c.name == "bridge")
+    assert missing.status == "FAIL" and "missing" in missing.detail
+
+
+def test_json_output_has_every_check_and_the_verdict(herdr_sim: HerdrSim, brain, home, tmp_path):
+    env = {**herdr_sim.env(brain), "HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link", "doctor", "--json"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    report = json.loads(done.stdout)
+    assert [c["name"] for c in report["checks"]] == NAMES and report["failed"] == 0 and report["warnings"] == 1
+    assert done.returncode == 0 and report["verdict"].startswith("OK: 0 failed, 1 warning(s), of 15 checks")

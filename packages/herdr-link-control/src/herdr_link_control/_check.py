@@ -8,10 +8,11 @@ __all__ = ["Check"]
 
 @dataclass(frozen=True)
 class Check:
-    """One line of a diagnosis."""
+    """One line of a diagnosis: PASS, FAIL (with the fix), WARN (works, but look) or SKIP (not
+    applicable, with the reason)."""
 
     name: str
-    status: Literal["PASS", "FAIL", "SKIP"]
+    status: Literal["PASS", "FAIL", "WARN", "SKIP"]
     detail: str
     fix: str = ""
 

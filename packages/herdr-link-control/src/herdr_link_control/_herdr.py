@@ -60,7 +60,7 @@ class HerdrCLI:
             raise LinkError(cause, f"herdr {command} timed out after {timeout} s") from None
         except SpawnFailed as error:
             log.warning("herdr %s could not be started: %s", command, error)
-            raise LinkError(Cause.HERDR_UNREACHABLE, str(error)) from None
+            raise LinkError(Cause.HERDR_UNREACHABLE, str(error)) from error  # the cause tells a spawn failure
         try:
             return classify(argv, role, result)
         except LinkError as error:

@@ -59,7 +59,7 @@ def _server_entry(name: str, sources: list[Path], table: str, host: str) -> tupl
             if str(other).replace("-", "_") == NS:
                 fix = f'rename the entry to "{NS}" (tools are then named after it)'
                 return Check(name, "FAIL", f'{path} registers the server as "{other}"', fix), {}, path
-    return Check(name, "SKIP", "not configured"), {}, sources[0]
+    return Check(name, "SKIP", f"not configured (looked in {', '.join(map(str, sources))})"), {}, sources[0]
 
 
 def check_claude(home: Path, cwd: Path) -> Check:

@@ -100,5 +100,20 @@ def parse_agent_config(text: str | bytes) -> AgentConfig:
         return AgentConfig.model_validate_json(text, by_alias=True, by_name=False)
     except ValidationError as error:
         if any(item["type"] == "json_invalid" for item in error.errors()):
-            raise LinkError(Cause.CONFIG_NOT_JSON, str(error)) from error
-        raise LinkError(Cause.CONFIG_SCHEMA_INVALID, str(error)) from error
+            raise LinkError(Cause.CONFIG_NOT_JSON, error.errors()[0]["msg"]) from error
+        raise LinkError(Cause.CONFIG_SCHEMA_INVALID, "\n".join(_problems(error))) from error
+
+
+def _problems(error: ValidationError) -> list[str]:
+    """One complete line per problem, each at its place in the file: ``agents.x.variants[0].args: …``."""
+    lines = []
+    for item in error.errors(include_url=False):
+        place = ""
+        for part in item["loc"]:
+            if isinstance(part, int):
+                place += f"[{part}]"
+            elif part not in ("new_tab", "with") or not place.endswith("placement"):  # union branch tags
+                place += f".{part}" if place else str(part)
+        message = item["msg"].removeprefix("Value error, ")
+        lines.append(f"{place or '(the file)'}: {message[:1].lower()}{message[1:]}")
+    return lines

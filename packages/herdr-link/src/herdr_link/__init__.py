@@ -8,7 +8,7 @@ import lazy_loader
 
 _EXPORTS = {
     "_demo": ["DemoEvent", "agent_session", "run_demo"],
-    "_doctor": ["Check", "diagnose"],
+    "_doctor": ["Check", "diagnose", "render", "to_json"],
     "_version": ["__version__"],
 }
 """Each submodule and the names it provides (``__init__.pyi`` lists the same, for type checkers)."""

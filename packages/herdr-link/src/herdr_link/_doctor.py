@@ -1,8 +1,12 @@
-"""``herdr-link doctor``: a read-only diagnosis, one line per check with PASS, FAIL (and the fix) or SKIP.
+"""``herdr-link doctor``: a read-only diagnosis, one line per check with PASS, FAIL (and the fix),
+WARN or SKIP (and why). The same checks run every time, in the same order.
 
-It never writes and never renames: an unnamed agent is reported as "would be bootstrapped".
+It never writes and never renames: an unnamed agent is reported as "would be bootstrapped". Herdr
+is asked through the control layer (``Link.survey``), so through its CLI, as every operation is.
 """
 
+import json
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -10,23 +14,28 @@ from typing import Final
 
 import anyio
 
-from herdr_link_control import Check, HerdrCommandError, HerdrEnvironment, Link, Survey, Timeouts
-from herdr_link_installer import installed_plugin
+from herdr_link_control import Check, HerdrCommandError, HerdrEnvironment, Link, SpawnFailed, Survey, Timeouts
 from herdr_link_mcp import wiring_checks
-from herdr_link_pi_bridge import extension_status
-from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
+from herdr_link_protocol import LinkError
 
-__all__ = ["Check", "diagnose"]
+from ._files import bridge_check, config_check, opencode_check, pi_check
 
+__all__ = ["Check", "diagnose", "render", "to_json"]
+
+HERDR_CHECKS: Final = ("Herdr binary", "Herdr server", "identity", "peers")
 SERVER_FIXES: Final = {
-    "server_not_running": "start Herdr, or run this inside one of its panes",
+    "server_not_running": "start the Herdr server (run `herdr`), then open a new pane if it was restarted",
     "protocol_mismatch": "the Herdr CLI and its server are different versions: do what the message says",
 }
 """The fix for each Herdr code that means the CLI could not reach a usable server."""
 
 
+def _skipped(reason: str, after: int = 0) -> list[Check]:
+    return [Check(name, "SKIP", reason) for name in HERDR_CHECKS[after:]]
+
+
 def _survey_checks(binary: str, survey: Survey) -> list[Check]:
-    checks = [Check("Herdr server", "PASS", f"{binary} reaches its server")]
+    checks = [Check("Herdr binary", "PASS", binary), Check("Herdr server", "PASS", f"{binary} reaches its server")]
     me = survey.agent
     if me is None:
         checks.append(Check("identity", "SKIP", "no agent runs in this pane (a plain shell): nothing to name"))
@@ -40,82 +49,73 @@ def _survey_checks(binary: str, survey: Survey) -> list[Check]:
 
 
 async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironment) -> list[Check]:
-    """Everything Herdr says, asked through the control layer and so through the Herdr CLI."""
     binary = environment.bin_path
     if not os.access(binary, os.X_OK):
         fix = "Herdr was updated or removed since this pane started: open a new pane"
-        return [Check("Herdr binary", "FAIL", f"{binary} cannot be run", fix)]
+        failed = Check("Herdr binary", "FAIL", f"{binary} does not exist or is not executable", fix)
+        return [failed, *_skipped("the Herdr binary cannot be run", 1)]
     try:
         survey = await Link(environ, timeouts=Timeouts(command=10)).survey()
     except HerdrCommandError as error:
         fix = SERVER_FIXES.get(error.herdr_code, "check the Herdr server")
-        return [Check("Herdr server", "FAIL", error.detail, fix)]
+        failed = Check("Herdr server", "FAIL", error.detail, fix)
+        return [Check("Herdr binary", "PASS", binary), failed, *_skipped("Herdr's CLI reaches no usable server", 2)]
     except LinkError as error:
-        return [
-            Check("Herdr server", "FAIL", f"the Herdr CLI did not answer: {error.detail}", "check the Herdr server")
-        ]
+        if isinstance(error.__cause__, SpawnFailed):
+            failed = Check("Herdr binary", "FAIL", f"{binary} cannot be run: {error.detail}", "reinstall Herdr")
+            return [failed, *_skipped("the Herdr binary cannot be run", 1)]
+        failed = Check(
+            "Herdr server", "FAIL", f"the Herdr CLI did not answer: {error.detail}", "check the Herdr server"
+        )
+        return [Check("Herdr binary", "PASS", binary), failed, *_skipped("Herdr's CLI did not answer", 2)]
     return _survey_checks(binary, survey)
 
 
-def _config_check(cwd: Path) -> Check:
-    path = cwd.joinpath(*CONFIG_RELATIVE_PATH)
-    if not path.exists():
-        return Check("agent_config.json", "SKIP", f"{path} does not exist (only configured starts need it)")
-    try:
-        config = parse_agent_config(path.read_bytes())
-    except LinkError as error:
-        return Check("agent_config.json", "FAIL", f"{path}: {error}", f"fix the file; details: {error.detail[:300]}")
-    except OSError as error:
-        return Check("agent_config.json", "FAIL", f"{path} cannot be read: {error.strerror}", "check its permissions")
-    return Check("agent_config.json", "PASS", f"{path} is valid ({len(config.agents)} entries)")
-
-
-def _opencode_check(environ: Mapping[str, str], home: Path) -> Check:
-    state, path, detail = installed_plugin(environ, home)
-    name = "OpenCode plugin"
-    if state == "absent":
-        return Check(name, "SKIP", "not installed")
-    fixes = {
-        "older": "update it: herdr-link-opencode-install",
-        "modified": "reinstall it: herdr-link-opencode-install (a backup of the edited file is kept)",
-        "foreign": "move the file aside or reinstall with herdr-link-opencode-install --yes",
-    }
-    if state == "current":
-        return Check(name, "PASS", f"{path} is the current {detail} bundle")
-    return Check(name, "FAIL", f"{path} is {'an ' if state == 'older' else 'a '}{state} file", fixes[state])
-
-
-def _pi_check(home: Path, cwd: Path) -> Check:
-    state, path = extension_status(home, cwd)
-    name = "Pi extension"
-    if state == "absent":
-        return Check(name, "SKIP", "not installed")
-    if state == "current":
-        return Check(name, "PASS", f"{path} is the current extension")
-    fix = "herdr-link-pi-bridge install" + (" --yes (the file is not Herdr Link's)" if state == "foreign" else "")
-    return Check(
-        name, "FAIL", f"{path} is {'an older Herdr Link extension' if state == 'older' else 'not Herdr Link'}", fix
-    )
-
-
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
-    """Every check, in order. Reads only."""
-    checks: list[Check] = []
+    """Every check, always the same ones in the same order. Reads only."""
+    logging.getLogger("herdr_link").addHandler(logging.NullHandler())  # each failure is in its check, once
     environment = HerdrEnvironment.detect(environ)
     if environment is None:
-        checks.append(
-            Check(
-                "environment",
-                "FAIL",
-                "not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID)",
-                "run this inside a Herdr pane",
-            )
-        )
+        missing = "not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are not all set)"
+        checks = [
+            Check("environment", "FAIL", missing, "run this inside a Herdr pane"),
+            *_skipped("not in a Herdr pane"),
+        ]
     else:
-        checks.append(Check("environment", "PASS", f"Herdr pane {environment.pane_id}"))
+        checks = [Check("environment", "PASS", f"Herdr pane {environment.pane_id}")]
         checks.extend(anyio.run(_herdr_checks, environ, environment))
-    checks.append(_config_check(cwd))
-    checks.extend(wiring_checks(home, cwd))
-    checks.append(_opencode_check(environ, home))
-    checks.append(_pi_check(home, cwd))
+    checks.append(config_check(cwd))
+    hosts = [*wiring_checks(home, cwd), opencode_check(environ, home), pi_check(home, cwd)]
+    checks.extend(hosts)
+    stubs = [c for c in hosts if c.name in ("OpenCode plugin", "Pi extension")]
+    checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
+    if all(c.status == "SKIP" for c in hosts):
+        fix = "herdr-link-mcp wiring --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
+        checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))
+    else:
+        wired = [c.name for c in hosts if c.status != "SKIP"]
+        checks.append(Check("hosts", "PASS", f"wired: {', '.join(wired)}"))
     return checks
+
+
+def _verdict(checks: list[Check]) -> str:
+    failed = sum(c.status == "FAIL" for c in checks)
+    warned = sum(c.status == "WARN" for c in checks)
+    head = "PROBLEMS FOUND" if failed else "OK"
+    return f"{head}: {failed} failed, {warned} warning(s), of {len(checks)} checks"
+
+
+def render(checks: list[Check]) -> str:
+    """The report as printed: one line per check, then the verdict."""
+    return "\n".join(check.render() for check in checks) + f"\n\n{_verdict(checks)}\n"
+
+
+def to_json(checks: list[Check]) -> str:
+    """The report for scripts: ``{"checks": [{name, status, detail, fix}], "failed", "warnings", "verdict"}``."""
+    body = {
+        "checks": [{"name": c.name, "status": c.status, "detail": c.detail, "fix": c.fix} for c in checks],
+        "failed": sum(c.status == "FAIL" for c in checks),
+        "warnings": sum(c.status == "WARN" for c in checks),
+        "verdict": _verdict(checks),
+    }
+    return json.dumps(body, indent=2, ensure_ascii=False) + "\n"

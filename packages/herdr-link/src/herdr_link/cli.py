@@ -17,7 +17,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="run two scripted agents through Herdr Link on a simulated Herdr")
     demo.add_argument("--configured", action="store_true", help="start the worker from .agents/agent_config.json")
     demo.add_argument("--show-envelopes", action="store_true", help="print the envelopes and wrappers in full")
-    commands.add_parser("doctor", help="check this pane, Herdr and every host's wiring (reads only)")
+    doctor = commands.add_parser(
+        "doctor",
+        help="check this pane, Herdr and every host's wiring (reads only); exit 1 when a check fails",
+    )
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
     try:
         if args.version:
@@ -45,13 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 0 if events and "gone" in events[-1].result else 1
         if args.command == "doctor":
-            from ._doctor import diagnose
+            from ._doctor import diagnose, render, to_json
 
             checks = diagnose(os.environ, Path.cwd(), Path.home())
-            sys.stdout.write("\n".join(check.render() for check in checks) + "\n")
-            failed = sum(check.status == "FAIL" for check in checks)
-            sys.stdout.write(f"\n{'PROBLEMS FOUND' if failed else 'OK'}: {failed} failed of {len(checks)} checks\n")
-            return 1 if failed else 0
+            sys.stdout.write(to_json(checks) if args.json else render(checks))
+            return 1 if any(check.status == "FAIL" for check in checks) else 0
         parser.print_help()
         return 2
     except KeyboardInterrupt:

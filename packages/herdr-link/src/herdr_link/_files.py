@@ -1,0 +1,115 @@
+"""The doctor's checks of files: the start configuration, the OpenCode plugin, the Pi extension and
+the bridge location both of them use. They read files and run ``herdr-link-bridge --version``;
+they write nothing."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from herdr_link_control import BRIDGE_COMMAND, BRIDGE_CONTRACT, BRIDGE_ENV_VAR, Check, location_file
+from herdr_link_installer import installed_plugin
+from herdr_link_pi_bridge import extension_status
+from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
+
+__all__ = ["bridge_check", "config_check", "opencode_check", "pi_check"]
+
+REINSTALL: Final = "reinstall: herdr-link-opencode-install, or herdr-link-pi-bridge install"
+_CONTRACT: Final = re.compile(r"\(contract (\d+)\)")
+
+
+def config_check(cwd: Path) -> Check:
+    """``.agents/agent_config.json`` of ``cwd``: absent, valid, or every problem at its place."""
+    path = cwd.joinpath(*CONFIG_RELATIVE_PATH)
+    if not path.exists():
+        return Check("agent_config.json", "SKIP", f"{path} does not exist (only configured starts need it)")
+    try:
+        config = parse_agent_config(path.read_bytes())
+    except LinkError as error:
+        problems = "\n      ".join(error.detail.splitlines())
+        return Check("agent_config.json", "FAIL", f"{path}: {error}:\n      {problems}", "fix those places in the file")
+    except OSError as error:
+        return Check("agent_config.json", "FAIL", f"{path} cannot be read: {error.strerror}", "check its permissions")
+    return Check("agent_config.json", "PASS", f"{path} is valid ({len(config.agents)} entries)")
+
+
+def opencode_check(environ: Mapping[str, str], home: Path) -> Check:
+    """Is the current plugin bundle installed where OpenCode loads it?"""
+    state, path, detail = installed_plugin(environ, home)
+    name = "OpenCode plugin"
+    if state == "absent":
+        return Check(name, "SKIP", "not installed")
+    fixes = {
+        "older": "update it: herdr-link-opencode-install",
+        "modified": "reinstall it: herdr-link-opencode-install (a backup of the edited file is kept)",
+        "foreign": "move the file aside or reinstall with herdr-link-opencode-install --yes",
+    }
+    if state == "current":
+        return Check(name, "PASS", f"{path} is the current {detail} bundle")
+    return Check(name, "FAIL", f"{path} is {'an ' if state == 'older' else 'a '}{state} file", fixes[state])
+
+
+def pi_check(home: Path, cwd: Path) -> Check:
+    """Is the current extension installed where Pi loads it?"""
+    state, path = extension_status(home, cwd)
+    name = "Pi extension"
+    if state == "absent":
+        return Check(name, "SKIP", "not installed")
+    if state == "current":
+        return Check(name, "PASS", f"{path} is the current extension")
+    fix = "herdr-link-pi-bridge install" + (" --yes (the file is not Herdr Link's)" if state == "foreign" else "")
+    return Check(
+        name, "FAIL", f"{path} is {'an older Herdr Link extension' if state == 'older' else 'not Herdr Link'}", fix
+    )
+
+
+def _configured_command(environ: Mapping[str, str], home: Path) -> tuple[list[str] | None, str]:
+    """The bridge command a stub would run, and where it came from (``docs/bridge.md``)."""
+    if environ.get(BRIDGE_ENV_VAR):
+        raw = environ[BRIDGE_ENV_VAR]
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = [raw]
+        return (value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None), BRIDGE_ENV_VAR
+    path = location_file(environ, home)
+    try:
+        command = json.loads(path.read_text(encoding="utf-8")).get("command")
+    except FileNotFoundError:
+        found = shutil.which(BRIDGE_COMMAND)
+        return ([found] if found else None), f"{path} (missing) and {BRIDGE_COMMAND} on PATH"
+    except (OSError, ValueError, AttributeError):
+        return None, str(path)
+    ok = isinstance(command, list) and command and all(isinstance(v, str) for v in command)
+    return (command if ok else None), str(path)
+
+
+def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
+    """The bridge the OpenCode plugin and the Pi extension start: it exists, runs, and speaks our contract.
+
+    ``needed``: a plugin or an extension is installed (otherwise a missing bridge is no problem)."""
+    name = "bridge"
+    command, source = _configured_command(environ, home)
+    if command is None:
+        if not needed:
+            return Check(name, "SKIP", f"no bridge configured ({source}); no plugin or extension needs one")
+        return Check(name, "FAIL", f"no usable bridge command in {source}", REINSTALL)
+    if os.sep in command[0] and not os.access(command[0], os.X_OK):
+        return Check(name, "FAIL", f"{source} names {command[0]}, which does not exist or cannot be run", REINSTALL)
+    try:
+        done = subprocess.run(
+            [*command, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return Check(name, "FAIL", f"{' '.join(command)} cannot be run: {error}", REINSTALL)
+    found = _CONTRACT.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        return Check(name, "FAIL", f"{' '.join(command)} --version did not answer as herdr-link-bridge", REINSTALL)
+    if int(found.group(1)) != BRIDGE_CONTRACT:
+        detail = f"{done.stdout.strip()} speaks contract {found.group(1)}, the stubs here speak {BRIDGE_CONTRACT}"
+        return Check(name, "FAIL", detail, REINSTALL)
+    return Check(name, "PASS", f"{done.stdout.strip()}, from {source}")
