@@ -70,3 +70,20 @@ def test_the_readmes_demo_command_runs_the_demo(recording_path):
 
 def test_both_readmes_give_the_same_commands():
     assert _quick_start_commands("README.zh-CN.md") == _quick_start_commands()
+
+
+def _shape(readme: str) -> dict[str, object]:
+    """What both READMEs must share: as many sections, in order, each with the same commands, the
+    same tables (by rows) and the same link targets."""
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    sections = re.split(r"\n## ", text)[1:]
+    return {
+        "sections": len(sections),
+        "blocks": [re.findall(r"```(?:sh|json)\n(.*?)\n```", s, flags=re.DOTALL) for s in sections],
+        "table rows": [len(re.findall(r"^\|", s, flags=re.MULTILINE)) for s in sections],
+        "links": [sorted(set(re.findall(r"\]\(([^)]+)\)", s))) for s in sections],
+    }
+
+
+def test_the_chinese_readme_is_complete_and_in_step():
+    assert _shape("README.zh-CN.md") == _shape("README.md")
