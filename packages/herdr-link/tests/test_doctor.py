@@ -243,7 +243,10 @@ def test_the_bridge_is_checked_when_a_stub_needs_it(home, tmp_path):
     assert mismatched.status == "FAIL" and "contract 99" in mismatched.detail
     location.unlink()
     missing = next(c for c in diagnose(env, tmp_path, home) if c.name == "bridge")
-    assert missing.status == "FAIL" and "missing" in missing.detail
+    assert missing.status == "FAIL" and "missing" in missing.detail  # and herdr-link-bridge is not on PATH
+    on_path = {**env, "PATH": f"{Path(bridge).parent}:/usr/bin"}
+    fallback = next(c for c in diagnose(on_path, tmp_path, home) if c.name == "bridge")
+    assert fallback.status == "PASS" and "on PATH" in fallback.detail
 
 
 def test_json_output_has_every_check_and_the_verdict(herdr_sim: HerdrSim, brain, home, tmp_path):

@@ -80,7 +80,7 @@ def _configured_command(environ: Mapping[str, str], home: Path) -> tuple[list[st
     try:
         command = json.loads(path.read_text(encoding="utf-8")).get("command")
     except FileNotFoundError:
-        found = shutil.which(BRIDGE_COMMAND)
+        found = shutil.which(BRIDGE_COMMAND, path=environ.get("PATH", os.defpath))  # the stub's own PATH
         return ([found] if found else None), f"{path} (missing) and {BRIDGE_COMMAND} on PATH"
     except (OSError, ValueError, AttributeError):
         return None, str(path)
