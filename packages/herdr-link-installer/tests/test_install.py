@@ -58,6 +58,7 @@ def run(home: Path, *, yes: bool = False, runtime: str = "v1", fail_at: str | No
         home=home,
         say=lines.append,
         fail_at=fail_at,
+        complain=lines.append,
     )
     return code, lines
 

@@ -237,6 +237,10 @@ class _State:
         return f"state: {self.target} is {self.plugin}; {backup}; bridge location {self.location}"
 
 
+def _stderr(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
 def _teller(say: Callable[[str], None]) -> Callable[[str], None]:
     """``say``, falling back to stderr when it fails (a closed or full stdout must not hide the state)."""
 
@@ -301,8 +305,12 @@ def install(
     home: Path,
     say: Callable[[str], None],
     fail_at: str | None = None,
+    complain: Callable[[str], None] | None = None,
 ) -> int:
     """Carry out ``plan``; returns the exit status (0 done or nothing to do, 1 refused or rolled back).
+
+    ``say`` gets what happens, ending with a ``state:`` line that says what each file is now;
+    ``complain`` (default: stderr) gets refusals and errors.
 
     Raises:
         InstallError: when writing is impossible before anything changed (permissions, disk).
@@ -313,8 +321,9 @@ def install(
     if plan.existing == "current":
         return 0
     if plan.needs_confirmation and not confirmed:
-        say(f"Cowardly refusing to {plan.needs_confirmation} without confirmation.")
-        say("hint: run again with --yes")
+        refuse = complain or _stderr
+        refuse(f"Cowardly refusing to {plan.needs_confirmation} without confirmation.")
+        refuse("hint: run again with --yes")
         return 1
 
     def step(name: str) -> None:
@@ -359,7 +368,7 @@ def install(
         temporary.unlink(missing_ok=True)
         if state.plugin != "unchanged":
             _roll_back(plan.target, backup if had_file else None, work / f"{PLUGIN_FILE}.{stamp}.restore", state)
-        tell(f"error: {error}")
+        _teller(complain or _stderr)(f"error: {error}")
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} ({plan.runtime})")

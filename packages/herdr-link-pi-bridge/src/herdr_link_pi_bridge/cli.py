@@ -34,5 +34,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stdout.write(f"{'stale' if args.check else 'wrote'}: {out}\n")
         return 1 if args.check and stale else 0
     result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
-    sys.stdout.write("\n".join(result.messages) + "\n")
-    return 1 if result.action in ("refused", "failed") else 0
+    failed = result.action in ("refused", "failed")
+    (sys.stderr if failed else sys.stdout).write("\n".join(result.messages) + "\n")
+    return 1 if failed else 0
