@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -118,6 +119,7 @@ def test_herdr_sim_serves_a_layout_and_prints_a_panes_environment(tmp_path):
             server.terminate()
             server.wait(timeout=5)
     assert server.returncode == 0
+    assert list(Path(socket_path).parent.iterdir()) == []  # it removed what it made: socket, launcher, home
 
 
 def test_herdr_sim_env_for_a_missing_pane_fails_clearly(herdr_sim: HerdrSim):

@@ -1,6 +1,7 @@
 """The simulator's end of the launcher channel (:mod:`._cli_wire`): a request pipe, one thread per
 invocation, replies through each launcher's own pipe."""
 
+import contextlib
 import os
 import stat
 import threading
@@ -85,24 +86,23 @@ class CliChannel:
         except (OSError, ValueError, IndexError):
             return
         try:
-            code, stdout, stderr = run_invocation(self.server, argv, env, lambda: _alive(pid))
-            data = encode_reply(code, stdout, stderr)
             try:
-                out = os.open(reply, os.O_WRONLY | os.O_NONBLOCK)  # no reader: the launcher is gone
-            except OSError:
-                return
-            try:
-                os.set_blocking(out, True)
-                _write_all(out, data)
-            except OSError:
-                pass
-            finally:
-                os.close(out)
+                code, stdout, stderr = run_invocation(self.server, argv, env, lambda: _alive(pid))
+            except Exception as error:  # a simulator bug: answer it, never leave the launcher waiting
+                code, stdout, stderr = 1, "", f"herdr-sim: internal error: {type(error).__name__}: {error}\n"
+            out = os.open(reply, os.O_WRONLY | os.O_NONBLOCK)  # fails when no reader: the launcher is gone
+        except OSError:
+            return
         finally:
-            try:
-                os.unlink(reply)
-            except FileNotFoundError:
-                pass
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(reply)  # the open descriptor stays: nothing is left once the launcher has its reply
+        try:
+            os.set_blocking(out, True)
+            _write_all(out, encode_reply(code, stdout, stderr))
+        except OSError:
+            pass
+        finally:
+            os.close(out)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -60,6 +60,8 @@ class HerdrSim:
         self.socket_path = str(self.root / socket_name)
         self.bin_path = str(self.root / "bin" / "herdr")
         self.home = home or str(self.root / "home")
+        # What this simulator makes in a directory it does not own, so that close() removes it again.
+        self._made = [p for p in (Path(self.bin_path).parent, Path(self.home)) if not p.exists()]
         Path(self.home).mkdir(parents=True, exist_ok=True)
         self.simulator = Simulator(socket_path=self.socket_path, bin_path=self.bin_path, home=self.home)
         self.server = SimulatorServer(self.simulator, self.socket_path)
@@ -80,9 +82,16 @@ class HerdrSim:
         self.server.stop()
 
     def close(self) -> None:
+        """Stop, and remove what the simulator made: its whole directory when it chose one, else the
+        launcher, the channel beside the socket and the directories it created."""
         self.stop()
         if self._owns_root:
             shutil.rmtree(self.root, ignore_errors=True)
+            return
+        Path(self.bin_path).unlink(missing_ok=True)
+        shutil.rmtree(self.socket_path + ".cli", ignore_errors=True)
+        for made in self._made:
+            shutil.rmtree(made, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self.start()
