@@ -174,6 +174,11 @@ def test_probe_reports_what_a_host_sees_in_both_eras(herdr_sim: HerdrSim):
         assert report["change_signalled"] is True and len(report["active_tools"]) == 5
         assert report["activation"] == '{"status":"active","capabilities":["start","peers","send","close"]}'
     assert handshake["list_changed"] is True
+    text = run("probe", env=herdr_sim.env(pane)).stdout
+    assert text.rstrip().endswith(
+        "OK: a host sees the gateway, activates it and then sees all five tools, in both eras"
+    )
+    assert "dormant tools: herdr_link" in text and "['" not in text  # plain words, no Python reprs
 
 
 def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):
@@ -182,3 +187,4 @@ def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):
     assert reports[0]["dormant_tools"] == [] and reports[0]["call_outside"].startswith("NOT_IN_HERDR")
     broken = run("probe", "--", "/no/such/server")
     assert broken.returncode == 1 and "error" in broken.stdout
+    assert broken.stdout.rstrip().splitlines()[-1].startswith("FAIL: the server did not answer")

@@ -91,10 +91,28 @@ async def probe(command: Sequence[str], env: Mapping[str, str]) -> list[dict[str
     return reports
 
 
+def _shown(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "(none)"
+    return str(value)
+
+
+def verdict(reports: list[dict[str, Any]]) -> str:
+    """One line: whether a host would see the gateway and, inside Herdr, the tools after activation."""
+    failed = [r["era"] for r in reports if "error" in r]
+    if failed:
+        return f"FAIL: the server did not answer in the {' and '.join(failed)} era"
+    if all("call_outside" in r for r in reports):
+        return "OK outside Herdr: the server lists no tools, as it should outside a Herdr pane"
+    if all(len(r.get("active_tools", [])) == 5 for r in reports):
+        return "OK: a host sees the gateway, activates it and then sees all five tools, in both eras"
+    return "FAIL: after activation a host does not see the five tools in every era"
+
+
 def render_probe(reports: list[dict[str, Any]]) -> str:
-    """A readable report, one block per era."""
+    """A readable report, one block per era, then the verdict."""
     lines = []
     for report in reports:
         lines.append(f"[{report['era']} era]")
-        lines.extend(f"  {key}: {value}" for key, value in report.items() if key != "era")
-    return "\n".join(lines) + "\n"
+        lines.extend(f"  {key.replace('_', ' ')}: {_shown(value)}" for key, value in report.items() if key != "era")
+    return "\n".join([*lines, "", verdict(reports)]) + "\n"
