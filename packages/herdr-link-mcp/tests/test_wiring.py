@@ -188,3 +188,13 @@ def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):
     broken = run("probe", "--", "/no/such/server")
     assert broken.returncode == 1 and "error" in broken.stdout
     assert broken.stdout.rstrip().splitlines()[-1].startswith("FAIL: the server did not answer")
+
+
+def test_the_claude_wiring_names_a_real_hint_file_and_how_to_write_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    claude = wiring("claude")
+    hint = next(item for item in claude.files if item.path.endswith("hint.txt"))
+    assert hint.path == str(tmp_path / "cfg" / "herdr-link" / "claude-hint.txt") and "/path/to" not in claude.render()
+    assert f"> {hint.path}" in hint.note and hint.path in claude.launcher
+    agy = wiring("agy")
+    assert any(item.path == ".agents/hooks.json" for item in agy.files)

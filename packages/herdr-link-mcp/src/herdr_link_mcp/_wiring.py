@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
+from herdr_link_control import location_file
 from herdr_link_protocol import tier0_hint
 
 from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS, WIRING_HOSTS
@@ -88,7 +89,8 @@ def wiring(host: str) -> Wiring:
     command, *args = server_command()
     ns = DEFAULT_NAMESPACE
     if host == "claude":
-        hint_file = "/path/to/herdr-link-claude-hint.txt"
+        hint_path = location_file(os.environ, Path.home()).parent / "claude-hint.txt"  # beside bridge.json
+        hint_file = str(hint_path)
         return Wiring(
             host,
             [
@@ -102,7 +104,8 @@ def wiring(host: str) -> Wiring:
                     hint_file,
                     "text",
                     tier0_hint(WIRING_FORMS["claude"], ns) + "\n",
-                    f"generate it with: {_hint_command('claude')} > {hint_file}",
+                    f"write it with: mkdir -p {shlex.quote(str(hint_path.parent))} && "
+                    f"{_hint_command('claude')} > {shlex.quote(hint_file)}",
                 ),
             ],
             launcher=shlex.join(
@@ -160,13 +163,19 @@ def wiring(host: str) -> Wiring:
                     _json({"mcpServers": {ns: {"command": command, "args": args}}}),
                 ),
                 WiringFile(
-                    "hooks.json",
+                    ".agents/hooks.json",
                     "json",
                     _json(agy_hooks),
-                    "a group of its own; PreInvocation handlers sit directly in the event list",
+                    "in the project's customization root; a group of its own, PreInvocation handlers directly "
+                    "in the event list",
                 ),
             ],
-            notes=["AGY calls MCP tools through call_mcp_tool with ServerName and ToolName."],
+            notes=[
+                "AGY calls MCP tools through call_mcp_tool with ServerName and ToolName.",
+                "agy reads hooks.json from a customization root (.agents/ of the project) or from an installed "
+                "plugin, depending on its release; its debug log says how many hooks it loaded. Not run against "
+                "a real agy here.",
+            ],
         )
     if host == "gemini":
         server = {"command": command, "args": args, "trust": True}
