@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_installer import InstallError, Platform, _install as module, global_config_dir, install, plan_install
+from herdr_link_installer import (
+    InstallError,
+    Platform,
+    _install as module,
+    global_config_dir,
+    install,
+    plan_install,
+    uninstall,
+)
 from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
 
 NODE_DIR = Path(__file__).parent / "node"
@@ -291,3 +299,44 @@ def test_the_command_line_dry_run_writes_nothing(home):
 def test_the_global_config_dir_per_platform(tmp_path, platform, environ, asked, expected):
     found = global_config_dir(environ, tmp_path, platform, run=lambda argv: asked)
     assert str(found).replace("\\", "/") == expected.format(home=tmp_path).replace("\\", "/")
+
+
+def test_uninstall_removes_ours_keeps_an_edited_copy_and_leaves_anothers(home):
+    env = {"XDG_CONFIG_HOME": str(home / ".config")}
+    lines: list[str] = []
+    assert run(home, yes=True)[0] == 0
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    assert json.loads(location.read_text())["users"] == ["opencode"]
+    assert uninstall(env, home, LINUX, say=lines.append, complain=lines.append) == 0
+    assert not target(home).exists() and not location.exists()  # no other runtime needed it
+    assert lines[-1].startswith("state: plugin") and "removed" in lines[-1]
+    assert run(home, yes=True)[0] == 0
+    target(home).write_bytes(BUNDLE + b"\n// edited by hand\n")
+    lines.clear()
+    assert uninstall(env, home, LINUX, say=lines.append, complain=lines.append) == 0
+    backups = (config(home) / "herdr-link-install" / "backups").iterdir()
+    assert any(b.read_bytes().endswith(b"// edited by hand\n") for b in backups) and not target(home).exists()
+    target(home).write_text("export default {}; // someone's\n")
+    assert uninstall(env, home, LINUX, say=lines.append, complain=lines.append) == 1
+    assert target(home).read_text() == "export default {}; // someone's\n"
+
+
+def test_the_bridge_location_stays_while_another_runtime_uses_it(home):
+    from herdr_link_control import release_location_file, write_location_file
+
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    write_location_file(location, ["/x/herdr-link-bridge"], user="pi")
+    write_location_file(location, ["/x/herdr-link-bridge"], user="opencode")
+    assert json.loads(location.read_text()) == {"command": ["/x/herdr-link-bridge"], "users": ["opencode", "pi"]}
+    assert release_location_file(location, "opencode") == "kept" and location.exists()
+    assert release_location_file(location, "pi") == "removed" and not location.exists()
+    location.write_text('{"command": ["/x"]}\n')  # written before users were recorded: who needs it is unknown
+    assert release_location_file(location, "opencode") == "kept"
+
+
+def test_backups_are_capped(home):
+    for index in range(8):
+        target(home).write_text(f"export default {{}}; // someone's {index}\n")
+        assert run(home, yes=True)[0] == 0
+    backups = sorted((config(home) / "herdr-link-install" / "backups").iterdir())
+    assert len(backups) == 5 and backups[-1].read_text() == "export default {}; // someone's 7\n"

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from herdr_link_control import location_file
-from herdr_link_pi_bridge import install, packaged_extension
+from herdr_link_control import location_file, write_location_file
+from herdr_link_pi_bridge import install, packaged_extension, plan, uninstall
 from herdr_link_pi_bridge._extension import build
 from herdr_link_pi_bridge.cli import main
 
@@ -70,3 +70,22 @@ def test_the_shipped_extension_is_current(tmp_path):
     assert build(packaged_extension().parent, check=True) is False
     assert main(["build", "--check"]) == 0
     assert build(tmp_path) is True and (tmp_path / "herdr-link.js").read_bytes() == packaged_extension().read_bytes()
+
+
+def test_dry_run_uninstall_and_the_shared_bridge_location(tmp_path):
+    env = {"XDG_CONFIG_HOME": str(tmp_path / ".config"), "PATH": "/usr/bin:/bin"}
+    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    lines = plan(tmp_path, tmp_path, env)
+    assert lines[0] == f"would install {target}" and "would point the bridge location" in lines[1]
+    assert any("pi is not on PATH" in line for line in lines) and not target.exists()
+    installed = install(tmp_path, tmp_path, env)
+    assert any("pi is not on PATH" in m for m in installed.messages)  # a warning: it still installs
+    location = location_file(env, tmp_path)
+    write_location_file(location, json.loads(location.read_text())["command"], user="opencode")
+    removed = uninstall(tmp_path, tmp_path, env)
+    assert removed.action == "removed" and not target.exists() and location.exists()  # OpenCode still uses it
+    assert removed.messages[-1].endswith("kept (another runtime may use it)")
+    assert uninstall(tmp_path, tmp_path, env).action == "absent"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("export default function mine(pi) {}\n")
+    assert uninstall(tmp_path, tmp_path, env).action == "refused" and target.exists()

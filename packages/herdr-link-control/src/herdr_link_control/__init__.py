@@ -35,6 +35,7 @@ _EXPORTS = {
         "BRIDGE_ENV_VAR",
         "bridge_command",
         "location_file",
+        "release_location_file",
         "write_location_file",
     ],
     "_operations": ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey"],

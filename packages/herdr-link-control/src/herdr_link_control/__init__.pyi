@@ -30,6 +30,7 @@ from ._location import (
     BRIDGE_ENV_VAR as BRIDGE_ENV_VAR,
     bridge_command as bridge_command,
     location_file as location_file,
+    release_location_file as release_location_file,
     write_location_file as write_location_file,
 )
 from ._operations import DEFAULT_DELIVERY_LIMIT as DEFAULT_DELIVERY_LIMIT, Operations as Operations, Survey as Survey

@@ -13,6 +13,7 @@ __all__ = [
     "BRIDGE_ENV_VAR",
     "bridge_command",
     "location_file",
+    "release_location_file",
     "write_location_file",
 ]
 
@@ -46,13 +47,48 @@ def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.
     return base.joinpath(*BRIDGE_CONFIG_FILE)
 
 
-def write_location_file(path: Path, command: list[str]) -> bool:
-    """Point stubs at ``command``; returns whether the file changed. Written atomically."""
-    text = json.dumps({"command": command}, indent=2) + "\n"
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
+def _read_users(path: Path) -> list[str] | None:
+    """The runtimes recorded as using the location file; ``None`` when it records none (or is unreadable)."""
+    try:
+        users = json.loads(path.read_text(encoding="utf-8")).get("users")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return [u for u in users if isinstance(u, str)] if isinstance(users, list) else None
+
+
+def _write(path: Path, body: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
+    temporary.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
     os.replace(temporary, path)
+
+
+def write_location_file(path: Path, command: list[str], user: str | None = None) -> bool:
+    """Point stubs at ``command``; returns whether the file changed. Written atomically.
+
+    ``user`` (``"opencode"``, ``"pi"``) is recorded in ``users``, so that uninstalling one runtime
+    keeps the file while another still needs it (stubs read only ``command``).
+    """
+    users = sorted({*(_read_users(path) or []), *([user] if user else [])})
+    body: dict[str, object] = {"command": command, **({"users": users} if users else {})}
+    if path.is_file() and path.read_text(encoding="utf-8") == json.dumps(body, indent=2) + "\n":
+        return False
+    _write(path, body)
     return True
+
+
+def release_location_file(path: Path, user: str) -> str:
+    """``user`` no longer needs the location file; remove it when no runtime does. Returns what happened:
+    ``"removed"``, ``"kept"`` (another runtime, or a file that records none, may need it) or ``"absent"``."""
+    if not path.is_file():
+        return "absent"
+    users = _read_users(path)
+    if users is None:
+        return "kept"
+    remaining = [u for u in users if u != user]
+    if remaining:
+        body = json.loads(path.read_text(encoding="utf-8"))
+        _write(path, {**body, "users": remaining})
+        return "kept"
+    path.unlink()
+    return "removed"

@@ -3,6 +3,7 @@ replace, check, roll back)."""
 
 from ._install import InstallError, Plan, install, plan_install
 from ._paths import Platform, config_dirs, current_platform, global_config_dir, installed_plugin
+from ._uninstall import uninstall
 
 __all__ = [
     "InstallError",
@@ -14,4 +15,5 @@ __all__ = [
     "install",
     "installed_plugin",
     "plan_install",
+    "uninstall",
 ]

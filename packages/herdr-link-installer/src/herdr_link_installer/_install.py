@@ -35,6 +35,8 @@ __all__ = ["InstallError", "Plan", "install", "plan_install"]
 
 WORK_DIR: Final = "herdr-link-install"
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
+KEEP_BACKUPS: Final = 5
+"""Backups kept in ``<work>/backups``; older ones are removed when a new one is made."""
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = ((1, 18, 13), (2, 0, 0))
 TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
@@ -273,6 +275,21 @@ def _complete_copy(source: Path, destination: Path, midway: Callable[[], None]) 
         raise
 
 
+def backup_stamp() -> str:
+    """A name part that sorts by time, to the nanosecond: ``20261201T105500.123456789-<pid>``."""
+    now = time.time_ns()
+    return time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 10**9)) + f".{now % 10**9:09d}-{os.getpid()}"
+
+
+def prune_backups(directory: Path, keep: int = KEEP_BACKUPS) -> list[Path]:
+    """Remove all but the ``keep`` newest complete backups (their names sort by time); returns the removed."""
+    backups = sorted(p for p in directory.glob(f"{PLUGIN_FILE}.*") if p.suffix != ".partial" and p.is_file())
+    removed = backups[:-keep] if len(backups) > keep else []
+    for old in removed:
+        old.unlink(missing_ok=True)
+    return removed
+
+
 def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) -> None:
     """Put back what was there before; ``state`` says what happened, including a failed rollback."""
     try:
@@ -333,7 +350,7 @@ def install(
 
     tell = _teller(say)
     work = plan.config / WORK_DIR
-    stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+    stamp = backup_stamp()
     backup = work / "backups" / f"{PLUGIN_FILE}.{stamp}"
     temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
     had_file = plan.target.exists()
@@ -345,6 +362,7 @@ def install(
             _complete_copy(plan.target, backup, lambda: step("during-backup"))
             state.backup = backup
             tell(f"backup: {backup}")
+            prune_backups(backup.parent)
         step("after-backup")
         with open(temporary, "wb") as handle:
             handle.write(plan.bundle)
@@ -378,7 +396,7 @@ def install(
         command = bridge_command()
         if not Path(command[0]).exists():
             state.location = f"not written ({command[0]} does not exist; set HERDR_LINK_BRIDGE)"
-        elif write_location_file(location, command):
+        elif write_location_file(location, command, user="opencode"):
             state.location = f"{location} -> {' '.join(command)}"
         else:
             state.location = f"{location}, already pointing at {' '.join(command)}"

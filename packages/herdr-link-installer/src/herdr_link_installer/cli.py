@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
+from herdr_link_control import bridge_command, location_file
+
 from ._install import InstallError, install, plan_install
 from ._paths import current_platform
 
@@ -32,16 +34,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--yes", action="store_true", help="confirm replacing a foreign or edited file, or a runtime switch"
     )
+    parser.add_argument(
+        "--uninstall",
+        action="store_true",
+        help="remove our plugin file (an edited one is backed up first, another's is left alone) and the "
+        "bridge location when nothing else uses it",
+    )
+    parser.epilog = "Exit status: 0 done or nothing to do, 1 refused or failed (the last line says what each file is)."
     args = parser.parse_args(argv)
 
     def say(line: str) -> None:
         sys.stdout.write(line + "\n")
 
+    if args.uninstall:
+        from ._uninstall import uninstall
+
+        return uninstall(os.environ, Path.home(), current_platform(), say=say)
     try:
         plan = plan_install(args.runtime, os.environ, Path.home(), Path.cwd(), current_platform())
         if args.dry_run:
             for line in plan.describe():
                 say(line)
+            location = location_file(os.environ, Path.home())
+            say(f"would point the bridge location {location} at {' '.join(bridge_command())}")
             say("dry run: nothing was written")
             return 0
         confirmed = args.yes

@@ -2,7 +2,7 @@
 
 from ._checks import ExtensionState, extension_status
 from ._extension import EXTENSION_FILE, GENERATOR, build, extension_text, link_data, packaged_extension
-from ._install import InstallResult, install, target_path
+from ._install import InstallResult, install, plan, target_path, uninstall
 
 __all__ = [
     "EXTENSION_FILE",
@@ -15,5 +15,7 @@ __all__ = [
     "install",
     "link_data",
     "packaged_extension",
+    "plan",
     "target_path",
+    "uninstall",
 ]

@@ -1,17 +1,18 @@
 """``herdr-link-pi-bridge install``: put the extension where Pi discovers it, safely and idempotently."""
 
 import os
+import shutil
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control import bridge_command, location_file, write_location_file
+from herdr_link_control import bridge_command, location_file, release_location_file, write_location_file
 
 from ._extension import EXTENSION_FILE, GENERATOR, packaged_extension
 
-__all__ = ["InstallResult", "install", "target_path"]
+__all__ = ["InstallResult", "install", "plan", "target_path", "uninstall"]
 
 BACKUP_DIR: Final = "herdr-link-backups"
 """Where a replaced foreign file is kept: beside ``extensions/``, never inside it."""
@@ -69,6 +70,7 @@ def install(
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 _write_complete(backup, target.read_bytes())
                 messages.append(f"backup: {backup}")
+                _prune(backup.parent)
             _write_complete(temporary, data)
             temporary.replace(target)
         except OSError as error:
@@ -81,17 +83,61 @@ def install(
         location = location_file(environ, home)
         command = bridge_command()
         where = f"{location} -> {' '.join(command)}"
-        bridge = where if write_location_file(location, command) else f"{where} (already)"
+        bridge = where if write_location_file(location, command, user="pi") else f"{where} (already)"
     except OSError as error:
         messages.append(
             f"state: {target} is the current extension; bridge location not written: {error.strerror or error}"
         )
         return InstallResult(target, "failed", messages)
+    messages.extend(_pi_notes(environ))
     if project:
         messages.append(TRUST_NOTE)
     messages.append("Alternative: Pi's built-in MCP with herdr-link-mcp (herdr-link-mcp wiring --host pi).")
     messages.append(f"state: {target} is the current extension; bridge location {bridge}")
     return InstallResult(target, action, messages)
+
+
+def plan(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> list[str]:
+    """What ``install`` would do, in words; writes nothing (``install --dry-run``)."""
+    target = target_path(home, cwd, project=project)
+    if not target.exists():
+        what = f"would install {target}"
+    elif target.read_bytes() == packaged_extension().read_bytes():
+        what = f"{target} is already the current extension"
+    elif target.read_bytes().split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+        what = f"would update {target} (an older Herdr Link extension)"
+    else:
+        what = f"would refuse to replace {target} (not Herdr Link's) without --yes, and back it up with it"
+    location = location_file(environ, home)
+    return [what, f"would point the bridge location {location} at {' '.join(bridge_command())}", *_pi_notes(environ)]
+
+
+def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> InstallResult:
+    """Remove our extension (a file that is not Herdr Link's is left alone), and the bridge location
+    when no other runtime still needs it. The last message says what each file is now."""
+    target = target_path(home, cwd, project=project)
+    location = location_file(environ, home)
+    if target.exists() and not target.read_bytes().split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+        return InstallResult(
+            target, "refused", [f"{target} is not Herdr Link's: left alone", f"state: {target} is unchanged"]
+        )
+    action = "removed" if target.exists() else "absent"
+    target.unlink(missing_ok=True)
+    bridge = release_location_file(location, "pi")
+    shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
+    return InstallResult(target, action, [f"{action}: {target}", f"state: bridge location {location} {shown}"])
+
+
+def _pi_notes(environ: Mapping[str, str]) -> list[str]:
+    if shutil.which("pi", path=environ.get("PATH", os.defpath)) is None:
+        return ["warning: pi is not on PATH; the extension waits for the first Pi session"]
+    return []
+
+
+def _prune(directory: Path, keep: int = 5) -> None:
+    """Keep the ``keep`` newest backups (their names sort by time)."""
+    for old in sorted(p for p in directory.iterdir() if p.suffix != ".partial")[:-keep]:
+        old.unlink(missing_ok=True)
 
 
 def _write_complete(path: Path, data: bytes) -> None:

@@ -8,7 +8,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from ._extension import build, packaged_extension
-from ._install import install
+from ._install import install, plan, uninstall
 
 __all__ = ["main"]
 
@@ -26,6 +26,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     install_parser = commands.add_parser("install", help="install the extension where Pi discovers it")
     install_parser.add_argument("--project", action="store_true", help="into .pi/extensions of this directory")
     install_parser.add_argument("--yes", action="store_true", help="replace a file that is not ours")
+    install_parser.add_argument("--dry-run", action="store_true", help="print what would happen and write nothing")
+    uninstall_parser = commands.add_parser("uninstall", help="remove our extension (another's is left alone)")
+    uninstall_parser.add_argument("--project", action="store_true", help="from .pi/extensions of this directory")
     args = parser.parse_args(argv)
     if args.command == "build":
         out = args.out or packaged_extension().parent
@@ -33,7 +36,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stale:
             sys.stdout.write(f"{'stale' if args.check else 'wrote'}: {out}\n")
         return 1 if args.check and stale else 0
-    result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
+    if args.command == "install" and args.dry_run:
+        lines = plan(Path.home(), Path.cwd(), os.environ, project=args.project)
+        sys.stdout.write("\n".join([*lines, "dry run: nothing was written"]) + "\n")
+        return 0
+    if args.command == "uninstall":
+        result = uninstall(Path.home(), Path.cwd(), os.environ, project=args.project)
+    else:
+        result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
     failed = result.action in ("refused", "failed")
     (sys.stderr if failed else sys.stdout).write("\n".join(result.messages) + "\n")
     return 1 if failed else 0

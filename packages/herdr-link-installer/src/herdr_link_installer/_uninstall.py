@@ -1,0 +1,53 @@
+"""``herdr-link-opencode-install --uninstall``: remove exactly our plugin file, and the shared bridge
+location when no installed runtime still needs it."""
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from herdr_link_control import location_file, release_location_file
+
+from ._install import WORK_DIR, _complete_copy, _stderr, _teller, backup_stamp
+from ._paths import Platform, config_dirs, installed_plugin
+
+__all__ = ["uninstall"]
+
+
+def uninstall(
+    environ: Mapping[str, str],
+    home: Path,
+    platform: Platform,
+    *,
+    say: Callable[[str], None],
+    complain: Callable[[str], None] | None = None,
+) -> int:
+    """Remove the Herdr Link plugin file; returns the exit status (1 when the file there is not ours).
+
+    A current or older bundle of ours is removed; an edited one is kept as a backup first; a file
+    that is not Herdr Link's is left alone. The last line says what each file is now.
+    """
+    tell, refuse = _teller(say), _teller(complain or _stderr)
+    state, path, _ = installed_plugin(environ, home, platform)
+    location = location_file(environ, home)
+    if state == "foreign":
+        assert path is not None
+        refuse(f"{path} is not Herdr Link's: left alone")
+        tell(f"state: {path} is unchanged; bridge location {location} unchanged")
+        return 1
+    plugin = "absent (there was none)"
+    if path is not None and state != "absent":
+        if state == "modified":
+            stamp = backup_stamp()
+            backup = path.parent.parent / WORK_DIR / "backups" / f"{path.name}.{stamp}"
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            _complete_copy(path, backup, lambda: None)
+            tell(f"backup of the edited file: {backup}")
+        path.unlink()
+        plugin = "removed"
+        tell(f"removed: {path}")
+    else:
+        looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
+        tell(f"nothing to remove: no Herdr Link plugin in {looked}")
+    bridge = release_location_file(location, "opencode")
+    shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
+    tell(f"state: plugin {path or ''} {plugin}; bridge location {location} {shown}".replace("  ", " "))
+    return 0
