@@ -90,3 +90,11 @@ def test_every_model_facing_text_comes_from_the_protocol():
     assert embedded["capabilities"] == ["start", "peers", "send", "close"]
     assert embedded["gatewayActivate"] == "activate"
     assert embedded["errors"]["action"] == UNKNOWN_GATEWAY_ACTION
+
+
+def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, capsys):
+    from herdr_link_opencode_bridge import cli
+
+    monkeypatch.setattr(cli, "_in_source_checkout", lambda: False)
+    assert cli.main(["build"]) == 2 and "a developer command" in capsys.readouterr().err
+    assert cli.main(["build", "--out", str(tmp_path)]) == 0 and any(tmp_path.iterdir())

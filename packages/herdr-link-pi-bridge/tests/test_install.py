@@ -89,3 +89,11 @@ def test_dry_run_uninstall_and_the_shared_bridge_location(tmp_path):
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("export default function mine(pi) {}\n")
     assert uninstall(tmp_path, tmp_path, env).action == "refused" and target.exists()
+
+
+def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, capsys):
+    from herdr_link_pi_bridge import cli
+
+    monkeypatch.setattr(cli, "_in_source_checkout", lambda: False)
+    assert cli.main(["build"]) == 2 and "a developer command" in capsys.readouterr().err
+    assert cli.main(["build", "--out", str(tmp_path)]) == 0 and (tmp_path / "herdr-link.js").is_file()

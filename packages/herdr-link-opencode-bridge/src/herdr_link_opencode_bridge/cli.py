@@ -11,6 +11,11 @@ from ._bundles import build, packaged_dir
 __all__ = ["main"]
 
 
+def _in_source_checkout() -> bool:
+    """Whether the package runs from its source tree (``src/`` layout), where regenerating is wanted."""
+    return (Path(__file__).resolve().parents[2] / "pyproject.toml").is_file()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the OpenCode bundles and manifest (into the package by default); returns the exit status."""
     parser = argparse.ArgumentParser(prog="herdr-link-opencode-bridge", description="Generate the OpenCode bundles.")
@@ -22,6 +27,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     build_parser.add_argument("--check", action="store_true", help="only report whether the files are current")
     build_parser.add_argument("--out", type=Path, default=None, help="directory (default: the package's bundles/)")
     args = parser.parse_args(argv)
+    if args.out is None and not _in_source_checkout():
+        sys.stderr.write(
+            "herdr-link-opencode-bridge build: a developer command for a source checkout; the installed files "
+            "are already current. Pass --out DIR to write them elsewhere.\n"
+        )
+        return 2
     out = args.out or packaged_dir()
     differ = build(out, check=args.check)
     for name in differ:

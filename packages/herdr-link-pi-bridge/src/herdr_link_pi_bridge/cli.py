@@ -13,6 +13,11 @@ from ._install import install, plan, uninstall
 __all__ = ["main"]
 
 
+def _in_source_checkout() -> bool:
+    """Whether the package runs from its source tree (``src/`` layout), where regenerating is wanted."""
+    return (Path(__file__).resolve().parents[2] / "pyproject.toml").is_file()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
     parser = argparse.ArgumentParser(prog="herdr-link-pi-bridge", description="Herdr Link's native Pi extension.")
@@ -31,6 +36,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     uninstall_parser.add_argument("--project", action="store_true", help="from .pi/extensions of this directory")
     args = parser.parse_args(argv)
     if args.command == "build":
+        if args.out is None and not _in_source_checkout():
+            sys.stderr.write(
+                "herdr-link-pi-bridge build: a developer command for a source checkout; the installed files "
+                "are already current. Pass --out DIR to write them elsewhere.\n"
+            )
+            return 2
         out = args.out or packaged_extension().parent
         stale = build(out, check=args.check)
         if stale:
