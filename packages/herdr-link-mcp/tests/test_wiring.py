@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_mcp import HINT_HOSTS, WIRING_HOSTS, hint_output, server_command, wiring, wiring_checks
+from herdr_link_mcp import HINT_HOSTS, WIRING_HOSTS, hint_checks, hint_output, server_command, wiring, wiring_checks
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 
@@ -198,3 +198,22 @@ def test_the_claude_wiring_names_a_real_hint_file_and_how_to_write_it(monkeypatc
     assert f"> {hint.path}" in hint.note and hint.path in claude.launcher
     agy = wiring("agy")
     assert any(item.path == ".agents/hooks.json" for item in agy.files)
+
+
+def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)  # wiring prints the hint file under this home
+    statuses = lambda: {c.name: c.status for c in hint_checks(home, project)}  # noqa: E731
+    assert set(statuses().values()) == {"SKIP"}  # nothing wired: nothing to hint
+    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
+    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
+    assert statuses() == {"Claude Code hint file": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
+    claude, codex = wiring("claude").files[1], wiring("codex").files[1]
+    _write(Path(claude.path), claude.content)
+    _write(home / ".codex" / "hooks.json", codex.content)
+    assert set(statuses().values()) == {"PASS"}
+    _write(Path(claude.path), "an older hint\n")
+    _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
+    assert statuses() == {"Claude Code hint file": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}

@@ -172,7 +172,8 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
 
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", "Claude Code", "Codex",
-    "AGY", "Gemini CLI", "Pi (built-in MCP)", "OpenCode plugin", "Pi extension", "bridge", "hosts",
+    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint file", "Codex hint hook", "Gemini hint hook",
+    "OpenCode plugin", "Pi extension", "bridge", "hosts",
 ]  # fmt: skip
 
 
@@ -257,4 +258,4 @@ def test_json_output_has_every_check_and_the_verdict(herdr_sim: HerdrSim, brain,
     )  # fmt: skip
     report = json.loads(done.stdout)
     assert [c["name"] for c in report["checks"]] == NAMES and report["failed"] == 0 and report["warnings"] == 1
-    assert done.returncode == 0 and report["verdict"].startswith("OK: 0 failed, 1 warning(s), of 15 checks")
+    assert done.returncode == 0 and report["verdict"].startswith("OK: 0 failed, 1 warning(s), of 18 checks")

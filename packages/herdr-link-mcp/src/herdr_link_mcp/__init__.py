@@ -12,6 +12,7 @@ import lazy_loader
 
 _EXPORTS = {
     "_checks": ["WIRING_CHECKS", "wiring_checks"],
+    "_hint_checks": ["HINT_CHECKS", "hint_checks"],
     "_hint": ["HINT_HOSTS", "hint_output"],
     "_hosts": ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "WIRING_FORMS", "WIRING_HOSTS", "presentation_form"],
     "_server": ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"],

@@ -2,6 +2,7 @@
 
 from ._checks import WIRING_CHECKS as WIRING_CHECKS, wiring_checks as wiring_checks
 from ._hint import HINT_HOSTS as HINT_HOSTS, hint_output as hint_output
+from ._hint_checks import HINT_CHECKS as HINT_CHECKS, hint_checks as hint_checks
 from ._hosts import (
     DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
     HOST_FORMS as HOST_FORMS,

@@ -15,7 +15,7 @@ from typing import Final
 import anyio
 
 from herdr_link_control import Check, HerdrCommandError, HerdrEnvironment, Link, SpawnFailed, Survey, Timeouts
-from herdr_link_mcp import wiring_checks
+from herdr_link_mcp import hint_checks, wiring_checks
 from herdr_link_protocol import LinkError
 
 from ._files import bridge_check, config_check, opencode_check, pi_check
@@ -85,16 +85,17 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
         checks = [Check("environment", "PASS", f"Herdr pane {environment.pane_id}")]
         checks.extend(anyio.run(_herdr_checks, environ, environment))
     checks.append(config_check(cwd))
-    hosts = [*wiring_checks(home, cwd), opencode_check(environ, home), pi_check(home, cwd)]
-    checks.extend(hosts)
+    wired = wiring_checks(home, cwd)
+    hosts = [*wired, opencode_check(environ, home), pi_check(home, cwd)]
+    checks.extend([*wired, *hint_checks(home, cwd), *hosts[len(wired) :]])
     stubs = [c for c in hosts if c.name in ("OpenCode plugin", "Pi extension")]
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
     if all(c.status == "SKIP" for c in hosts):
         fix = "herdr-link-mcp wiring --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))
     else:
-        wired = [c.name for c in hosts if c.status != "SKIP"]
-        checks.append(Check("hosts", "PASS", f"wired: {', '.join(wired)}"))
+        in_use = [c.name for c in hosts if c.status != "SKIP"]
+        checks.append(Check("hosts", "PASS", f"wired: {', '.join(in_use)}"))
     return checks
 
 

@@ -1,0 +1,97 @@
+"""The doctor's checks of the Tier 0 hints: Codex's and Gemini's SessionStart hooks and Claude Code's
+hint file, each as ``wiring`` prints it. Without the hint a dormant model is never told the gateway
+exists. They only read files."""
+
+import os
+import shlex
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+from herdr_link_control import Check, location_file
+from herdr_link_protocol import tier0_hint
+
+from ._checks import _load, check_claude, check_codex, check_gemini
+from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS
+
+__all__ = ["HINT_CHECKS", "hint_checks"]
+
+
+def _commands(value: Any) -> Iterator[str]:
+    """Every ``command`` string anywhere in a hooks document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "command" and isinstance(item, str):
+                yield item
+            else:
+                yield from _commands(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _commands(item)
+
+
+def _runnable(command: str) -> bool:
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return os.access(program, os.X_OK) if os.sep in program else shutil.which(program) is not None
+
+
+def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[dict[str, Any]], Any]) -> Check:
+    config, problem = _load(path)
+    if problem:
+        return Check(name, "FAIL", problem, "fix the file's syntax")
+    ours = [c for c in _commands(where(config or {})) if f"hint --host {host}" in c]
+    fix = f"add the hook herdr-link-mcp wiring --host {host} prints"
+    if not ours:
+        if not wired:
+            return Check(name, "SKIP", f"the server is not wired for this host (looked in {path})")
+        return Check(name, "WARN", f"{path} has no hint hook: a dormant session is not told the gateway exists", fix)
+    if not _runnable(ours[0]):
+        return Check(name, "FAIL", f"{path}: the hint hook {ours[0]!r} cannot be run", fix)
+    return Check(name, "PASS", f"{path} runs {ours[0]}")
+
+
+def check_codex_hint(home: Path, cwd: Path) -> Check:
+    """Codex's SessionStart hook in ``~/.codex/hooks.json``."""
+    wired = check_codex(home, cwd).status != "SKIP"
+    return _hook_check("Codex hint hook", "codex", home / ".codex" / "hooks.json", wired, lambda c: c.get("hooks"))
+
+
+def check_gemini_hint(home: Path, cwd: Path) -> Check:
+    """Gemini CLI's SessionStart hook in its ``settings.json`` (the project's first, then the user's)."""
+    wired = check_gemini(home, cwd).status != "SKIP"
+    sources = [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
+    path = next((p for p in sources if p.is_file()), sources[-1])
+    return _hook_check("Gemini hint hook", "gemini", path, wired, lambda c: c.get("hooks"))
+
+
+def check_claude_hint(home: Path, cwd: Path) -> Check:
+    """Claude Code's hint file, beside ``bridge.json``: present, and the current text."""
+    name = "Claude Code hint file"
+    path = location_file(os.environ, home).parent / "claude-hint.txt"
+    wired = check_claude(home, cwd).status != "SKIP"
+    expected = tier0_hint(WIRING_FORMS["claude"], DEFAULT_NAMESPACE) + "\n"
+    fix = f"herdr-link-mcp hint --host claude > {path} (and launch with --append-system-prompt-file {path})"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if not wired:
+            return Check(name, "SKIP", f"the server is not wired for Claude Code (looked for {path})")
+        return Check(name, "WARN", f"{path} does not exist: a dormant session is not told the gateway exists", fix)
+    except OSError as error:
+        return Check(name, "FAIL", f"{path} cannot be read: {error.strerror}", "check its permissions")
+    if text != expected:
+        return Check(name, "FAIL", f"{path} is not the current hint text", fix)
+    return Check(name, "PASS", f"{path} holds the current hint")
+
+
+HINT_CHECKS: Final[tuple[Callable[[Path, Path], Check], ...]] = (check_claude_hint, check_codex_hint, check_gemini_hint)
+"""Every host hint's check, in order; each takes the home and the current directory."""
+
+
+def hint_checks(home: Path, cwd: Path) -> list[Check]:
+    """Run every hint check."""
+    return [check(home, cwd) for check in HINT_CHECKS]
