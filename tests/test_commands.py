@@ -36,6 +36,7 @@ def test_help_version_and_an_unknown_flag(command, dist):
 
     helped = run(command, "--help")
     assert helped.returncode == 0 and helped.stdout.startswith("usage: ") and helped.stderr == ""
+    assert "Exit status:" in helped.stdout  # every command documents its exit codes
     shown = run(command, "--version")
     assert shown.returncode == 0 and shown.stdout.startswith(f"{command} {version(dist)}"), shown
     refused = run(command, "--no-such-flag")

@@ -379,6 +379,7 @@ def install(
         if _sha(written) != plan.sha256 or not _export_shape_ok(written, plan.runtime):
             raise OSError("the installed file does not match the manifest after the rename")
         if plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent):
+            tell("checking that Node can import the installed plugin (up to 60 s)…")
             if _node_import_ok(plan.target, plan.runtime) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
         state.plugin = f"the current {plan.runtime} bundle"

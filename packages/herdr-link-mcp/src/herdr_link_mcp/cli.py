@@ -108,12 +108,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ._hint import HINT_HOSTS
     from ._hosts import WIRING_HOSTS
 
-    parser = argparse.ArgumentParser(prog="herdr-link-mcp", description="Herdr Link as a stdio MCP server.")
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-mcp",
+        description="Herdr Link as a stdio MCP server (the default), and help to wire it into a host.",
+        epilog="Exit status: 0 done (serve: when stdin closes); 1 probe found a problem; 2 usage error; "
+        "130 interrupted.",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")
     commands = parser.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP on stdin/stdout (the default)")
-    hint = commands.add_parser("hint", help="print the Tier 0 hint in the form a host's hook or launcher expects")
+    hint = commands.add_parser(
+        "hint",
+        help="print the hint (the paragraph that tells a dormant model the herdr_link gateway exists) in the form "
+        "a host's hook or launcher expects",
+    )
     hint.add_argument("--host", required=True, choices=HINT_HOSTS)
     wiring = commands.add_parser("wiring", help="print ready-to-paste registration for a host")
     wiring.add_argument("--host", required=True, choices=WIRING_HOSTS)

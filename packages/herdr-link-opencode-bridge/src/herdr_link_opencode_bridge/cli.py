@@ -18,7 +18,12 @@ def _in_source_checkout() -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the OpenCode bundles and manifest (into the package by default); returns the exit status."""
-    parser = argparse.ArgumentParser(prog="herdr-link-opencode-bridge", description="Generate the OpenCode bundles.")
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-opencode-bridge",
+        description="Generate the OpenCode bundles.",
+        epilog="Exit status: 0 written or current; 1 stale (--check); 2 usage error, or outside a source checkout "
+        "without --out.",
+    )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-opencode-bridge {version('herdr-link-opencode-bridge')}"
     )

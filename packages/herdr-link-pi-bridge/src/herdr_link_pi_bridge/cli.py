@@ -20,14 +20,18 @@ def _in_source_checkout() -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
-    parser = argparse.ArgumentParser(prog="herdr-link-pi-bridge", description="Herdr Link's native Pi extension.")
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-pi-bridge",
+        description="Herdr Link's native Pi extension: install, uninstall, or regenerate it.",
+        epilog="Exit status: 0 done; 1 refused, failed, or stale (build --check); 2 usage error.",
+    )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-pi-bridge {version('herdr-link-pi-bridge')}"
     )
     commands = parser.add_subparsers(dest="command", required=True)
     build_parser = commands.add_parser("build", help="regenerate the packaged extension")
     build_parser.add_argument("--check", action="store_true", help="only report whether it is current")
-    build_parser.add_argument("--out", type=Path, default=None)
+    build_parser.add_argument("--out", type=Path, default=None, help="directory (default: the package's extension/)")
     install_parser = commands.add_parser("install", help="install the extension where Pi discovers it")
     install_parser.add_argument("--project", action="store_true", help="into .pi/extensions of this directory")
     install_parser.add_argument("--yes", action="store_true", help="replace a file that is not ours")

@@ -25,7 +25,9 @@ _LAYOUT_HELP = """\
 A layout file is JSON: {"workspaces":[{"cwd":"/path","panes":[{"agent":"claude","name":"brain"},{}]}]}.
 Each workspace's first pane is its root pane; further panes are split to the right. A pane with
 "agent" holds a foreground agent of that kind ("name" optional); "hook_only": true makes it
-visible to Herdr only through a hook report."""
+visible to Herdr only through a hook report.
+
+Exit status: 0 done (serve: when stopped with Ctrl-C or SIGTERM); 1 an error, on stderr; 2 usage error."""
 
 
 def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:

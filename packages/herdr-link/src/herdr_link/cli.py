@@ -11,7 +11,12 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link``; returns the exit status (doctor: 1 only when a check fails)."""
-    parser = argparse.ArgumentParser(prog="herdr-link", description="Herdr Link: messaging between coding agents.")
+    parser = argparse.ArgumentParser(
+        prog="herdr-link",
+        description="Herdr Link: messaging between coding agents in Herdr panes.",
+        epilog="Exit status: 0 done; 1 the demo failed or a doctor check failed; 2 usage error; 3 unexpected error; "
+        "130 interrupted.",
+    )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
     commands = parser.add_subparsers(dest="command")
     demo = commands.add_parser("demo", help="run two scripted agents through Herdr Link on a simulated Herdr")
