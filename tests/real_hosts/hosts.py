@@ -39,6 +39,7 @@ class HostPackage:
         if self.executable.exists():
             return
         self.prefix.mkdir(parents=True, exist_ok=True)
+        print(f"installing {self.package}@{self.version} from npm into {self.prefix} (once; then cached)…", flush=True)
         subprocess.run(
             ["npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(self.prefix),
              f"{self.package}@{self.version}"],
