@@ -11,7 +11,7 @@ import nox
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "integration", "mcp_node", "real_hosts", "lint", "typecheck"]
+nox.options.sessions = ["tests", "herdr_0_9", "integration", "mcp_node", "real_hosts", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
 PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
@@ -31,6 +31,14 @@ def tests(session: nox.Session, package: str) -> None:
     """One package's own tests, in an environment with only that package and its dependencies."""
     _sync(session, "--package", package)
     session.run("pytest", f"packages/{package}/tests", *session.posargs)
+
+
+@nox.session
+def herdr_0_9(session: nox.Session) -> None:
+    """The control layer's and the MCP server's suites again, against a simulated Herdr 0.9.0 (protocol 22)."""
+    _sync(session, "--all-packages")
+    session.run("pytest", "packages/herdr-link-control/tests", "packages/herdr-link-mcp/tests",
+                "--herdr-version", "0.9.0", *session.posargs)  # fmt: skip
 
 
 @nox.session

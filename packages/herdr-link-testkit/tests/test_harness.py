@@ -129,3 +129,19 @@ def test_herdr_sim_env_for_a_missing_pane_fails_clearly(herdr_sim: HerdrSim):
         text=True,
     )
     assert done.returncode == 1 and "pane_not_found" in done.stderr
+
+
+def test_both_herdr_releases_are_simulated():
+    with HerdrSim(herdr_version="0.9.0") as newer, HerdrSim() as older:
+        for sim, protocol in ((newer, 22), (older, 20)):
+            pane = sim.create_workspace("/tmp")
+            sim.add_agent(pane, "claude", name="brain")
+            assert sim.request("ping")["protocol"] == protocol
+            done = subprocess.run(
+                [sim.bin_path, "agent", "get", "brain"], env=sim.env(pane), capture_output=True, text=True, timeout=60
+            )
+            assert done.returncode == 0, done.stderr  # each release's CLI speaks its own server's protocol
+            record = json.loads(done.stdout)["result"]["agent"]
+            assert ("display_agent" in record) == (sim is newer) and record["state_change_seq"] >= 0
+    with pytest.raises(ValueError, match="0.7.0"):
+        HerdrSim(herdr_version="0.7.0")

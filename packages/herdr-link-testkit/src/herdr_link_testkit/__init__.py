@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     )
     from ._state import (
         AGENT_KINDS as AGENT_KINDS,
+        HERDR_VERSIONS as HERDR_VERSIONS,
         Delivery as Delivery,
         HerdrError as HerdrError,
         Simulator as Simulator,
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     ),
     "_state": (
         "AGENT_KINDS",
+        "HERDR_VERSIONS",
         "Delivery",
         "HerdrError",
         "Simulator",

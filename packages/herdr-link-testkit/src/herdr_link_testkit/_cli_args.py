@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from typing import Any, Final
 
 
-PROTOCOL: Final = 20
 STATUSES: Final = ("idle", "working", "blocked", "done", "unknown")
 KINDS: Final = (
     "pi",

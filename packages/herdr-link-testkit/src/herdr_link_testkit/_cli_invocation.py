@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from ._cli_args import PROTOCOL, SHELL_NAMES, Usage, global_options, kind_label, route
+from ._cli_args import SHELL_NAMES, Usage, global_options, kind_label, route
+from ._state import HERDR_VERSIONS
 
 if TYPE_CHECKING:
     from ._server import SimulatorServer
@@ -68,16 +69,17 @@ class Invocation:
         """The ping protocol guard; returns the ``protocol_mismatch`` error to print, or ``None``."""
         pong = self.send("api-client:status", "ping", {})
         protocol = pong.get("result", {}).get("protocol")
-        if protocol == PROTOCOL:
+        mine = HERDR_VERSIONS[self.server.simulator.release]  # this CLI is the simulated release's own
+        if protocol == mine:
             return None
-        if isinstance(protocol, int) and protocol < PROTOCOL:
+        if isinstance(protocol, int) and protocol < mine:
             message = (
-                f"client protocol {PROTOCOL} is newer than server protocol {protocol}; restart the Herdr server "
+                f"client protocol {mine} is newer than server protocol {protocol}; restart the Herdr server "
                 "before using this command. Stop the running server and start herdr again."
             )
         else:
             message = (
-                f"client protocol {PROTOCOL} is older than server protocol {protocol}; upgrade the Herdr client "
+                f"client protocol {mine} is older than server protocol {protocol}; upgrade the Herdr client "
                 "before using this command"
             )
         return {"id": request_id, "error": {"code": "protocol_mismatch", "message": message}}

@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from ._server import CallLog, Fault, SimulatorServer
-from ._state import Delivery, Occupant, Pane, Simulator, StartScript, canonical_kind, valid_agent_name
+from ._state import HERDR_VERSIONS, Delivery, Occupant, Pane, Simulator, StartScript, canonical_kind, valid_agent_name
 
 __all__ = ["HerdrSim", "write_launcher"]
 
@@ -45,14 +45,23 @@ def write_launcher(path: Path, python: str = sys.executable) -> Path:
 
 
 class HerdrSim:
-    """A simulated Herdr 0.8.2 server with its ``herdr`` CLI, isolated in its own short directory.
+    """A simulated Herdr server (0.8.2 or 0.9.0) with its ``herdr`` CLI, isolated in its own short directory.
 
     Use it as a context manager. Ids returned by the helpers are Herdr's public ids.
     """
 
     def __init__(
-        self, root: str | os.PathLike[str] | None = None, *, socket_name: str = "herdr.sock", home: str | None = None
+        self,
+        root: str | os.PathLike[str] | None = None,
+        *,
+        socket_name: str = "herdr.sock",
+        home: str | None = None,
+        herdr_version: str = "0.8.2",
     ) -> None:
+        """``herdr_version``: the release modelled, ``"0.8.2"`` (socket protocol 20) or ``"0.9.0"``
+        (protocol 22, and the extra record fields of its schema); its CLI speaks the same protocol."""
+        if herdr_version not in HERDR_VERSIONS:
+            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
         # Unix socket paths are limited to 104-108 bytes: keep the directory short (not pytest's tmp_path).
         self._owns_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp") if root is None else root)
@@ -63,7 +72,9 @@ class HerdrSim:
         # What this simulator makes in a directory it does not own, so that close() removes it again.
         self._made = [p for p in (Path(self.bin_path).parent, Path(self.home)) if not p.exists()]
         Path(self.home).mkdir(parents=True, exist_ok=True)
-        self.simulator = Simulator(socket_path=self.socket_path, bin_path=self.bin_path, home=self.home)
+        self.simulator = Simulator(
+            socket_path=self.socket_path, bin_path=self.bin_path, home=self.home, herdr_version=herdr_version
+        )
         self.server = SimulatorServer(self.simulator, self.socket_path)
         write_launcher(Path(self.bin_path))
 

@@ -18,6 +18,7 @@ from ._ids import decode_number, pane_id, parse_canonical_pane_id, tab_id, works
 
 __all__ = [
     "AGENT_KINDS",
+    "HERDR_VERSIONS",
     "KIND_ALIASES",
     "Delivery",
     "HerdrError",
@@ -221,13 +222,24 @@ def _delivery_shape(text: str, bracketed: bool) -> tuple[tuple[str, ...], int]:
     return raw, lines
 
 
+HERDR_VERSIONS: Final = {"0.8.2": 20, "0.9.0": 22}
+"""The Herdr releases the simulator models, with the socket protocol each speaks (``docs/herdr-versions.md``)."""
+
+
 class Simulator:
     """The state of one simulated Herdr server. Thread-safe: every method runs under one lock."""
 
     version: str = "0.8.2"
     protocol: int = 20
 
-    def __init__(self, *, socket_path: str = "", bin_path: str = "", home: str | None = None) -> None:
+    def __init__(
+        self, *, socket_path: str = "", bin_path: str = "", home: str | None = None, herdr_version: str = "0.8.2"
+    ) -> None:
+        if herdr_version not in HERDR_VERSIONS:
+            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
+        self.release = herdr_version
+        """The release modelled; ``version`` and ``protocol`` are what ``ping`` reports (tests may change them)."""
+        self.version, self.protocol = herdr_version, HERDR_VERSIONS[herdr_version]
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.socket_path = socket_path
@@ -411,6 +423,7 @@ class Simulator:
             info["label"] = pane.label
         if pane.occupant is not None and pane.occupant.kind is not None:
             info["agent"] = pane.occupant.kind
+        self._newer_fields(info, pane.occupant.kind if pane.occupant is not None else None)
         info["agent_status"] = self.public_status(pane)
         info["scroll"] = {"offset_from_bottom": 0, "max_offset_from_bottom": 0, "viewport_rows": 23}
         info["revision"] = pane.revision
@@ -424,6 +437,7 @@ class Simulator:
             info["name"] = occupant.name
         if occupant.kind is not None:
             info["agent"] = occupant.kind
+        self._newer_fields(info, occupant.kind)
         info["agent_status"] = self.public_status(pane)
         if occupant.hook_source is not None and occupant.hook_source.startswith("herdr:"):
             info["screen_detection_skipped"] = True
@@ -436,6 +450,14 @@ class Simulator:
         info["state_change_seq"] = self.state_change_seq
         info.update(cwd=pane.cwd, foreground_cwd=pane.cwd, revision=pane.revision)
         return info
+
+    def _newer_fields(self, info: dict[str, Any], kind: str | None) -> None:
+        """Fields a 0.9.0 record carries that Herdr Link does not read (a client must ignore them)."""
+        if self.release != "0.9.0":
+            return
+        if kind is not None:
+            info["display_agent"] = kind
+        info.update(terminal_title="herdr", terminal_title_stripped="herdr")
 
     def tab_info(self, tab: Tab) -> dict[str, Any]:
         statuses = [self.public_status(p) for p in tab.panes()]

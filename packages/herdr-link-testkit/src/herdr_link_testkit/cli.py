@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ._harness import HerdrSim
-from ._state import HerdrError
+from ._state import HERDR_VERSIONS, HerdrError
 
 __all__ = ["main"]
 
@@ -81,6 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve = commands.add_parser("serve", help="run the simulator in the foreground")
     serve.add_argument("--socket", required=True, help="socket path (keep it under ~100 bytes)")
     serve.add_argument("--layout", type=Path, help="JSON layout file to set up first")
+    serve.add_argument(
+        "--herdr-version", choices=sorted(HERDR_VERSIONS), default="0.8.2", help="the Herdr release to simulate"
+    )
     env = commands.add_parser("env", help="print the export lines of a process in a pane")
     env.add_argument("--socket", required=True)
     env.add_argument("--pane", required=True)
@@ -89,7 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "env":
             print("\n".join(_env_lines(args.socket, args.pane)))  # noqa: T201
             return 0
-        with HerdrSim(Path(args.socket).parent, socket_name=Path(args.socket).name) as sim:
+        with HerdrSim(
+            Path(args.socket).parent, socket_name=Path(args.socket).name, herdr_version=args.herdr_version
+        ) as sim:
             if args.layout is not None:
                 _apply_layout(sim, json.loads(args.layout.read_text(encoding="utf-8")))
             for pane_id in sim.pane_ids():

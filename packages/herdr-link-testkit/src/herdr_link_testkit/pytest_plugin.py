@@ -1,6 +1,7 @@
 """pytest fixtures, registered automatically when ``herdr-link-testkit`` is installed.
 
-- ``herdr_sim``: a running :class:`HerdrSim`, new for each test (about a millisecond to start).
+- ``herdr_sim``: a running :class:`HerdrSim`, new for each test (about a millisecond to start), of
+  the release ``--herdr-version`` names (0.8.2 by default, or 0.9.0).
 - ``herdr_command_policy``: ``None``, or a function that returns why an argv must not reach Herdr
   (``None`` when it may). Override it in a ``conftest.py``; every test using ``herdr_sim`` then
   fails when any command the simulated ``herdr`` ran breaks the policy.
@@ -13,8 +14,19 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from ._harness import HerdrSim
+from ._state import HERDR_VERSIONS
 
 CommandPolicy = Callable[[Sequence[str]], str | None]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--herdr-version``: the Herdr release every ``herdr_sim`` of the run simulates."""
+    parser.addoption(
+        "--herdr-version",
+        default="0.8.2",
+        choices=sorted(HERDR_VERSIONS),
+        help="the Herdr release the herdr_sim fixture simulates (default 0.8.2)",
+    )
 
 
 @pytest.fixture
@@ -24,9 +36,10 @@ def herdr_command_policy() -> CommandPolicy | None:
 
 
 @pytest.fixture
-def herdr_sim(herdr_command_policy: CommandPolicy | None) -> Iterator[HerdrSim]:
-    """A running simulated Herdr, isolated per test; its commands are checked against the policy."""
-    with HerdrSim() as sim:
+def herdr_sim(herdr_command_policy: CommandPolicy | None, request: pytest.FixtureRequest) -> Iterator[HerdrSim]:
+    """A running simulated Herdr of the run's ``--herdr-version``, isolated per test; its commands are
+    checked against the policy."""
+    with HerdrSim(herdr_version=request.config.getoption("--herdr-version")) as sim:
         yield sim
         commands = sim.log.commands()
     if herdr_command_policy is not None:
