@@ -50,9 +50,10 @@ async def test_an_allocation_completed_after_the_timeout_is_found_and_closed(her
     brain, _ = team
     method, extra = PLACEMENTS[placement]
     before = herdr_sim.pane_ids()
-    # Herdr answers 1 s after our 3 s timeout: inside the one more command timeout we look for it.
-    herdr_sim.fault_method(method, Fault("delay", seconds=4.0))
-    subject = Link(herdr_sim.env(brain), timeouts=Timeouts(command=3.0))
+    # Herdr completes 2 s after our 5 s timeout: after the snapshot taken at the failure (2 s to spare)
+    # and inside the one more command timeout we look for it (3 s to spare), however busy the machine.
+    herdr_sim.fault_method(method, Fault("delay", seconds=7.0))
+    subject = Link(herdr_sim.env(brain), timeouts=Timeouts(command=5.0))
     with pytest.raises(LinkError) as caught:
         await subject.start({"name": "w", "kind": "pi", "args": [], **extra})
     assert caught.value.code is ErrorCode.NOT_IN_HERDR  # the primary error is kept

@@ -52,14 +52,14 @@ def test_without_a_server_the_error_is_the_json_real_herdr_prints(tmp_path):
 
 def test_a_killed_launcher_sends_nothing_more(herdr_sim: HerdrSim):
     pane = herdr_sim.create_workspace("/tmp")
-    herdr_sim.fault_cli(["agent", "list"], Fault("delay", seconds=1.0))
+    herdr_sim.fault_cli(["agent", "list"], Fault("delay", seconds=3.0))  # the kill lands well inside it
     launched = subprocess.Popen([herdr_sim.bin_path, "agent", "list"], env=herdr_sim.env(pane))
     deadline = time.monotonic() + 30
     while ("agent", "list") not in herdr_sim.log.commands() and time.monotonic() < deadline:
         time.sleep(0.02)
     launched.send_signal(signal.SIGKILL)
     launched.wait(timeout=30)
-    time.sleep(2.0)  # past the delay: a live invocation would have sent its ping and request by now
+    time.sleep(4.0)  # past the delay: a live invocation would have sent its ping and request by now
     assert "agent.list" not in herdr_sim.log.methods()
     assert not any(p.suffix in (".req", ".rep") for p in Path(herdr_sim.socket_path + ".cli").iterdir())
 
