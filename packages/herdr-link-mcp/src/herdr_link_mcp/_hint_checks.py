@@ -4,7 +4,6 @@ exists. They only read files."""
 
 import os
 import shlex
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -12,7 +11,7 @@ from typing import Any, Final
 from herdr_link_control import Check, location_file
 from herdr_link_protocol import tier0_hint
 
-from ._checks import _load, check_claude, check_codex, check_gemini
+from ._checks import _load, _runnable, check_claude, check_codex, check_gemini
 from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS
 
 __all__ = ["HINT_CHECKS", "hint_checks"]
@@ -31,12 +30,13 @@ def _commands(value: Any) -> Iterator[str]:
             yield from _commands(item)
 
 
-def _runnable(command: str) -> bool:
+def _program_runnable(command: str) -> bool:
+    """Whether a hook's command line starts with a program that can be run (the wiring checks' rule)."""
     try:
-        program = shlex.split(command)[0]
-    except (ValueError, IndexError):
+        words = shlex.split(command)
+    except ValueError:
         return False
-    return os.access(program, os.X_OK) if os.sep in program else shutil.which(program) is not None
+    return bool(words) and _runnable(words[0])
 
 
 def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[dict[str, Any]], Any]) -> Check:
@@ -49,7 +49,7 @@ def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[
         if not wired:
             return Check(name, "SKIP", f"the server is not wired for this host (looked in {path})")
         return Check(name, "WARN", f"{path} has no hint hook: a dormant session is not told the gateway exists", fix)
-    if not _runnable(ours[0]):
+    if not _program_runnable(ours[0]):
         return Check(name, "FAIL", f"{path}: the hint hook {ours[0]!r} cannot be run", fix)
     return Check(name, "PASS", f"{path} runs {ours[0]}")
 
