@@ -22,6 +22,10 @@ from ._files import bridge_check, config_check, opencode_check, pi_check
 
 __all__ = ["Check", "diagnose", "render", "to_json"]
 
+# Each failure is reported once, in its check: the control layer's operator log would repeat it on
+# stderr through logging's last-resort handler. Added once, when the doctor is first imported.
+logging.getLogger("herdr_link").addHandler(logging.NullHandler())
+
 HERDR_CHECKS: Final = ("Herdr binary", "Herdr server", "identity", "peers")
 SERVER_FIXES: Final = {
     "server_not_running": "start the Herdr server (run `herdr`), then open a new pane if it was restarted",
@@ -73,7 +77,6 @@ async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironmen
 
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     """Every check, always the same ones in the same order. Reads only."""
-    logging.getLogger("herdr_link").addHandler(logging.NullHandler())  # each failure is in its check, once
     environment = HerdrEnvironment.detect(environ)
     if environment is None:
         missing = "not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are not all set)"
