@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from ._cli_args import SHELL_NAMES, Usage, global_options, kind_label, route
+from ._cli_wire import server_not_running
 from ._state import HERDR_VERSIONS
 
 if TYPE_CHECKING:
@@ -267,12 +268,6 @@ class Invocation:
 
 def _start_error(code: str, message: str) -> dict[str, Any]:
     return {"id": "cli:agent:start", "error": {"code": code, "message": message}}
-
-
-def server_not_running(request_id: str, path: str, start_command: str) -> str:
-    """The ``server_not_running`` line; printed from a struct, not re-sorted: key order id, error."""
-    message = f"no herdr server is running at {path}; run `{start_command}` to start or attach it"
-    return _dumps({"id": request_id, "error": {"code": "server_not_running", "message": message}})
 
 
 def run_invocation(

@@ -75,6 +75,14 @@ def _read_some(fd: int) -> bytes:
 
 
 def json_string(text: str) -> str:
-    """``text`` as a JSON string, escaped as serde_json does (for the one error the launcher prints)."""
+    """``text`` as a JSON string, escaped as serde_json does (for the one error printed without a server)."""
     escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
     return '"' + "".join(escapes.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 else c) for c in text) + '"'
+
+
+def server_not_running(request_id: str, path: str, start_command: str) -> str:
+    """The ``server_not_running`` line the CLI prints without a server. It is printed from a struct,
+    not re-sorted: key order ``id``, then ``error``."""
+    message = f"no herdr server is running at {path}; run `{start_command}` to start or attach it"
+    code, text = json_string("server_not_running"), json_string(message)
+    return f'{{"id":{json_string(request_id)},"error":{{"code":{code},"message":{text}}}}}'

@@ -16,7 +16,7 @@ import sys
 import time
 
 from ._cli_args import Usage, global_options, route
-from ._cli_wire import REQUESTS, channel_dir, encode_request, json_string, read_reply
+from ._cli_wire import REQUESTS, channel_dir, encode_request, read_reply, server_not_running
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,9 +60,7 @@ def _alone(args: list[str], path: str, start_command: str) -> int:
         sys.stdout.write(out)
         sys.stderr.write(err)
         return int(code)
-    message = f"no herdr server is running at {path}; run `{start_command}` to start or attach it"
-    code, text = json_string("server_not_running"), json_string(message)
-    sys.stderr.write(f'{{"id":{json_string(request_id)},"error":{{"code":{code},"message":{text}}}}}\n')
+    sys.stderr.write(server_not_running(request_id, path, start_command) + "\n")
     return 1
 
 
