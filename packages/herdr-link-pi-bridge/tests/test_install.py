@@ -46,7 +46,7 @@ def test_a_failed_write_changes_nothing_and_says_so(tmp_path):
     target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
     target.parent.mkdir(parents=True)
     target.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n")
-    (target.parent / ".herdr-link.js.tmp.partial").mkdir()  # the temporary file cannot be written
+    (target.parent / ".herdr-link.js.tmp").mkdir()  # the temporary file cannot be written
     result = install(tmp_path, tmp_path, {})
     assert result.action == "failed"
     assert result.messages[-1] == f"state: {target} is unchanged; bridge location unchanged"

@@ -71,10 +71,8 @@ def install(
                 _write_complete(backup, target.read_bytes())
                 messages.append(f"backup: {backup}")
                 _prune(backup.parent)
-            _write_complete(temporary, data)
-            temporary.replace(target)
+            _write_complete(target, data, partial=temporary)
         except OSError as error:
-            temporary.unlink(missing_ok=True)
             kept = f"; backup {backup}" if backup is not None and backup.exists() else ""
             state = f"state: {target} is unchanged{kept}; bridge location unchanged"
             return InstallResult(target, "failed", [*messages, f"error: {error.strerror or error}", state])
@@ -140,9 +138,10 @@ def _prune(directory: Path, keep: int = 5) -> None:
         old.unlink(missing_ok=True)
 
 
-def _write_complete(path: Path, data: bytes) -> None:
-    """Write ``data`` under ``path`` only once it is all on disk (a partial name, fsync, rename)."""
-    partial = path.with_name(path.name + ".partial")
+def _write_complete(path: Path, data: bytes, partial: Path | None = None) -> None:
+    """Write ``data`` under ``path`` only once it is all on disk: to ``partial`` (default
+    ``<path>.partial``), fsync, then one rename."""
+    partial = partial or path.with_name(path.name + ".partial")
     try:
         with open(partial, "wb") as handle:
             handle.write(data)
