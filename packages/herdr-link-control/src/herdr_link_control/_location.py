@@ -5,7 +5,7 @@ import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "BRIDGE_COMMAND",
@@ -47,19 +47,30 @@ def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.
     return base.joinpath(*BRIDGE_CONFIG_FILE)
 
 
-def _read_users(path: Path) -> list[str] | None:
-    """The runtimes recorded as using the location file; ``None`` when it records none (or is unreadable)."""
+def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
+    """The file's text and its JSON object, read once; ``None`` when it is missing or unreadable."""
     try:
-        users = json.loads(path.read_text(encoding="utf-8")).get("users")
-    except (OSError, ValueError, AttributeError):
+        text = path.read_text(encoding="utf-8")
+        body = json.loads(text)
+    except (OSError, ValueError):
         return None
+    return (text, body) if isinstance(body, dict) else None
+
+
+def _users(body: dict[str, Any] | None) -> list[str] | None:
+    """The runtimes recorded as using the location file; ``None`` when it records none."""
+    users = body.get("users") if body is not None else None
     return [u for u in users if isinstance(u, str)] if isinstance(users, list) else None
+
+
+def _text(body: dict[str, object]) -> str:
+    return json.dumps(body, indent=2) + "\n"
 
 
 def _write(path: Path, body: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
+    temporary.write_text(_text(body), encoding="utf-8")
     os.replace(temporary, path)
 
 
@@ -69,9 +80,10 @@ def write_location_file(path: Path, command: list[str], user: str | None = None)
     ``user`` (``"opencode"``, ``"pi"``) is recorded in ``users``, so that uninstalling one runtime
     keeps the file while another still needs it (stubs read only ``command``).
     """
-    users = sorted({*(_read_users(path) or []), *([user] if user else [])})
+    found = _read(path)
+    users = sorted({*(_users(found[1] if found else None) or []), *([user] if user else [])})
     body: dict[str, object] = {"command": command, **({"users": users} if users else {})}
-    if path.is_file() and path.read_text(encoding="utf-8") == json.dumps(body, indent=2) + "\n":
+    if found is not None and found[0] == _text(body):
         return False
     _write(path, body)
     return True
@@ -82,13 +94,13 @@ def release_location_file(path: Path, user: str) -> str:
     ``"removed"``, ``"kept"`` (another runtime, or a file that records none, may need it) or ``"absent"``."""
     if not path.is_file():
         return "absent"
-    users = _read_users(path)
-    if users is None:
+    found = _read(path)
+    users = _users(found[1] if found else None)
+    if found is None or users is None:
         return "kept"
     remaining = [u for u in users if u != user]
     if remaining:
-        body = json.loads(path.read_text(encoding="utf-8"))
-        _write(path, {**body, "users": remaining})
+        _write(path, {**found[1], "users": remaining})
         return "kept"
     path.unlink()
     return "removed"
