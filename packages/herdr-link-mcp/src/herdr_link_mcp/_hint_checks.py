@@ -12,6 +12,7 @@ from herdr_link_control import Check, location_file
 from herdr_link_protocol import tier0_hint
 
 from ._checks import _load, _runnable, check_claude, check_codex, check_gemini
+from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS
 
 __all__ = ["HINT_CHECKS", "hint_checks"]
@@ -54,10 +55,43 @@ def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[
     return Check(name, "PASS", f"{path} runs {ours[0]}")
 
 
+def _codex_trust(folder: Path, hooks: Any) -> str | None:
+    """Why Codex would skip our SessionStart hint hook as untrusted, or ``None`` when it is trusted."""
+    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
+    for group_index, group in enumerate(groups if isinstance(groups, list) else []):
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for handler_index, handler in enumerate(handlers if isinstance(handlers, list) else []):
+            command = handler.get("command") if isinstance(handler, dict) else None
+            if not isinstance(command, str) or "hint --host codex" not in command:
+                continue
+            timeout = handler.get("timeout", handler.get("timeoutSec", 600))
+            matcher = group.get("matcher")
+            current = command_hook_hash(SESSION_START, command, timeout if isinstance(timeout, int) else 600, matcher)
+            key = hook_trust_key(folder / "hooks.json", SESSION_START, group_index, handler_index)
+            config, _ = _load(folder / "config.toml")
+            state = ((config or {}).get("hooks") or {}).get("state") or {}
+            trusted = state.get(key, {}).get("trusted_hash") if isinstance(state.get(key), dict) else None
+            if trusted == current:
+                return None
+            if trusted is None:
+                return f'Codex skips it silently: {folder / "config.toml"} does not trust it ([hooks.state."{key}"])'
+            return f'Codex skips it silently: it changed since it was trusted ([hooks.state."{key}"])'
+    return None
+
+
 def check_codex_hint(home: Path, cwd: Path) -> Check:
-    """Codex's SessionStart hook in ``~/.codex/hooks.json``."""
+    """Codex's SessionStart hook in its ``hooks.json``, and its trust entry in ``config.toml``."""
     wired = check_codex(home, cwd).status != "SKIP"
-    return _hook_check("Codex hint hook", "codex", home / ".codex" / "hooks.json", wired, lambda c: c.get("hooks"))
+    folder = codex_home(os.environ, home)
+    found = _hook_check("Codex hint hook", "codex", folder / "hooks.json", wired, lambda c: c.get("hooks"))
+    if found.status != "PASS":
+        return found
+    config, _ = _load(folder / "hooks.json")
+    untrusted = _codex_trust(folder, (config or {}).get("hooks"))
+    if untrusted:
+        fix = "add the [hooks.state] entry `herdr-link-mcp wiring --host codex` prints, or trust it in Codex's /hooks"
+        return Check(found.name, "WARN", untrusted, fix)
+    return Check(found.name, "PASS", f"{found.detail} (trusted)")
 
 
 def check_gemini_hint(home: Path, cwd: Path) -> Check:

@@ -8,7 +8,16 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Final
 
-__all__ = ["DEFAULT_NAMESPACE", "HOST_FORMS", "SERVER_NAME", "WIRING_FORMS", "WIRING_HOSTS", "presentation_form"]
+__all__ = [
+    "DEFAULT_NAMESPACE",
+    "HOST_FORMS",
+    "NON_RELISTING_CLIENTS",
+    "SERVER_NAME",
+    "WIRING_FORMS",
+    "WIRING_HOSTS",
+    "presentation_form",
+    "relists_tools",
+]
 
 SERVER_NAME: Final = "herdr-link"
 """The ``serverInfo.name`` the server reports in ``initialize``."""
@@ -23,8 +32,15 @@ HOST_FORMS: Final = (
     ("agy", PresentationForm.MCP_WRAPPER),
     ("pi", PresentationForm.MCP_PREFIXED),  # Pi's built-in MCP with exposure "direct"
 )
-
 """Substring of the lower-cased client name → form, first match wins (``pi`` must match exactly)."""
+
+NON_RELISTING_CLIENTS: Final = ("codex",)
+"""Substrings of the lower-cased ``clientInfo.name`` of hosts known never to re-list tools by default.
+
+Codex 0.171 (``codex-mcp-client``) ignores ``tools/list_changed`` unless started with
+``--enable mcp_tool_list_changed``, and its ``initialize`` is the same either way, so the client name
+is all there is to go on. Such a host gets the dispatch-first presentation and no re-list wait.
+"""
 
 
 WIRING_FORMS: Final = {
@@ -46,3 +62,9 @@ def presentation_form(client_name: str | None) -> PresentationForm:
         if (name == needle) if needle == "pi" else (needle in name):
             return form
     return PresentationForm.MCP_PLAIN
+
+
+def relists_tools(client_name: str | None) -> bool:
+    """Whether a client is expected to re-list tools after ``list_changed``; unknown clients are."""
+    name = (client_name or "").lower()
+    return not any(needle in name for needle in NON_RELISTING_CLIENTS)

@@ -33,7 +33,7 @@ from herdr_link_protocol import (
     tools_list,
 )
 
-from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form
+from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form, relists_tools
 from ._version import __version__
 
 __all__ = ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"]
@@ -46,7 +46,8 @@ RELIST_WAIT: Final = 0.25
 """Longest time the activation result waits for the host to re-list tools, in seconds.
 
 Claude Code re-lists about 3 ms after the change signal, and a result returned before that leaves
-the new tools out of its next model request; hosts that never re-list (stock Codex) lose at most this.
+the new tools out of its next model request. A host known never to re-list (stock Codex, see
+:func:`relists_tools`) does not wait at all; an unknown host that never re-lists loses at most this.
 """
 
 _DORMANT: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=False)]
@@ -132,6 +133,10 @@ def create_server(
             state.relisted.set()
         return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
 
+    def client_name(ctx: ServerRequestContext[ConnectionState]) -> str | None:
+        client = ctx.session.client_params
+        return client.client_info.name if client is not None else None
+
     async def activate(ctx: ServerRequestContext[ConnectionState], *, wait: bool) -> None:
         state = ctx.lifespan_context
         if state.active:
@@ -140,15 +145,15 @@ def create_server(
         state.relisted = anyio.Event()
         await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
         await bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
-        if wait:
+        if wait and relists_tools(client_name(ctx)):
             with anyio.move_on_after(relist_wait):
                 await state.relisted.wait()
 
     def activation_result(ctx: ServerRequestContext[ConnectionState]) -> types.CallToolResult:
         receipt = ActiveReceipt()
-        client = ctx.session.client_params
-        form = presentation_form(client.client_info.name if client is not None else None)
-        presentation = active_presentation(form, namespace)
+        name = client_name(ctx)
+        form = presentation_form(name)
+        presentation = active_presentation(form, namespace, dispatch_first=not relists_tools(name))
         # No structuredContent: Claude Code shows a result's structuredContent instead of its content,
         # which would drop the contract (seen with Claude Code 2.1.332 in tests/real_hosts).
         return types.CallToolResult(content=[_text(receipt.to_json()), _text(presentation)])

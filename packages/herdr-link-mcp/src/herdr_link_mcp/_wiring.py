@@ -15,6 +15,7 @@ from typing import Final, Literal
 from herdr_link_control import location_file
 from herdr_link_protocol import tier0_hint
 
+from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS, WIRING_HOSTS
 
 __all__ = ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "server_command", "wiring"]
@@ -80,6 +81,53 @@ def _toml_list(values: list[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
+CODEX_HINT_TIMEOUT: Final = 10
+"""Seconds Codex gives the SessionStart hint hook."""
+CODEX_STARTUP_TIMEOUT: Final = 30
+"""Seconds Codex waits for the (required) server to answer ``initialize``."""
+
+
+def _codex_wiring(command: str, args: list[str]) -> Wiring:
+    ns = DEFAULT_NAMESPACE
+    configured = os.environ.get("CODEX_HOME")
+    folder = codex_home(os.environ, Path.home())
+    shown = str(folder) if configured else "~/.codex"
+    hint = _hint_command("codex")
+    trust_key = hook_trust_key(folder / "hooks.json", SESSION_START)
+    config = (
+        f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
+        f"env_vars = {_toml_list(list(FORWARDED_VARIABLES))}\n"
+        'default_tools_approval_mode = "approve"\n'
+        f"required = true\nstartup_timeout_sec = {CODEX_STARTUP_TIMEOUT}\n\n"
+        f"[hooks.state.{json.dumps(trust_key)}]\n"
+        f"trusted_hash = {json.dumps(command_hook_hash(SESSION_START, hint, CODEX_HINT_TIMEOUT))}\n"
+    )
+    handler = {"type": "command", "command": hint, "timeout": CODEX_HINT_TIMEOUT}
+    hooks = {"hooks": {"SessionStart": [{"hooks": [handler]}]}}
+    return Wiring(
+        "codex",
+        [
+            WiringFile(f"{shown}/config.toml", "toml", config, "merge into your config"),
+            WiringFile(f"{shown}/hooks.json", "json", _json(hooks), "the SessionStart hook adds the Tier 0 hint"),
+        ],
+        notes=[
+            "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
+            "server sees no Herdr and lists no tools.",
+            'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
+            "required = true makes Codex wait for the server before its first model request (otherwise a "
+            "server still starting is left out of the session). The cost: if herdr-link-mcp cannot start "
+            "(uninstalled, broken environment), Codex refuses to start any session until it can or the entry "
+            "is removed. Outside Herdr the server starts and lists nothing, so plain Codex sessions are unaffected.",
+            "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
+            "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
+            "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
+            "hooks.json: keep ours first there, or trust it in /hooks instead. The hook prints nothing outside Herdr.",
+            "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
+            "Restart Codex completely after changing either file.",
+        ],
+    )
+
+
 def wiring(host: str) -> Wiring:
     """Registration for ``host`` with this environment's commands.
 
@@ -126,30 +174,7 @@ def wiring(host: str) -> Wiring:
             ],
         )
     if host == "codex":
-        config = (
-            f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
-            f"env_vars = {_toml_list(list(FORWARDED_VARIABLES))}\n"
-            'default_tools_approval_mode = "approve"\n\n[features]\nhooks = true\n'
-        )
-        hooks = {
-            "hooks": {
-                "SessionStart": [{"hooks": [{"type": "command", "command": _hint_command("codex"), "timeout": 10}]}]
-            }
-        }
-        return Wiring(
-            host,
-            [
-                WiringFile("~/.codex/config.toml", "toml", config, "merge into your config"),
-                WiringFile("~/.codex/hooks.json", "json", _json(hooks), "the SessionStart hook adds the Tier 0 hint"),
-            ],
-            notes=[
-                "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
-                "server sees no Herdr and lists no tools.",
-                'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
-                "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
-                "Approve the new hook and server in Codex once, then restart Codex completely.",
-            ],
-        )
+        return _codex_wiring(command, args)
     if host == "agy":
         agy_hooks = {
             "herdr-link": {"PreInvocation": [{"type": "command", "command": _hint_command("agy"), "timeout": 10}]}

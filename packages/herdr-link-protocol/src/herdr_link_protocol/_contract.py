@@ -104,7 +104,7 @@ def presented_tool_name(canonical: str, form: PresentationForm, namespace: str |
 _DISPATCH_EXAMPLE: Final = '{"action":"send","arguments":{"to":"<name>","message":"<text>"}}'
 
 
-def _appendix(form: PresentationForm, ns: str) -> str:
+def _appendix(form: PresentationForm, ns: str, dispatch_first: bool = False) -> str:
     actions = ", ".join(CAPABILITIES)
     if form is PresentationForm.GATEWAY_DISPATCH:
         return (
@@ -124,19 +124,31 @@ def _appendix(form: PresentationForm, ns: str) -> str:
     if form is PresentationForm.DEFERRED_TOOLS:
         return f"The tools {names} are active now."
     where = f"the functions {names} of namespace mcp__{ns}" if form is PresentationForm.MCP_NAMESPACED else names
+    if dispatch_first:
+        home = f"{gateway} of namespace mcp__{ns}" if form is PresentationForm.MCP_NAMESPACED else gateway
+        return (
+            f"Here call every Herdr Link tool through {home}: {_DISPATCH_EXAMPLE} (actions: {actions}; "
+            f"each takes the arguments of the tool named in the rules: herdr_link_send → action send, and so on; "
+            f"peers takes none). If {where} are listed later, you may call them directly instead."
+        )
     return (
         f"Here the tools are {where}. If they are not listed yet, call {gateway} with "
         f"{_DISPATCH_EXAMPLE} (actions: {actions}; same arguments as the tools)."
     )
 
 
-def active_presentation(form: PresentationForm, namespace: str | None = None) -> str:
+def active_presentation(form: PresentationForm, namespace: str | None = None, *, dispatch_first: bool = False) -> str:
     """The contract plus this runtime's appendix: what an activated model needs and nothing more.
+
+    ``dispatch_first`` is for a host known never to re-list tools (stock Codex): the appendix then
+    leads with the gateway's action dispatch, the one call form that works there, and names the
+    Tier 1 tools only as what to use if the host lists them later. It changes only the prefixed,
+    namespaced, single-prefix and plain MCP forms.
 
     Raises:
         ValueError: when the form needs a namespace and none (or an invalid one) is given.
     """
-    return COMMUNICATION_CONTRACT + "\n\n" + _appendix(form, _check_namespace(form, namespace))
+    return COMMUNICATION_CONTRACT + "\n\n" + _appendix(form, _check_namespace(form, namespace), dispatch_first)
 
 
 _HINT: Final = (

@@ -1,0 +1,44 @@
+"""Codex's hook trust, computed the way Codex 0.171 computes it, so the wiring can trust its own hook.
+
+Codex runs a hook from ``hooks.json`` only when ``config.toml`` holds, under
+``[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]``, a ``trusted_hash`` equal to the
+hook's current hash; otherwise it skips the hook silently. That hash is the SHA-256 of the hook's
+normalized identity as compact JSON with sorted keys. ``codex app-server``'s ``hooks/list`` reports
+the same value as ``currentHash`` (checked against Codex 0.171.0 in ``tests/real_hosts``). Changing
+the command makes the hook "modified", and Codex skips it again until the user reviews it.
+"""
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+__all__ = ["SESSION_START", "codex_home", "command_hook_hash", "hook_trust_key"]
+
+SESSION_START: Final = "session_start"
+"""Codex's key label for the ``SessionStart`` event."""
+
+
+def codex_home(environ: Mapping[str, str], home: Path) -> Path:
+    """Codex's configuration directory: ``$CODEX_HOME``, else ``~/.codex``."""
+    configured = environ.get("CODEX_HOME")
+    return Path(configured) if configured else home / ".codex"
+
+
+def hook_trust_key(hooks_file: Path, event: str, group: int = 0, handler: int = 0) -> str:
+    """The ``[hooks.state]`` key of one handler: the file's absolute path, event label and position."""
+    return f"{os.path.abspath(hooks_file)}:{event}:{group}:{handler}"
+
+
+def command_hook_hash(event: str, command: str, timeout_sec: int, matcher: str | None = None) -> str:
+    """The ``trusted_hash`` that trusts a synchronous command hook with exactly these fields."""
+    group: dict[str, object] = {
+        "event_name": event,
+        "hooks": [{"type": "command", "command": command, "timeout": max(timeout_sec, 1), "async": False}],
+    }
+    if matcher is not None:
+        group["matcher"] = matcher
+    text = json.dumps(group, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,190 @@
+"""Codex CLI 0.171.0 end to end: a real ``codex exec`` in a simulated Herdr pane, configured from
+``herdr-link-mcp wiring --host codex --json``, a scripted Responses model on loopback, no network.
+
+What each scenario holds in place (issue: real hosts, part 2):
+- the SessionStart hint reaches the model: the wiring trusts its own hook (Codex skips untrusted
+  hooks silently);
+- a server slow to answer ``initialize`` is still offered in the first request (``required = true``);
+- stock Codex never re-lists, so the activation result leads with the gateway's dispatch form, and
+  every later call goes through it; with ``--enable mcp_tool_list_changed`` Tier 1 names work too;
+- outside Herdr the required server still starts, offers nothing, and Codex runs normally.
+"""
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_model import FakeModelServer, Responses, ScriptedModel, Step
+from hosts import Codex, HostRun
+from matrix import Run, record
+from scenarios import activation_text, after_activation, reply_to_sender
+from test_gemini import run_gemini
+
+from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
+from herdr_link_testkit import HerdrError, HerdrSim
+
+HOST = "Codex 0.171.0"
+NS = "mcp__herdr_link"
+CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
+NAMES = {tool: f"{NS}.{tool}" for tool in CANONICAL}
+DIALECT = Responses()
+HINT = tier0_hint(PresentationForm.MCP_NAMESPACED, "herdr_link")
+CONTRACT_LINE = COMMUNICATION_CONTRACT.splitlines()[0]
+RELIST = ("--enable", "mcp_tool_list_changed")
+SLOW_START = 3.0
+"""Seconds the slow-start scenario adds before our server's Python even starts (Codex left a server
+answering after 1.5 s out of its first request)."""
+
+
+@pytest.fixture
+def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(brain, "codex", name="brain")
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(reviewer, "gemini", name="reviewer")
+    return {"brain": brain, "reviewer": reviewer}
+
+
+def run_codex(
+    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go", flags: tuple[str, ...] = ()
+) -> tuple[HostRun, ScriptedModel]:
+    model = ScriptedModel(DIALECT, NAMES, steps)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with FakeModelServer(model) as api:
+        done = Codex(workdir).run(prompt, env, api.url, flags=flags)
+    assert done.returncode == 0, done.stderr[-3000:]
+    failed = [e for e in done.events() if e.get("type") == "item.completed" and e["item"].get("status") == "failed"]
+    assert failed == [], failed
+    return done, model
+
+
+def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
+    requests = model.primary_requests
+    return Run(
+        HOST, scenario, "2025-06-18", "yes" if model.saw_tier1() else "no", DIALECT, NS, requests,
+        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
+        model.first_offering(done.spawned),
+    )  # fmt: skip
+
+
+def test_dormant_codex_shows_the_hint_and_defers_the_gateway(workspace, herdr_sim, tmp_path):
+    done, model = run_codex([], herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    first = json.dumps(model.primary_requests[0])
+    assert HINT in first  # the SessionStart hook ran: trusted by the wiring's own [hooks.state] entry
+    assert DIALECT.ours(model.primary_requests[0], NS) == []  # deferred behind tool_search
+    assert CONTRACT_LINE not in first and "herdr_link_peers" not in first
+    record(row("dormant", done, model, active=False))
+
+
+def test_activate_then_peers_and_send_go_through_dispatch(workspace, herdr_sim, tmp_path):
+    send = {"to": "reviewer", "message": "please review the design"}
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", send)]
+    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    requests = model.primary_requests
+    assert DIALECT.searched(requests[-1])[0] == "herdr_link"  # found through Codex's tool_search
+    activation = activation_text(DIALECT, requests)
+    appendix = activation.split(COMMUNICATION_CONTRACT, 1)[1]  # what follows the six rules
+    assert appendix.index('"action":"send"') < appendix.index("herdr_link_peers")  # dispatch leads
+    assert model.paths(requests[-1]) == ["gateway", "gateway dispatch", "gateway dispatch"]
+    assert not any(NAMES["herdr_link_peers"] in DIALECT.callable(r) for r in requests)  # never re-listed
+    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    final = "\n".join(DIALECT.results(requests[-1]))
+    assert '"self":{"name":"brain"' in final and envelope.id in final
+    record(row("activate, peers, send", done, model))
+
+
+def test_with_list_changed_enabled_tier1_names_work_after_the_re_list(workspace, herdr_sim, tmp_path):
+    send = {"to": "reviewer", "message": "named tools"}
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", send, search_first=True)]
+    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", flags=RELIST)
+    requests = model.primary_requests
+    # Dispatch works at once; once Codex has re-listed, its tool_search finds the Tier 1 tool by name.
+    assert model.paths(requests[-1]) == ["gateway", "gateway dispatch", "Tier 1"]
+    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.message == "named tools"
+    record(row("activate, peers, send (--enable mcp_tool_list_changed)", done, model))
+
+
+def test_a_wrapper_from_gemini_is_answered_to_from(workspace, herdr_sim, tmp_path):
+    # Gemini CLI (our server behind another host) asks; Codex receives the wrapper as its prompt.
+    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
+    run_gemini(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
+    [delivery] = herdr_sim.deliveries(workspace["brain"])
+    question = extract_envelope(delivery.text)
+    assert question is not None and question.from_ == "reviewer"
+    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
+    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=delivery.text)
+    [reply] = herdr_sim.deliveries(workspace["reviewer"])
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
+    assert answer.message == f"ack {question.id}"
+    record(row("receive (from Gemini CLI) and reply", done, model))
+
+
+def test_start_with_then_close(workspace, herdr_sim, tmp_path):
+    steps = [
+        Step("herdr_link"),
+        Step("herdr_link_start", {"name": "worker", "kind": "codex", "args": [], "with": "brain"}),
+        Step("herdr_link_close", {"agent": "worker"}),
+    ]
+    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    commands = [c[:2] for c in herdr_sim.log.commands()]
+    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
+    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
+    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
+    with pytest.raises(HerdrError):
+        herdr_sim.agent("worker")
+    record(row("start with, close", done, model))
+
+
+@pytest.fixture
+def slow_server_start(tmp_path: Path) -> Iterator[Path]:
+    """Delay every Python start of the rig's environment by SLOW_START s for one HOME only.
+
+    A ``.pth`` line runs at interpreter start; it sleeps only when the marker file exists in the
+    HOME it runs under, which only this scenario's Codex (and so our server it spawns) has.
+    """
+    import site
+    import sysconfig
+
+    home = tmp_path / "brain" / "home"
+    marker = home / ".herdr-link-rig-slow-start"
+    pth = Path(sysconfig.get_paths()["purelib"]) / "herdr_link_rig_slow_start.pth"
+    pth.write_text(
+        "import os, time; p = os.path.expanduser('~/.herdr-link-rig-slow-start'); "
+        "os.path.exists(p) and time.sleep(float(open(p).read()))\n"
+    )
+    home.mkdir(parents=True, exist_ok=True)
+    marker.write_text(str(SLOW_START))
+    assert site.ENABLE_USER_SITE is not None  # site processes .pth files in this environment
+    try:
+        yield marker
+    finally:
+        pth.unlink()
+        marker.unlink(missing_ok=True)
+
+
+def test_a_slow_server_start_is_still_offered_in_the_first_request(workspace, herdr_sim, tmp_path, slow_server_start):
+    steps = [Step("herdr_link")]
+    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    requests = model.primary_requests
+    # The model's first move is the tool search of request 1; it found our gateway, so the server
+    # was up before Codex sent its first model request (required = true).
+    assert DIALECT.searched(requests[1]) == ["herdr_link"] and NAMES["herdr_link"] in DIALECT.callable(requests[1])
+    assert model.paths(requests[-1]) == ["gateway"]
+    assert '"status":"active"' in activation_text(DIALECT, requests)
+    record(row(f"slow server start (+{SLOW_START:.0f} s)", done, model))
+
+
+def test_outside_herdr_the_required_server_starts_and_offers_nothing(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+    done, model = run_codex([Step("herdr_link")], env, tmp_path / "plain")
+    requests = model.primary_requests
+    assert HINT not in json.dumps(requests[0])  # the hook printed nothing outside Herdr
+    assert not any(NAMES["herdr_link"] in DIALECT.callable(r) for r in requests)
+    assert "cannot call" in done.stdout  # the model's own answer: nothing to call, and Codex ran on

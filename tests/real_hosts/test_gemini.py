@@ -1,0 +1,120 @@
+"""Gemini CLI 0.61.0 end to end: a real ``gemini -p`` in a simulated Herdr pane, configured from
+``herdr-link-mcp wiring --host gemini --json``, a scripted Gemini model on loopback, no network.
+
+Gemini CLI adds a ``wait_for_previous`` boolean to every tool's schema, and its model sets it on a
+call that depends on earlier ones; the scripted model does the same, so send, start and close here
+carry it. It re-lists after ``list_changed`` but declares the new tools a request late, which the
+scenarios record as the path each call took.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from fake_model import WAIT_FOR_PREVIOUS, FakeModelServer, Gemini, ScriptedModel, Step
+from hosts import GeminiCli, HostRun
+from matrix import Run, record
+from scenarios import activation_text, after_activation, reply_to_sender
+
+from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
+from herdr_link_testkit import HerdrError, HerdrSim
+
+HOST = "Gemini CLI 0.61.0"
+PREFIX = "mcp_herdr_link_"
+CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
+NAMES = {tool: PREFIX + tool for tool in CANONICAL}
+DIALECT = Gemini()
+HINT = tier0_hint(PresentationForm.MCP_SINGLE_PREFIX, "herdr_link")
+CONTRACT_LINE = COMMUNICATION_CONTRACT.splitlines()[0]
+
+
+@pytest.fixture
+def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(brain, "gemini", name="brain")
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(reviewer, "codex", name="reviewer")
+    return {"brain": brain, "reviewer": reviewer}
+
+
+def run_gemini(
+    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go"
+) -> tuple[HostRun, ScriptedModel]:
+    model = ScriptedModel(DIALECT, NAMES, steps)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with FakeModelServer(model) as api:
+        done = GeminiCli(workdir).run(prompt, env, api.url)
+    assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
+    stats = json.loads(done.stdout)["stats"]["tools"]
+    assert stats["totalFail"] == 0, stats
+    return done, model
+
+
+def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
+    requests = model.primary_requests
+    return Run(
+        HOST, scenario, "2025-06-18", "yes" if model.saw_tier1() else "no", DIALECT, PREFIX, requests,
+        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
+        model.first_offering(done.spawned),
+    )  # fmt: skip
+
+
+def test_dormant_gemini_offers_the_gateway_alone_with_the_hint(workspace, herdr_sim, tmp_path):
+    done, model = run_gemini([], herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    first = model.primary_requests[0]
+    assert [d["name"] for d in DIALECT.ours(first, PREFIX)] == [NAMES["herdr_link"]]
+    assert HINT in json.dumps(first)  # the SessionStart hook's <hook_context>
+    assert CONTRACT_LINE not in json.dumps(first)
+    record(row("dormant", done, model, active=False))
+
+
+def test_activate_peers_and_send_with_wait_for_previous(workspace, herdr_sim, tmp_path):
+    send = {"to": "reviewer", "message": "please review the design"}
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", send)]
+    done, model = run_gemini(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    requests = model.primary_requests
+    calls = DIALECT.calls(requests[-1])
+    # The field Gemini adds rode along on the dependent calls (beside a dispatched action, or in
+    # a Tier 1 call's arguments), and broke nothing.
+    assert [WAIT_FOR_PREVIOUS in c.arguments for c in calls] == [False, True, True]
+    assert CONTRACT_LINE in activation_text(DIALECT, requests)
+    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    final = "\n".join(DIALECT.results(requests[-1]))
+    assert '"self":{"name":"brain"' in final and envelope.id in final
+    assert any(NAMES["herdr_link_send"] in DIALECT.callable(r) for r in requests)  # Gemini re-listed
+    record(row("activate, peers, send (wait_for_previous)", done, model))
+
+
+def test_a_wrapper_from_codex_is_answered_to_from(workspace, herdr_sim, tmp_path):
+    from test_codex import run_codex
+
+    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
+    run_codex(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
+    [delivery] = herdr_sim.deliveries(workspace["brain"])
+    question = extract_envelope(delivery.text)
+    assert question is not None and question.from_ == "reviewer"
+    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
+    done, model = run_gemini(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=delivery.text)
+    [reply] = herdr_sim.deliveries(workspace["reviewer"])
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
+    assert answer.message == f"ack {question.id}"
+    record(row("receive (from Codex) and reply", done, model))
+
+
+def test_start_with_then_close(workspace, herdr_sim, tmp_path):
+    steps = [
+        Step("herdr_link"),
+        Step("herdr_link_start", {"name": "worker", "kind": "gemini", "args": [], "with": "brain"}),
+        Step("herdr_link_close", {"agent": "worker"}),
+    ]
+    done, model = run_gemini(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    commands = [c[:2] for c in herdr_sim.log.commands()]
+    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
+    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
+    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
+    with pytest.raises(HerdrError):
+        herdr_sim.agent("worker")
+    record(row("start with, close", done, model))
