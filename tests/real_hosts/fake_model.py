@@ -31,6 +31,8 @@ class Step:
     search_first: bool = False
     """Look for the Tier 1 tool with the host's tool search even when taught to dispatch (a model
     that prefers the named tools), and dispatch only if the search does not find it."""
+    dispatch: bool = False
+    """Call a Tier 1 capability through the gateway's ``action`` dispatch even when it is listed."""
 
 
 @dataclass(frozen=True)
@@ -512,6 +514,8 @@ class ScriptedModel:
         offered = self.dialect.callable(body)
         dispatch = Call(gateway, {"action": TOOL_ACTIONS.get(step.tool), "arguments": value})
         taught = any(DISPATCH_FIRST in text for text in self.dialect.results(body))
+        if step.dispatch and gateway in offered:
+            return self.dialect.finish(dispatch, body, len(done))
         if want in offered:  # the presentations allow a listed Tier 1 tool to be called directly
             return self.dialect.finish(Call(want, value), body, len(done))
         query = self.dialect.search_query(want)

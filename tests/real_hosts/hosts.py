@@ -40,7 +40,7 @@ class HostPackage:
 
     def install(self) -> None:
         """``npm install`` the pinned version (needs the network: run before isolating)."""
-        if self.executable.exists():
+        if self.executable.exists() if self.bin else (self.prefix / "node_modules" / self.package).is_dir():
             return
         self.prefix.mkdir(parents=True, exist_ok=True)
         print(f"installing {self.package}@{self.version} from npm into {self.prefix} (once; then cached)…", flush=True)
@@ -55,6 +55,11 @@ HOSTS = {
     "claude": HostPackage("claude", "@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": HostPackage("codex", "@openai/codex", "0.171.0", "codex"),
     "gemini": HostPackage("gemini", "@google/gemini-cli", "0.61.0", "gemini"),
+    "pi": HostPackage("pi", "@earendil-works/pi-coding-agent", "1.6.0", "pi"),
+    "opencode": HostPackage("opencode", "opencode-ai", "1.18.33", "opencode"),
+    # Not a host: what OpenCode needs in its config dir; installing it here fills npm's cache, so
+    # the rig's own `npm install --offline` into each config dir works inside the namespace.
+    "opencode-plugin": HostPackage("opencode-plugin", "@opencode-ai/plugin", "1.18.33", ""),
 }
 
 
@@ -260,6 +265,143 @@ class GeminiCli:
         done = subprocess.run(
             argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL
         )
+        return HostRun(done.returncode, done.stdout, done.stderr, spawned)
+
+
+def installer(command: str) -> str:
+    """One of our installed commands, from this environment (as a user's shell finds it)."""
+    return shutil.which(command) or str(Path(sys.executable).parent / command)
+
+
+@dataclass
+class PiSession:
+    """What one Pi RPC session did: every event line, per prompt, and how each prompt settled."""
+
+    returncode: int
+    prompts: list[list[dict[str, Any]]]
+    stderr: str
+    spawned: float
+
+
+PI_MODEL_ID = "scripted"
+
+
+class Pi:
+    """Pi 1.6.0 in RPC mode with the native extension that ``herdr-link-pi-bridge install`` put in place."""
+
+    package = HOSTS["pi"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.home.mkdir(parents=True, exist_ok=True)
+
+    def install(self, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        """``herdr-link-pi-bridge install --yes``, exactly as a user runs it, for this HOME."""
+        full = {**env, "HOME": str(self.home), "PATH": f"{self.package.executable.parent}:{host_path()}"}
+        return subprocess.run(
+            [installer("herdr-link-pi-bridge"), "install", "--yes"],
+            env=full, cwd=self.workdir, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    def _models(self, model_url: str) -> None:
+        agent = self.home / ".pi" / "agent"
+        agent.mkdir(parents=True, exist_ok=True)
+        provider = {"baseUrl": f"{model_url}/v1", "api": "openai-completions", "apiKey": "dummy",
+                    "models": [{"id": PI_MODEL_ID}]}  # fmt: skip
+        (agent / "models.json").write_text(json.dumps({"providers": {"rig": provider}}, indent=2))
+
+    def run(self, prompts: list[str], env: dict[str, str], model_url: str, timeout: float = 180) -> PiSession:
+        """One RPC session: each prompt in turn, each waited for until Pi says it settled."""
+        self._models(model_url)
+        full = {**env, "HOME": str(self.home), "PATH": host_path(), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
+                "PI_TELEMETRY": "0"}  # fmt: skip
+        argv = [str(self.package.executable), "--mode", "rpc", "--model", f"rig/{PI_MODEL_ID}"]
+        spawned = time.monotonic()
+        results: list[list[dict[str, Any]]] = []
+        deadline = spawned + timeout
+        with subprocess.Popen(
+            argv, env=full, cwd=self.workdir, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        ) as process:  # fmt: skip
+            assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+            for number, prompt in enumerate(prompts):
+                command = {"id": f"prompt-{number}", "type": "prompt", "message": prompt}
+                process.stdin.write(json.dumps(command).encode() + b"\n")
+                process.stdin.flush()
+                events: list[dict[str, Any]] = []
+                while time.monotonic() < deadline:
+                    line = process.stdout.readline()
+                    if not line:
+                        break
+                    record = json.loads(line)
+                    events.append(record)
+                    if record.get("type") == "agent_settled":
+                        break
+                    if record.get("id") == command["id"] and record.get("data", {}).get("disposition") == "handled":
+                        break
+                results.append(events)
+            process.stdin.close()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            stderr = process.stderr.read().decode(errors="replace")
+        return PiSession(process.returncode if process.returncode is not None else -9, results, stderr, spawned)
+
+
+OPENCODE_MODEL = "rig/scripted"
+
+
+class OpenCode:
+    """OpenCode 1.18.33, ``opencode run``, with the plugin ``herdr-link-opencode-install`` put in place."""
+
+    package = HOSTS["opencode"]
+    plugin_package = HOSTS["opencode-plugin"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.config = self.home / ".config" / "opencode"
+        self.config.mkdir(parents=True, exist_ok=True)
+
+    def path(self) -> str:
+        return f"{self.package.executable.parent}:{host_path()}"
+
+    def prepare_config(self) -> None:
+        """``@opencode-ai/plugin`` in the config dir by a real ``npm install`` (offline, from npm's
+        cache, which ``hosts.py`` filled before isolation); OpenCode otherwise installs it itself at
+        start-up and, offline, waits about 70 s for that to fail."""
+        # The machine's npm on its own Node (the wheel's npm shim cannot run).
+        env = {**os.environ, "HOME": str(self.home), "PATH": "/usr/local/bin:/usr/bin:/bin",
+               "npm_config_cache": str(Path.home() / ".npm")}  # fmt: skip
+        subprocess.run(
+            ["npm", "install", "--offline", "--no-audit", "--no-fund", "--prefix", str(self.config),
+             f"{self.plugin_package.package}@{self.plugin_package.version}"],
+            env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+
+    def install(self, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
+        """``herdr-link-opencode-install [flags]``, exactly as a user runs it, for this HOME."""
+        full = {**env, "HOME": str(self.home), "PATH": self.path()}
+        full.pop("XDG_CONFIG_HOME", None)
+        return subprocess.run(
+            [installer("herdr-link-opencode-install"), *flags],
+            env=full, cwd=self.workdir, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str) -> HostRun:
+        """One ``opencode run`` with the prompt on stdin (as an argument OpenCode JSON-quotes it)."""
+        options = {"baseURL": f"{model_url}/v1", "apiKey": "dummy"}
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "rig", "options": options, "models": {"scripted": {}}}
+        config = {"$schema": "https://opencode.ai/config.json", "provider": {"rig": provider}, "model": OPENCODE_MODEL,
+                  "autoupdate": False, "share": "disabled"}  # fmt: skip
+        full = {**env, "HOME": str(self.home), "PATH": self.path(), "OPENCODE_CONFIG_CONTENT": json.dumps(config),
+                "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"}  # fmt: skip
+        full.pop("XDG_CONFIG_HOME", None)
+        argv = [str(self.package.executable), "run", "--model", OPENCODE_MODEL, "--title", "rig", "--print-logs"]
+        spawned = time.monotonic()
+        done = subprocess.run(argv, env=full, cwd=self.workdir, input=prompt, capture_output=True, text=True,
+                              timeout=240)  # fmt: skip
         return HostRun(done.returncode, done.stdout, done.stderr, spawned)
 
 

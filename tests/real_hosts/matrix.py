@@ -95,9 +95,22 @@ def write() -> None:
         "| after activation | last request | gateway offered |",
         "|---|---|---|---|---|---|---:|---:|---:|---:|",
     ]
-    lines += [
-        f"| {row['host']} | {row['scenario']} | {row['era']} | {row['refreshed']} | {row['tools seen']} | "
-        f"{row['path']} | {row['dormant']} | {row['active']} | {row['last']} | {row['start']} |"
-        for row in sorted(ROWS, key=lambda r: (r["host"], r["scenario"], r["era"]))
-    ]
+    hosts = {row["host"] for row in ROWS}
+    rows = [
+        (row["host"], row["scenario"], row["era"],
+         f"| {row['host']} | {row['scenario']} | {row['era']} | {row['refreshed']} | {row['tools seen']} | "
+         f"{row['path']} | {row['dormant']} | {row['active']} | {row['last']} | {row['start']} |")
+        for row in ROWS
+    ]  # fmt: skip
+    rows += [(host, "", "", line) for host, line in _kept_rows() if host not in hosts]
+    lines += [line for *_, line in sorted(rows)]
     MATRIX.write_text("\n".join(lines) + "\n")
+
+
+def _kept_rows() -> list[tuple[str, str]]:
+    """The rows of hosts this session did not run (a ``-k`` selection), as the file has them."""
+    if not MATRIX.exists():
+        return []
+    lines = MATRIX.read_text().splitlines()
+    table = [line for line in lines if line.startswith("| ") and not line.startswith("| host")]
+    return [(line.split(" | ", 1)[0].removeprefix("| "), line) for line in table]

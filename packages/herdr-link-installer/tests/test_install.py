@@ -9,12 +9,15 @@ from pathlib import Path
 import pytest
 
 from herdr_link_installer import (
+    EXIT_DUPLICATE,
     InstallError,
     Platform,
     _install as module,
     global_config_dir,
     install,
     plan_install,
+    plugin_package_version,
+    plugin_version_ok,
     uninstall,
 )
 from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
@@ -115,7 +118,8 @@ def test_the_typescript_bundle_is_replaced_and_kept_as_backup(home):
 def test_unknown_edited_or_other_runtime_files_need_confirmation(home, content, needle):
     target(home).write_text(content)
     code, lines = run(home)
-    assert code == 1 and needle in " ".join(lines) and "hint: run again with --yes" in lines
+    assert code == 1 and needle in " ".join(lines)
+    assert lines[-1].startswith("refused without confirmation: ") and lines[-1].endswith("; nothing was changed")
     assert target(home).read_text() == content
     code, _ = run(home, yes=True)
     assert code == 0 and target(home).read_bytes() == BUNDLE
@@ -123,17 +127,69 @@ def test_unknown_edited_or_other_runtime_files_need_confirmation(home, content, 
     assert backup.read_text() == content
 
 
-@pytest.mark.parametrize("version", [None, "1.17.9", "2.0.0", "not-a-version"])
-def test_the_v1_precheck_stops_with_guidance(tmp_path, version):
+@pytest.mark.parametrize("version", [None, "1.17.9", "2.0.0", "not-a-version", "1.18.13-rc", "1.19.0-beta.1"])
+def test_the_v1_precheck_stops_with_guidance_after_the_plan(tmp_path, version):
     plugins = tmp_path / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
     if version is not None:
         package = tmp_path / ".config" / "opencode" / "node_modules" / "@opencode-ai" / "plugin"
         package.mkdir(parents=True)
-        (package / "package.json").write_text(json.dumps({"version": version}))
-    with pytest.raises(InstallError, match=r"@opencode-ai/plugin \^1\.18\.13.*npm install @opencode-ai/plugin"):
-        plan_install("v1", {}, tmp_path, tmp_path, LINUX, run=lambda argv: None)
-    assert list(plugins.iterdir()) == []
+        (package / "package.json").write_text(json.dumps({"name": "@opencode-ai/plugin", "version": version}))
+    code, lines = run(tmp_path)
+    assert code == 1 and lines[0].startswith("OpenCode config: ")  # the plan, then why not
+    [blocker] = [line for line in lines if line.startswith("refused: ")]
+    assert "@opencode-ai/plugin ^1.18.13" in blocker and "npm install @opencode-ai/plugin" in blocker
+    assert lines[-1] == "nothing was changed" and list(plugins.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ok"),
+    [("1.18.13", True), ("1.18.33", True), ("1.99.0", True), ("1.18.12", False), ("1.18.13-rc", False),
+     ("1.19.0-beta.1", False), ("2.0.0", False), ("1.18", False), ("v1.18.13", False)],
+)  # fmt: skip
+def test_the_plugin_range_follows_npm_caret_rules(text, ok):
+    assert plugin_version_ok(text) is ok
+
+
+def test_the_plugin_package_is_resolved_as_node_resolves_it(tmp_path):
+    # A package whose "exports" map hides package.json and whose main file sits in a subdirectory:
+    # Node's resolver finds it; a hand walk that ignored exports would look for the wrong entry.
+    package = tmp_path / "node_modules" / "@opencode-ai" / "plugin"
+    (package / "dist").mkdir(parents=True)
+    (package / "dist" / "index.js").write_text("export const tool = 1;\n")
+    manifest = {"name": "@opencode-ai/plugin", "version": "1.18.20", "type": "module",
+                "exports": {".": {"import": "./dist/index.js"}}}  # fmt: skip
+    (package / "package.json").write_text(json.dumps(manifest))
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    assert plugin_package_version(plugins) == "1.18.20"
+    manifest["exports"] = {"./other": "./dist/index.js"}  # no "." export: Node cannot import the package
+    (package / "package.json").write_text(json.dumps(manifest))
+    assert plugin_package_version(plugins) is None
+
+
+@pytest.mark.parametrize(
+    ("runtime", "opencode", "blocked"),
+    [("v2", "1.18.33", True), ("v1", "1.18.33", False), ("v1", "2.0.1", True), ("v2", "2.0.1", False)],
+)
+def test_a_runtime_the_installed_opencode_cannot_load_is_refused(home, runtime, opencode, blocked):
+    asked = lambda argv: f"{opencode}\n" if argv[1:] == ["--version"] else None  # noqa: E731
+    plan = plan_install(runtime, {}, home, home / "project", LINUX, run=asked)
+    assert plan.opencode == opencode and bool(plan.blockers) is blocked
+    for confirmed in (False, True):  # neither --yes nor answering y overrides it
+        lines: list[str] = []
+        code = install(plan, confirmed=confirmed, environ={}, home=home, say=lines.append, complain=lines.append)
+        if blocked:
+            assert code == 1 and any("cannot load" in line or "is for OpenCode" in line for line in lines)
+            assert not target(home).exists()
+    if blocked:
+        forced = plan_install(runtime, {}, home, home / "project", LINUX, run=asked, force_runtime=True)
+        assert forced.blockers == [] and any("--force-runtime" in note for note in forced.notes)
+
+
+def test_without_opencode_on_path_the_runtime_is_not_checked_and_a_note_says_so(home):
+    plan = plan_install("v2", {}, home, home / "project", LINUX, run=lambda argv: None)
+    assert plan.blockers == [] and any("opencode is not on PATH" in note for note in plan.notes)
 
 
 def test_v2_installs_without_the_plugin_package_and_is_called_experimental(tmp_path):
@@ -174,7 +230,10 @@ def test_duplicates_in_other_plugin_directories_are_reported(home):
     (project_plugins / "unrelated.js").write_text("export default {};\n")
     plan = plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
     assert plan.duplicates == [project_plugins / "herdr-link.js"]
-    assert any("duplicate" in line for line in plan.describe())
+    assert any("duplicate: OpenCode also loads" in line for line in plan.describe())
+    lines: list[str] = []
+    code = install(plan, confirmed=False, environ={}, home=home, say=lines.append, complain=lines.append)
+    assert code == EXIT_DUPLICATE and target(home).read_bytes() == BUNDLE  # installed, and the exit says more
 
 
 def test_a_symlinked_target_is_an_error_that_changes_nothing(home, tmp_path):
@@ -340,3 +399,35 @@ def test_backups_are_capped(home):
         assert run(home, yes=True)[0] == 0
     backups = sorted((config(home) / "herdr-link-install" / "backups").iterdir())
     assert len(backups) == 5 and backups[-1].read_text() == "export default {}; // someone's 7\n"
+
+
+def test_the_question_comes_after_the_plan_and_a_no_is_said_plainly(home):
+    import pty
+
+    target(home).write_text("export default {};\n")  # a foreign file: replacing it needs a yes
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PATH": "/usr/bin:/bin"}
+    controller, terminal = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "herdr_link_installer"],
+        stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=home, text=True,
+    ) as process:  # fmt: skip
+        os.close(terminal)
+        os.write(controller, b"n\n")
+        out, err = process.communicate(timeout=120)
+    os.close(controller)
+    assert process.returncode == 1
+    assert out.index("target: ") < out.index("[y/N]")  # the plan first, then the question about it
+    assert "declined: did not replace" in err and err.rstrip().endswith("nothing was changed")
+    assert "Cowardly" not in out + err and target(home).read_text() == "export default {};\n"
+
+
+def test_a_dry_run_shows_the_plan_and_why_it_would_be_refused(tmp_path):
+    (tmp_path / ".config" / "opencode" / "plugins").mkdir(parents=True)  # no @opencode-ai/plugin
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / ".config"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_installer", "--dry-run"],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stdout.startswith("OpenCode config: ")
+    assert "would refuse: the V1 bundle needs @opencode-ai/plugin" in done.stdout
+    assert done.stdout.rstrip().endswith("dry run: nothing was written") and not target(tmp_path).exists()

@@ -98,3 +98,22 @@ def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, cap
     monkeypatch.setattr(cli, "_in_source_checkout", lambda: False)
     assert cli.main(["build"]) == 2 and "a developer command" in capsys.readouterr().err
     assert cli.main(["build", "--out", str(tmp_path)]) == 0 and any(tmp_path.iterdir())
+
+
+def test_the_presentation_teaches_only_calls_the_schema_declares():
+    # Every call form the OpenCode presentation shows must be one the tool's schema declares:
+    # the V1 fields (zod, built from them) and the V2 JSON Schema, for each action it names.
+    presentation = active_presentation(PresentationForm.GATEWAY_DISPATCH)
+    examples = [json.loads(m) for m in re.findall(r"\{\"action\".*?\}\}", presentation)]
+    assert examples, "the presentation shows no dispatch example"
+    named = re.search(r"Actions: ([a-z, ]+);", presentation)
+    assert named is not None
+    actions = named.group(1).split(", ")
+    for runtime in (V1, V2):
+        dispatcher = link_data(runtime)["dispatcher"]
+        fields = dispatcher.get("fields") or dispatcher["input"]["properties"]
+        assert fields["action"]["enum"] == actions  # the actions taught are exactly those declared
+        assert fields["arguments"]["type"] == "object"
+        for example in examples:
+            assert set(example) <= set(fields) and example["action"] in actions
+            assert set(example["arguments"]) <= set(fields)  # flat keys are declared too

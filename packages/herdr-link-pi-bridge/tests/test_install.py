@@ -32,10 +32,11 @@ def test_a_foreign_file_is_replaced_only_with_yes(tmp_path):
     target.parent.mkdir(parents=True)
     target.write_text("export default function mine(pi) {}\n")
     refused = install(tmp_path, tmp_path, {})
-    assert refused.action == "refused" and "Cowardly refusing" in refused.messages[0]
+    assert refused.action == "refused" and refused.messages[0].endswith("is not a Herdr Link file; nothing was changed")
     assert target.read_text() == "export default function mine(pi) {}\n"
     replaced = install(tmp_path, tmp_path, {}, yes=True)
-    assert replaced.action == "updated" and target.read_bytes() == packaged_extension().read_bytes()
+    assert replaced.action == "replaced" and target.read_bytes() == packaged_extension().read_bytes()
+    assert f"replaced: {target}" in replaced.messages
     [backup] = (tmp_path / ".pi" / "agent" / "herdr-link-backups").iterdir()
     assert backup.read_text() == "export default function mine(pi) {}\n"
     assert sorted(p.name for p in target.parent.iterdir()) == ["herdr-link.js"]  # nothing else Pi would load

@@ -8,12 +8,21 @@ import pytest
 
 from herdr_link_pi_bridge import packaged_extension
 from herdr_link_pi_bridge._extension import link_data
-from herdr_link_protocol import COMMUNICATION_CONTRACT, TOOL_SPECS, WAIT_GUARD_REASON, extract_envelope
+from herdr_link_protocol import (
+    GATEWAY_ARGUMENTS_NOT_OBJECT,
+    TOOL_SPECS,
+    UNKNOWN_GATEWAY_ACTION,
+    WAIT_GUARD_REASON,
+    PresentationForm,
+    active_presentation,
+    extract_envelope,
+)
 from herdr_link_testkit import HerdrSim
 
 TIER1 = ["herdr_link_start", "herdr_link_peers", "herdr_link_send", "herdr_link_close"]
 BUILTIN = ["read", "bash", "edit", "write"]
 ACTIVE = '{"status":"active","capabilities":["start","peers","send","close"]}'
+PRESENTATION = active_presentation(PresentationForm.DEFERRED_TOOLS)
 
 
 @pytest.fixture
@@ -39,14 +48,20 @@ def test_dormant_registration_is_the_gateway_active_and_tier1_inactive(drive, he
     names = [tool["name"] for tool in report["registered"]]
     assert names == ["herdr_link", *TIER1] and report["exports"] == ["default"]
     assert report["results"][0]["active"] == [*BUILTIN, "herdr_link"]
-    assert report["handlers"] == ["before_agent_start", "session_shutdown", "session_start", "tool_call"]
+    assert report["handlers"] == ["session_shutdown", "session_start", "tool_call"]  # no before_agent_start
     assert report["command"] == "herdr-link"
     registered = {tool["name"]: tool for tool in report["registered"]}
-    for name in TIER1:  # descriptions only: no prompt metadata while dormant
-        assert registered[name]["defaultActive"] is False and registered[name]["promptSnippet"] is None
+    for name in ["herdr_link", *TIER1]:
+        assert registered[name]["promptSnippet"] is None
         assert registered[name]["description"] == TOOL_SPECS[name].description
         assert registered[name]["parameters"] == json.loads(json.dumps(TOOL_SPECS[name].input_schema))
+    assert all(registered[name]["defaultActive"] is False for name in TIER1)
+    # The presentation rides on one Tier 1 tool's guideline: Pi shows it exactly while that tool is
+    # active, so never while dormant, from the next request of the activating turn on, and once.
+    guidelines = {name: tool["promptGuidelines"] for name, tool in registered.items() if tool["promptGuidelines"]}
+    assert guidelines == {"herdr_link_start": [PRESENTATION]}
     assert registered["herdr_link_close"]["executionMode"] == "sequential"
+    assert registered["herdr_link"]["executionMode"] == "sequential"  # it dispatches close too
 
 
 def test_the_gateway_activates_additively_and_idempotently_without_herdr(drive, herdr_sim: HerdrSim, team):
@@ -55,28 +70,41 @@ def test_the_gateway_activates_additively_and_idempotently_without_herdr(drive, 
         herdr_sim.env(team[0]),
         [
             {"kind": "session_start"},
-            {"kind": "before"},
             tool("herdr_link"),
             tool("herdr_link"),
-            {"kind": "before"},
-            {"kind": "before"},
+            tool("herdr_link", action="activate"),
         ],
     )
     results = report["results"]
-    assert results[1]["before"] is None  # dormant: no contract
-    assert results[2]["ok"] == [ACTIVE] and results[2]["active"] == [*BUILTIN, "herdr_link", *TIER1]
-    assert results[3]["ok"] == [ACTIVE]
-    assert report["setActiveCalls"] == 2  # one at session_start, one activation; the repeat changes nothing
-    for index in (4, 5):
-        prompt = results[index]["before"]["systemPrompt"]
-        assert prompt.startswith("BASE\n\n" + COMMUNICATION_CONTRACT) and prompt.count(COMMUNICATION_CONTRACT) == 1
+    assert results[1]["ok"] == [ACTIVE] and results[1]["active"] == [*BUILTIN, "herdr_link", *TIER1]
+    assert results[2]["ok"] == [ACTIVE] and results[3]["ok"] == [ACTIVE]
+    assert report["setActiveCalls"] == 2  # one at session_start, one activation; the repeats change nothing
     assert all(c[:2] != ("agent", "rename") for c in herdr_sim.log.commands())
 
 
+def test_the_gateway_dispatches_both_forms_and_refuses_unknown_actions(drive, herdr_sim: HerdrSim, team):
+    brain, reviewer = team
+    steps = [
+        {"kind": "session_start"},
+        tool("herdr_link", action="peers"),  # dispatch while dormant activates, then runs
+        tool("herdr_link", action="send", arguments={"to": "reviewer", "message": "nested"}),
+        tool("herdr_link", action="send", to="reviewer", message="flat", wait_for_previous=True),
+        tool("herdr_link", action="wait"),
+        tool("herdr_link", action="send", arguments="to reviewer"),
+    ]
+    results = drive(herdr_sim.env(brain), steps)["results"]
+    assert json.loads(results[1]["ok"][0])["peers"] == [{"name": "reviewer", "state": "idle"}]
+    assert results[1]["active"] == [*BUILTIN, "herdr_link", *TIER1]
+    messages = [extract_envelope(d.text).message for d in herdr_sim.deliveries(reviewer)]  # type: ignore[union-attr]
+    assert messages == ["nested", "flat"] and results[2]["details"]["status"] == "sent"
+    assert results[4] == {"error": UNKNOWN_GATEWAY_ACTION}
+    assert results[5] == {"error": GATEWAY_ARGUMENTS_NOT_OBJECT}
+
+
 def test_a_new_session_starts_dormant_again(drive, herdr_sim: HerdrSim, team):
-    steps = [{"kind": "session_start"}, tool("herdr_link"), {"kind": "session_start"}, {"kind": "before"}]
+    steps = [{"kind": "session_start"}, tool("herdr_link"), {"kind": "session_start"}]
     results = drive(herdr_sim.env(team[0]), steps)["results"]
-    assert results[2]["active"] == [*BUILTIN, "herdr_link"] and results[3]["before"] is None
+    assert results[2]["active"] == [*BUILTIN, "herdr_link"]  # Tier 1, and with it the guideline, gone
 
 
 def test_tier1_tools_reach_the_control_layer(drive, herdr_sim: HerdrSim, team, tmp_path):
@@ -164,6 +192,63 @@ BLOCK = [
     "sh -c 'herdr agent wait reviewer'",
     'bash -lc "herdr agent prompt reviewer hi --wait"',
     "cd /tmp\nherdr agent wait reviewer",
+    # what TypeScript 0.5.1's guard blocked and ours let through
+    "(herdr agent wait x)",
+    "{ herdr agent wait x; }",
+    "sudo -u root herdr agent wait x",
+    "eval herdr agent wait x",
+    "timeout -s KILL 5 herdr agent wait brain",
+    "herdr agent prompt --wait brain hi",
+    # subshells, grouping, substitution in quotes
+    "(cd /tmp && herdr agent wait x)",
+    "{ echo a; herdr agent wait x; }",
+    'echo "$(herdr agent wait x)"',
+    "diff <(herdr agent wait x) /dev/null",
+    "if true; then herdr agent wait x; fi",
+    "for i in 1 2; do herdr agent wait x; done",
+    "while true; do herdr agent prompt x hi --wait; done",
+    "! herdr agent wait x",
+    # wrappers with their options
+    "env -i PATH=/bin herdr agent wait x",
+    "env -u HOME FOO=1 herdr agent wait x",
+    "env -S 'herdr agent wait x'",
+    "sudo -E -u root -- herdr agent wait x",
+    "doas -u root herdr agent wait x",
+    "timeout --signal=KILL 5 herdr agent wait x",
+    "timeout -k 1 5 herdr agent wait x",
+    "nice -n 5 herdr agent wait x",
+    "nice -10 herdr agent wait x",
+    "nohup herdr agent wait x &",
+    "time -p herdr agent wait x",
+    "command -p herdr agent wait x",
+    "exec -a name herdr agent wait x",
+    "stdbuf -o L herdr agent wait x",
+    "setsid herdr agent wait x",
+    "xargs -I {} herdr agent wait {} < names",
+    "echo x | xargs -n 1 herdr agent wait",
+    "ionice -c 3 herdr agent wait x",
+    "chrt 5 herdr agent wait x",
+    "taskset 0x1 herdr agent wait x",
+    "flock /tmp/l herdr agent wait x",
+    "sudo env FOO=1 timeout 5 nice herdr agent wait x",
+    # shells and evaluation
+    "sh -c 'sudo herdr agent wait x'",
+    "bash -ec 'herdr agent wait x'",
+    "su root -c 'herdr agent wait x'",
+    "eval 'herdr agent prompt x hi --wait'",
+    # paths, the variable, quoting and spacing
+    "./herdr agent wait x",
+    "~/bin/herdr agent wait x",
+    "'/opt/herdr/bin/herdr' agent wait x",
+    '"${HERDR_BIN_PATH}" agent wait x',
+    "h\\erdr agent wait x",
+    "herdr\tagent  wait\tx",
+    "herdr agent \\\nwait x",
+    "herdr --remote host agent wait x",
+    "herdr agent prompt x 'hi' --timeout 5 --wait",
+    "herdr agent prompt x hi --until idle --wait",
+    "2>/dev/null herdr agent wait x",
+    "herdr agent wait x > /tmp/out 2>&1",
 ]
 ALLOW = [
     "herdr agent list",
@@ -175,6 +260,26 @@ ALLOW = [
     "git commit -m 'herdr agent wait is blocked'",
     "ls -la",
     "cat herdr.log | grep wait",
+    # words that merely mention it
+    'echo "run herdr agent wait x to wait"',
+    "printf '%s\\n' 'herdr agent wait x'",
+    "grep -r 'herdr agent prompt --wait' docs/",
+    "git log --grep='agent wait'",
+    "vim herdr-agent-wait.md",
+    "man herdr",
+    "# herdr agent wait x",
+    "echo ok # herdr agent wait x",
+    "cat <<'EOF'\nplain text\nEOF",
+    "herdr agent list --json | jq '.agents[] | select(.wait)'",
+    "herdr agent prompt x 'use --wait never'",
+    "herdr agent prompt x hi -- --wait",
+    "herdr pane list",
+    "sudo apt-get install wait",
+    "timeout 5 sleep 1",
+    "sh -c 'echo herdr agent wait x'",
+    "env FOO='herdr agent wait x' printenv FOO",
+    "echo $(echo herdr agent wait)",
+    "bash -c \"grep 'agent wait' log\"",
 ]
 
 

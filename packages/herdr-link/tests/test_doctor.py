@@ -95,7 +95,45 @@ def test_broken_setups_fail_with_their_fix(herdr_sim: HerdrSim, brain, home, tmp
     assert checks["Pi extension"].status == "FAIL" and "--yes" in checks["Pi extension"].fix
     assert checks["agent_config.json"].status == "FAIL" and checks["agent_config.json"].fix
     assert checks["Codex"].status == "FAIL" and "env_vars" in checks["Codex"].fix
-    assert checks["OpenCode plugin"].status == "FAIL" and "modified" in checks["OpenCode plugin"].detail
+    opencode = checks["OpenCode plugin"]
+    assert opencode.status == "FAIL" and "an edited Herdr Link bundle" in opencode.detail
+    assert opencode.fix.startswith("reinstall it: herdr-link-opencode-install --yes")  # the command that works
+
+
+def _fake_opencode(bin_dir: Path, version: str, config: Path) -> None:
+    """An ``opencode`` on PATH that answers ``--version`` and ``debug paths`` as OpenCode 1.18 does."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    script = bin_dir / "opencode"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = "--version" ]; then echo {version}; exit 0; fi\n'
+        f'if [ "$1" = "debug" ]; then echo "config {config}"; exit 0; fi\n'
+        "exit 1\n"
+    )
+    script.chmod(0o755)
+
+
+def test_the_opencode_check_says_what_opencode_will_load(herdr_sim: HerdrSim, brain, home, tmp_path, monkeypatch):
+    bundle = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
+    bundle_v2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
+    asked = tmp_path / "from-debug-paths"  # where `opencode debug paths` says the config is
+    _fake_opencode(tmp_path / "bin", "1.18.33", asked)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}")
+    check = lambda: next(c for c in diagnose(herdr_sim.env(brain), tmp_path, home) if c.name == "OpenCode plugin")  # noqa: E731
+    (asked / "plugins").mkdir(parents=True)
+    (asked / "plugins" / "herdr-link.js").write_bytes(bundle)
+    assert check().status == "PASS" and str(asked) in check().detail  # the dir OpenCode itself names
+    project = tmp_path / ".opencode" / "plugins"
+    project.mkdir(parents=True)
+    (project / "herdr-link.js").write_bytes(bundle)
+    twice = check()
+    assert twice.status == "FAIL" and "OpenCode loads 2 Herdr Link files" in twice.detail
+    assert str(project / "herdr-link.js") in twice.fix
+    (project / "herdr-link.js").unlink()
+    (asked / "plugins" / "herdr-link.js").write_bytes(bundle_v2)
+    mismatch = check()
+    assert mismatch.status == "FAIL" and "cannot load the V2 bundle" in mismatch.detail
+    assert mismatch.fix == "herdr-link-opencode-install --runtime v1 --yes"
 
 
 def test_herdr_is_asked_through_its_cli_only(herdr_sim: HerdrSim, brain, home, tmp_path):

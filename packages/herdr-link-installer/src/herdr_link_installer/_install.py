@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+import semver
+
 from herdr_link_control import bridge_command, location_file, write_location_file
 from herdr_link_opencode_bridge import (
     MANIFEST_FILE,
@@ -29,17 +31,28 @@ from herdr_link_opencode_bridge import (
     packaged_dir,
 )
 
-from ._paths import Platform, config_dirs, global_config_dir
+from ._paths import TS_MARKERS, Platform, global_config_dir, herdr_link_plugins, opencode_version
 
-__all__ = ["InstallError", "Plan", "install", "plan_install"]
+__all__ = [
+    "EXIT_DUPLICATE",
+    "InstallError",
+    "Plan",
+    "install",
+    "plan_install",
+    "plugin_package_version",
+    "plugin_version_ok",
+    "runtime_problem",
+]
 
 WORK_DIR: Final = "herdr-link-install"
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
 KEEP_BACKUPS: Final = 5
 """Backups kept in ``<work>/backups``; older ones are removed when a new one is made."""
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
-V1_PLUGIN_RANGE: Final = ((1, 18, 13), (2, 0, 0))
-TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
+V1_PLUGIN_RANGE: Final = "^1.18.13"
+"""The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
+EXIT_DUPLICATE: Final = 3
+"""Exit status of an install that succeeded while another Herdr Link file stays where OpenCode loads it."""
 
 
 class InstallError(Exception):
@@ -60,6 +73,10 @@ class Plan:
     needs_confirmation: str = ""
     duplicates: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    blockers: list[str] = field(default_factory=list)
+    """Why this install must not go ahead (no confirmation overrides them); shown after the plan."""
+    opencode: str | None = None
+    """The version of the OpenCode on PATH, when there is one."""
 
     def describe(self) -> list[str]:
         lines = [
@@ -78,7 +95,10 @@ class Plan:
                 "foreign": "a file of unknown origin is installed: it will be replaced (backup kept)",
             }[self.existing]
         )
-        lines += [f"duplicate Herdr Link plugin (remove it): {path}" for path in self.duplicates]
+        lines += [
+            f"duplicate: OpenCode also loads {path}, which starts a second bridge: remove it"
+            for path in self.duplicates
+        ]
         return lines + self.notes
 
 
@@ -117,13 +137,36 @@ def _existing(target: Path) -> tuple[str, str]:
     return "foreign", ""
 
 
-def _version(text: str) -> tuple[int, int, int] | None:
-    match = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)(?:[-+].*)?", text)
-    return (int(match.group(1)), int(match.group(2)), int(match.group(3))) if match else None
+def plugin_version_ok(text: str) -> bool:
+    """Whether a version satisfies :data:`V1_PLUGIN_RANGE` the way npm reads ``^1.18.13``: at least
+    1.18.13, below 2.0.0, and no prerelease (``1.18.13-rc`` is before 1.18.13; ``1.19.0-beta`` is
+    outside a caret range whose bound has no prerelease)."""
+    try:
+        found = semver.Version.parse(text)
+    except (ValueError, TypeError):
+        return False
+    return found.prerelease is None and found.match(">=1.18.13") and found.match("<2.0.0")
 
 
-def plugin_package_version(directory: Path) -> str | None:
-    """The ``@opencode-ai/plugin`` version Node's resolver would load from ``directory``, if any."""
+_RESOLVE: Final = """
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+let dir;
+try { dir = dirname(fileURLToPath(import.meta.resolve("@opencode-ai/plugin"))); } catch { process.exit(3); }
+for (;;) {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    if (manifest.name === "@opencode-ai/plugin") { process.stdout.write(String(manifest.version)); process.exit(0); }
+  } catch {}
+  const up = dirname(dir);
+  if (up === dir) process.exit(4);
+  dir = up;
+}
+"""
+
+
+def _walk_node_modules(directory: Path) -> str | None:
     for base in (directory, *directory.parents):
         manifest = base / "node_modules" / "@opencode-ai" / "plugin" / "package.json"
         if manifest.is_file():
@@ -135,23 +178,39 @@ def plugin_package_version(directory: Path) -> str | None:
     return None
 
 
-def _duplicates(
-    environ: Mapping[str, str], home: Path, cwd: Path, platform: Platform, config: Path, target: Path
-) -> list[Path]:
-    roots = [config, cwd / ".opencode", *config_dirs(environ, home, platform)[1:]]
-    found = []
-    for root in dict.fromkeys(roots):
-        for directory in ("plugins", "plugin"):
-            folder = root / directory
-            if not folder.is_dir():
-                continue
-            for path in sorted(folder.iterdir()):
-                if path == target or not path.is_file() or path.suffix not in (".js", ".ts", ".mjs"):
-                    continue
-                data = path.read_bytes()
-                if classify_plugin(data)[0] != "foreign" or any(marker in data for marker in TS_MARKERS):
-                    found.append(path)
-    return found
+def plugin_package_version(directory: Path) -> str | None:
+    """The ``@opencode-ai/plugin`` version an ES module in ``directory`` imports, if it resolves.
+
+    Node resolves it (``import.meta.resolve`` from that directory, so ``exports`` and the
+    ``node_modules`` walk apply as Node applies them); without Node, the ``node_modules`` walk alone.
+    """
+    node = shutil.which("node")
+    if node is None:
+        return _walk_node_modules(directory)
+    base = next((d for d in (directory, *directory.parents) if d.is_dir()), directory)
+    try:
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", _RESOLVE], cwd=base, capture_output=True, text=True, timeout=60
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return _walk_node_modules(directory)
+    return (done.stdout.strip() or None) if done.returncode == 0 else None
+
+
+def runtime_problem(runtime: str, opencode: str | None) -> str | None:
+    """Why the OpenCode of that version cannot load this runtime's bundle, or ``None``."""
+    head = (opencode or "").split(".", 1)[0]
+    if not head.isdigit():
+        return None
+    major = int(head)
+    if runtime == "opencode-v2" and major < 2:
+        return (
+            f"OpenCode {opencode} is 1.x: it cannot load the V2 bundle (it needs server(); the V2 bundle has "
+            "setup()), so it would drop Herdr Link; use --runtime v1"
+        )
+    if runtime == "opencode-v1" and major >= 2:
+        return f"OpenCode {opencode} is {major}.x: the V1 bundle is for OpenCode 1.x; use --runtime v2"
+    return None
 
 
 def plan_install(
@@ -162,12 +221,16 @@ def plan_install(
     platform: Platform,
     *,
     run: Callable[[list[str]], str | None] | None = None,
+    force_runtime: bool = False,
 ) -> Plan:
-    """Decide everything; write nothing.
+    """Decide everything; write nothing. ``run`` runs ``opencode`` (injectable for tests).
+
+    A runtime the installed OpenCode cannot load is a blocker unless ``force_runtime``; so is a V1
+    bundle without a resolvable ``@opencode-ai/plugin`` in range. Without ``opencode`` on PATH the
+    runtime cannot be checked: a note says so and the install goes ahead.
 
     Raises:
-        InstallError: when the bundle cannot be verified, the target is a symlink, or the V1
-            precheck fails.
+        InstallError: when the bundle cannot be verified or the target is a symlink.
     """
     runtime = RUNTIMES[runtime_flag]
     bundle, digest = _packaged_bundle(runtime)
@@ -183,18 +246,25 @@ def plan_install(
             "modified": "replace a Herdr Link bundle that was edited",
             "foreign": f"replace {target}, which is not Herdr Link's",
         }[plan.existing]
+    plan.opencode = opencode_version(run)
+    problem = runtime_problem(runtime, plan.opencode)
+    if plan.opencode is None:
+        plan.notes.append("warning: opencode is not on PATH, so which runtime it loads was not checked")
+    elif problem and force_runtime:
+        plan.notes.append(f"warning: --force-runtime: {problem}")
+    elif problem:
+        plan.blockers.append(f"{problem} (or --force-runtime to install it anyway)")
     if runtime == "opencode-v1":
         found = plugin_package_version(target.parent)
-        low, high = V1_PLUGIN_RANGE
-        parsed = _version(found) if found else None
-        if parsed is None or not low <= parsed < high:
+        if found is None or not plugin_version_ok(found):
             where = f"found {found}" if found else "it does not resolve"
-            raise InstallError(
-                f"the V1 bundle needs @opencode-ai/plugin ^1.18.13 resolvable from {target.parent} ({where}). "
-                f"Start OpenCode once while online (it installs the package into {config}), or run "
-                f"`npm install @opencode-ai/plugin@1.18.33` in {config}. Nothing was changed."
+            plan.blockers.append(
+                f"the V1 bundle needs @opencode-ai/plugin {V1_PLUGIN_RANGE} resolvable from {target.parent} "
+                f"({where}): start OpenCode once while online (it installs the package into {config}), or run "
+                f"`npm install @opencode-ai/plugin@1.18.33` in {config}"
             )
-    plan.duplicates = _duplicates(environ, home, cwd, platform, config, target)
+    every = herdr_link_plugins(environ, home, cwd, platform, run=run)
+    plan.duplicates = [item.path for item in every if item.path != target]
     if runtime == "opencode-v2":
         plan.notes.append("OpenCode 2 support is experimental.")
     return plan
@@ -323,24 +393,32 @@ def install(
     say: Callable[[str], None],
     fail_at: str | None = None,
     complain: Callable[[str], None] | None = None,
+    show_plan: bool = True,
 ) -> int:
-    """Carry out ``plan``; returns the exit status (0 done or nothing to do, 1 refused or rolled back).
+    """Carry out ``plan``; returns the exit status: 0 done or nothing to do, 1 refused or rolled
+    back, :data:`EXIT_DUPLICATE` installed while another Herdr Link file stays where OpenCode loads it.
 
-    ``say`` gets what happens, ending with a ``state:`` line that says what each file is now;
-    ``complain`` (default: stderr) gets refusals and errors.
+    ``say`` gets the plan (unless ``show_plan`` is false: the caller showed it) and what happens,
+    ending with a ``state:`` line that says what each file is now; ``complain`` (default: stderr)
+    gets refusals and errors.
 
     Raises:
         InstallError: when writing is impossible before anything changed (permissions, disk).
     """
     crash_at = environ.get("HERDR_LINK_INSTALL_CRASH")
-    for line in plan.describe():
-        say(line)
+    refuse = complain or _stderr
+    if show_plan:
+        for line in plan.describe():
+            say(line)
+    if plan.blockers:
+        for blocker in plan.blockers:
+            refuse(f"refused: {blocker}")
+        refuse("nothing was changed")
+        return 1
     if plan.existing == "current":
-        return 0
+        return EXIT_DUPLICATE if plan.duplicates else 0
     if plan.needs_confirmation and not confirmed:
-        refuse = complain or _stderr
-        refuse(f"Cowardly refusing to {plan.needs_confirmation} without confirmation.")
-        refuse("hint: run again with --yes")
+        refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
         return 1
 
     def step(name: str) -> None:
@@ -406,4 +484,4 @@ def install(
         tell(state.summary())
         return 1
     tell(state.summary())
-    return 0
+    return EXIT_DUPLICATE if plan.duplicates else 0

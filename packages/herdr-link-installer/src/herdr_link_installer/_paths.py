@@ -7,10 +7,24 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Final
 
 from herdr_link_opencode_bridge import PLUGIN_FILE, PluginState, classify_plugin
 
-__all__ = ["Platform", "config_dirs", "current_platform", "global_config_dir", "installed_plugin"]
+__all__ = [
+    "TS_MARKERS",
+    "Platform",
+    "PluginFile",
+    "config_dirs",
+    "current_platform",
+    "global_config_dir",
+    "herdr_link_plugins",
+    "installed_plugin",
+    "opencode_version",
+]
+
+TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
+"""Byte strings only the TypeScript implementation's OpenCode bundle contains."""
 
 
 @dataclass(frozen=True)
@@ -93,3 +107,66 @@ def installed_plugin(
                 state, detail = classify_plugin(path.read_bytes())
                 return state, path, detail
     return "absent", None, ""
+
+
+def opencode_version(run: Callable[[list[str]], str | None] | None = None) -> str | None:
+    """``opencode --version`` of the OpenCode on PATH (``1.18.33``), or ``None`` when there is none."""
+    output = run(["opencode", "--version"]) if run else _run(["opencode", "--version"])
+    words = (output or "").strip().split()
+    return words[-1] if words and words[-1][:1].isdigit() else None
+
+
+@dataclass(frozen=True)
+class PluginFile:
+    """One Herdr Link plugin file OpenCode loads: ours (``state`` from ``classify_plugin``, ``detail``
+    its runtime), the TypeScript implementation's (``state`` ``"typescript"``), or a foreign file under
+    our name (``"foreign"``)."""
+
+    path: Path
+    state: str
+    detail: str
+
+
+def _plugin_file(path: Path) -> PluginFile | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    state, detail = classify_plugin(data)
+    if state == "foreign" and any(marker in data for marker in TS_MARKERS):
+        return PluginFile(path, "typescript", "")
+    if state == "foreign" and path.name != PLUGIN_FILE:
+        return None
+    return PluginFile(path, state, detail)
+
+
+def herdr_link_plugins(
+    environ: Mapping[str, str],
+    home: Path,
+    cwd: Path,
+    platform: Platform,
+    *,
+    run: Callable[[list[str]], str | None] | None = None,
+) -> list[PluginFile]:
+    """Every Herdr Link plugin file OpenCode loads, each once: in ``plugins/`` and the older
+    ``plugin/`` of the global config dir (as ``opencode debug paths`` reports it, else the platform
+    default), of ``OPENCODE_CONFIG_DIR``, and of the project's ``.opencode/``. OpenCode loads all of
+    them, and each starts its own bridge. Reads only."""
+    roots = [global_config_dir(environ, home, platform, run=run), *config_dirs(environ, home, platform)]
+    roots.append(cwd / ".opencode")
+    found: list[PluginFile] = []
+    seen: set[Path] = set()
+    for root in roots:
+        for directory in ("plugins", "plugin"):
+            folder = root / directory
+            if not folder.is_dir():
+                continue
+            for path in sorted(folder.iterdir()):
+                key = path.resolve()
+                if key in seen or not path.is_file() or path.suffix not in (".js", ".ts", ".mjs"):
+                    continue
+                seen.add(key)
+                plugin = _plugin_file(path)
+                if plugin is not None:
+                    found.append(plugin)
+    return found

@@ -9,14 +9,14 @@ from pathlib import Path
 
 from herdr_link_control import bridge_command, location_file
 
-from ._install import InstallError, install, plan_install
+from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
 from ._paths import current_platform
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Install Herdr Link's OpenCode plugin; returns the exit status (0 done, 1 refused or failed)."""
+    """Install Herdr Link's OpenCode plugin; returns the exit status (see the epilog)."""
     parser = argparse.ArgumentParser(
         prog="herdr-link-opencode-install",
         description="Install Herdr Link's OpenCode plugin as <config>/plugins/herdr-link.js.",
@@ -35,12 +35,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--yes", action="store_true", help="confirm replacing a foreign or edited file, or a runtime switch"
     )
     parser.add_argument(
+        "--force-runtime",
+        action="store_true",
+        help="install a runtime the installed OpenCode cannot load (neither --yes nor answering y does)",
+    )
+    parser.add_argument(
         "--uninstall",
         action="store_true",
         help="remove our plugin file (an edited one is backed up first, another's is left alone) and the "
         "bridge location when nothing else uses it",
     )
-    parser.epilog = "Exit status: 0 done or nothing to do, 1 refused or failed (the last line says what each file is)."
+    parser.epilog = (
+        "Exit status: 0 done or nothing to do; 1 refused, declined or failed (the last line says what each "
+        f"file is); {EXIT_DUPLICATE} installed, but another Herdr Link file stays where OpenCode loads it "
+        "(remove it); 2 usage error."
+    )
     args = parser.parse_args(argv)
 
     def say(line: str) -> None:
@@ -51,18 +60,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return uninstall(os.environ, Path.home(), current_platform(), say=say)
     try:
-        plan = plan_install(args.runtime, os.environ, Path.home(), Path.cwd(), current_platform())
+        plan = plan_install(
+            args.runtime, os.environ, Path.home(), Path.cwd(), current_platform(), force_runtime=args.force_runtime
+        )
+        for line in plan.describe():  # the plan first, then any question about it
+            say(line)
         if args.dry_run:
-            for line in plan.describe():
-                say(line)
+            for blocker in plan.blockers:
+                say(f"would refuse: {blocker}")
             location = location_file(os.environ, Path.home())
-            say(f"would point the bridge location {location} at {' '.join(bridge_command())}")
+            if not plan.blockers:
+                say(f"would point the bridge location {location} at {' '.join(bridge_command())}")
             say("dry run: nothing was written")
-            return 0
+            return 1 if plan.blockers else 0
         confirmed = args.yes
-        if plan.needs_confirmation and not confirmed and sys.stdin.isatty():
+        if plan.needs_confirmation and not confirmed and not plan.blockers and sys.stdin.isatty():
             confirmed = input(f"{plan.needs_confirmation}? [y/N] ").strip().lower() in ("y", "yes")
-        return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say)
+            if not confirmed:
+                sys.stderr.write(f"declined: did not {plan.needs_confirmation}; nothing was changed\n")
+                return 1
+        return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say, show_plan=False)
     except InstallError as error:
         sys.stderr.write(f"herdr-link-opencode-install: {error}\n")
         return 1

@@ -29,6 +29,9 @@ GENERATOR: Final = "herdr-link-pi-bridge"
 """The generator's name: first word of the extension's ID line, and the client name in ``hello``."""
 EXTENSION_FILE: Final = "herdr-link.js"
 """The extension's file name in Pi's extensions directory."""
+PRESENTING_TOOL: Final = TIER1_TOOLS[0]
+"""The Tier 1 tool whose prompt guideline carries the active presentation (Pi shows a tool's
+guidelines exactly while it is active, from the next model request on)."""
 _LABELS: Final = {
     GATEWAY_TOOL: "Herdr Link",
     **{tool: "Herdr Link " + action.title() for action, tool in ACTION_TOOLS.items()},
@@ -40,17 +43,18 @@ def link_data() -> dict[str, Any]:
     tools = []
     for name in (GATEWAY_TOOL, *TIER1_TOOLS):
         spec = TOOL_SPECS[name]
-        parameters = dict(spec.input_schema) if name != GATEWAY_TOOL else {"type": "object", "properties": {}}
         tool: dict[str, Any] = {
             "name": name,
             "label": _LABELS[name],
             "description": spec.description,
-            "parameters": parameters,
+            "parameters": dict(spec.input_schema),
         }
         if name != GATEWAY_TOOL:
             tool["op"] = TOOL_ACTIONS[name]
-        if name == CLOSE_TOOL:
+        if name in (CLOSE_TOOL, GATEWAY_TOOL):  # the gateway dispatches close too (spec §4.5 ordering)
             tool["sequential"] = True
+        if name == PRESENTING_TOOL:
+            tool["guidelines"] = [active_presentation(PresentationForm.DEFERRED_TOOLS)]
         tools.append(tool)
     package_version = version(GENERATOR)
     return {
@@ -60,7 +64,6 @@ def link_data() -> dict[str, Any]:
         "gateway": GATEWAY_TOOL,
         "tools": tools,
         "activation": ActiveReceipt().to_json(),
-        "presentation": active_presentation(PresentationForm.DEFERRED_TOOLS),
         "guardReason": WAIT_GUARD_REASON,
         "command": "Herdr Link status (dormant or active)",
     }

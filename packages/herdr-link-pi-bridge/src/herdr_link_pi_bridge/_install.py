@@ -24,7 +24,7 @@ class InstallResult:
     """What ``install`` did, in words for the person running it."""
 
     path: Path
-    action: str  # "installed", "updated", "unchanged", "refused", "failed"
+    action: str  # "installed", "updated", "replaced" (a foreign file, backed up), "unchanged", "refused", "failed"
     messages: list[str]
 
 
@@ -52,11 +52,11 @@ def install(
         current = target.read_bytes()
         ours = current.split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode())
         if not ours and not yes:
-            hint = "hint: move it aside, or run again with --yes to replace it"
+            hint = "to replace it (a backup is kept), run again with --yes; or move it aside"
             return InstallResult(
-                target, "refused", [f"Cowardly refusing to replace {target}: not a Herdr Link file.", hint]
+                target, "refused", [f"refused: {target} is not a Herdr Link file; nothing was changed", hint]
             )
-        action = "unchanged" if current == data else "updated"
+        action = "unchanged" if current == data else "updated" if ours else "replaced"
         if not ours:
             stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
             backup = target.parent.parent / BACKUP_DIR / f"{target.name}.{stamp}"

@@ -32,6 +32,7 @@ module.default(pi);
 report.registered = [...tools.values()].map((tool) => ({
   name: tool.name, label: tool.label, description: tool.description, parameters: tool.parameters,
   defaultActive: tool.defaultActive, executionMode: tool.executionMode ?? null, promptSnippet: tool.promptSnippet ?? null,
+  promptGuidelines: tool.promptGuidelines ?? null,
 }));
 report.handlers = Object.keys(handlers).sort();
 const ctx = (step) => ({ cwd: step.cwd ?? scenario.cwd, sessionManager: { getSessionFile: () => step.session ?? "s1.jsonl" } });

@@ -89,7 +89,7 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
         checks.extend(anyio.run(_herdr_checks, environ, environment))
     checks.append(config_check(cwd))
     wired = wiring_checks(home, cwd)
-    hosts = [*wired, opencode_check(environ, home), pi_check(home, cwd)]
+    hosts = [*wired, opencode_check(environ, home, cwd), pi_check(home, cwd)]
     checks.extend([*wired, *hint_checks(home, cwd), *hosts[len(wired) :]])
     stubs = [c for c in hosts if c.name in ("OpenCode plugin", "Pi extension")]
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))

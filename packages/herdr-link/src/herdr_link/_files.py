@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Final
 
 from herdr_link_control import BRIDGE_COMMAND, BRIDGE_CONTRACT, BRIDGE_ENV_VAR, Check, location_file
-from herdr_link_installer import installed_plugin
+from herdr_link_installer import current_platform, herdr_link_plugins, opencode_version, runtime_problem
 from herdr_link_pi_bridge import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
@@ -37,20 +37,44 @@ def config_check(cwd: Path) -> Check:
     return Check("agent_config.json", "PASS", f"{path} is valid ({len(config.agents)} entries)")
 
 
-def opencode_check(environ: Mapping[str, str], home: Path) -> Check:
-    """Is the current plugin bundle installed where OpenCode loads it?"""
-    state, path, detail = installed_plugin(environ, home)
+def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
+    """What OpenCode will load of Herdr Link: one current bundle of a runtime it can load, or why not.
+
+    Every Herdr Link file in every directory OpenCode loads plugins from counts (the global config
+    dir as ``opencode debug paths`` reports it, ``OPENCODE_CONFIG_DIR``, the project's
+    ``.opencode/``), since OpenCode loads all of them and each starts its own bridge.
+    """
     name = "OpenCode plugin"
-    if state == "absent":
-        return Check(name, "SKIP", "not installed")
+    files = herdr_link_plugins(environ, home, cwd, current_platform())
+    if not files:
+        return Check(name, "SKIP", "not installed (looked in OpenCode's global, extra and project plugin dirs)")
+    if len(files) > 1:
+        listed = ", ".join(str(f.path) for f in files)
+        return Check(
+            name, "FAIL", f"OpenCode loads {len(files)} Herdr Link files, each with its own bridge: {listed}",
+            f"keep one: remove {', '.join(str(f.path) for f in files[1:])}",
+        )  # fmt: skip
+    [plugin] = files
+    runtime = plugin.detail if plugin.state in ("current", "older") else ""
+    flag = " --runtime v2" if runtime == "opencode-v2" or "runtime opencode-v2" in plugin.detail else ""
+    if plugin.state == "current":
+        problem = runtime_problem(runtime, opencode_version())
+        if problem:
+            other = "v1" if runtime == "opencode-v2" else "v2"
+            return Check(
+                name, "FAIL", f"{plugin.path}: {problem.split('; use ')[0]}",
+                f"herdr-link-opencode-install --runtime {other} --yes",
+            )  # fmt: skip
+        return Check(name, "PASS", f"{plugin.path} is the current {runtime} bundle, the only one OpenCode loads")
     fixes = {
-        "older": "update it: herdr-link-opencode-install",
-        "modified": "reinstall it: herdr-link-opencode-install (a backup of the edited file is kept)",
-        "foreign": "move the file aside or reinstall with herdr-link-opencode-install --yes",
+        "older": f"update it: herdr-link-opencode-install{flag}",
+        "modified": f"reinstall it: herdr-link-opencode-install{flag} --yes (a backup of the edited file is kept)",
+        "typescript": "replace it: herdr-link-opencode-install --yes (a backup is kept)",
+        "foreign": "move the file aside, or replace it: herdr-link-opencode-install --yes (a backup is kept)",
     }
-    if state == "current":
-        return Check(name, "PASS", f"{path} is the current {detail} bundle")
-    return Check(name, "FAIL", f"{path} is {'an ' if state == 'older' else 'a '}{state} file", fixes[state])
+    what = {"older": "an older Herdr Link bundle", "modified": "an edited Herdr Link bundle",
+            "typescript": "the TypeScript implementation's bundle", "foreign": "not Herdr Link's file"}  # fmt: skip
+    return Check(name, "FAIL", f"{plugin.path} is {what[plugin.state]}", fixes[plugin.state])
 
 
 def pi_check(home: Path, cwd: Path) -> Check:

@@ -11,45 +11,142 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 /*@BRIDGE_CLIENT@*/
 
 // ---- the Bash boundary: no waiting on agents in an active session (spec §8) ------------------
-// A command line is split into simple commands (; & | && || newlines, $( ) and backticks); each is
-// split into words with shell quoting; environment assignments and wrappers (env, command, exec,
-// sudo, nohup, time, timeout N) are skipped; `sh -c`/`bash -c` scripts are checked recursively.
+// A command line is lexed the way a shell splits it: quotes are honoured (quoted text is never a
+// command), and ; & | && || newlines, ( ) subshells and { } groups end a simple command. The
+// bodies of $( ), backticks and `eval`, `sh -c`/`bash -c`/`su -c` and `env -S` scripts are command
+// lines of their own, checked recursively. In each simple command, assignments, redirections,
+// shell keywords and wrappers with their options (env, sudo, doas, timeout, nice, nohup, time,
+// command, exec, xargs, stdbuf, setsid, ionice, chrt, taskset, watch, flock, builtin) are skipped;
+// what remains is blocked when it is Herdr (any path, or $HERDR_BIN_PATH) running `agent wait`, or
+// `agent prompt` with --wait anywhere but in the text's place.
 
-function words(command) {
-  const result = [];
-  let current = "";
+const MAX_DEPTH = 8;
+
+function closing(line, open) {
+  // The index of the ")" that closes line[open] === "(", honouring quotes; line.length if none.
+  let depth = 0;
   let quote = null;
-  let started = false;
-  for (let i = 0; i < command.length; i++) {
-    const char = command[i];
+  for (let i = open; i < line.length; i++) {
+    const char = line[i];
     if (quote) {
       if (char === quote) quote = null;
-      else if (char === "\\" && quote === '"' && i + 1 < command.length) current += command[++i];
+      else if (char === "\\" && quote === '"') i++;
+    } else if (char === "'" || char === '"') quote = char;
+    else if (char === "\\") i++;
+    else if (char === "(") depth++;
+    else if (char === ")" && --depth === 0) return i;
+  }
+  return line.length;
+}
+
+function commands(line, depth = 0, out = []) {
+  // Every simple command of a command line, as word lists (nested bodies included).
+  if (depth > MAX_DEPTH) {
+    out.push(["herdr", "agent", "wait"]); // too deep to read: fail closed
+    return out;
+  }
+  let words = [];
+  let current = "";
+  let started = false;
+  let quote = null;
+  const endWord = () => {
+    if (started) words.push(current);
+    current = "";
+    started = false;
+  };
+  const endCommand = () => {
+    endWord();
+    if (words.length) out.push(words);
+    words = [];
+  };
+  const nested = (body) => {
+    commands(body, depth + 1, out);
+    current += "$(…)";
+    started = true;
+  };
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    const next = line[i + 1];
+    if (quote === "'") {
+      if (char === "'") quote = null;
       else current += char;
+    } else if (quote === '"') {
+      if (char === '"') quote = null;
+      else if (char === "\\" && next !== undefined && '"\\$`\n'.includes(next)) current += line[++i];
+      else if (char === "$" && next === "(") {
+        const end = closing(line, i + 1);
+        nested(line.slice(i + 2, end));
+        i = end;
+      } else if (char === "`") {
+        const end = line.indexOf("`", i + 1) < 0 ? line.length : line.indexOf("`", i + 1);
+        nested(line.slice(i + 1, end));
+        i = end;
+      } else current += char;
     } else if (char === "'" || char === '"') {
       quote = char;
       started = true;
-    } else if (char === "\\" && i + 1 < command.length) {
-      current += command[++i];
+    } else if (char === "\\") {
+      if (next !== undefined && next !== "\n") current += next;
+      if (next !== "\n") started = true;
+      i++;
+    } else if (char === "$" && next === "(") {
+      const end = closing(line, i + 1);
+      nested(line.slice(i + 2, end));
+      i = end;
+    } else if (char === "$" && next === "{") {
+      const end = line.indexOf("}", i) < 0 ? line.length - 1 : line.indexOf("}", i);
+      current += line.slice(i, end + 1);
       started = true;
+      i = end;
+    } else if (char === "`") {
+      const end = line.indexOf("`", i + 1) < 0 ? line.length : line.indexOf("`", i + 1);
+      nested(line.slice(i + 1, end));
+      i = end;
+    } else if (char === "#" && !started) {
+      const end = line.indexOf("\n", i);
+      i = end < 0 ? line.length : end - 1;
+    } else if (";&|()\n".includes(char)) {
+      endCommand();
     } else if (/\s/.test(char)) {
-      if (started || current) result.push(current);
-      current = "";
-      started = false;
+      endWord();
+    } else if ((char === "{" || char === "}") && !started && (next === undefined || /[\s;&|]/.test(next))) {
+      endCommand(); // a group brace is a word of its own
     } else {
       current += char;
       started = true;
     }
   }
-  if (started || current) result.push(current);
-  return result;
+  endCommand();
+  return out;
 }
 
-function simpleCommands(line) {
-  return line.split(/\|\||&&|[;&|\n]|\$\(|`|\)/).map((part) => part.trim()).filter(Boolean);
-}
-
-const WRAPPERS = new Set(["env", "command", "exec", "sudo", "nohup", "time", "nice", "xargs"]);
+// Each wrapper's options that take a value (as the next word), and its positional words before the command.
+const WRAPPERS = {
+  env: { values: ["-u", "--unset", "-C", "--chdir"], script: ["-S", "--split-string"] },
+  sudo: { values: ["-u", "--user", "-g", "--group", "-h", "--host", "-p", "--prompt", "-C", "--close-from",
+    "-D", "--chdir", "-r", "--role", "-t", "--type", "-U", "--other-user", "-T", "--command-timeout"] },
+  doas: { values: ["-u", "-C"] },
+  timeout: { values: ["-s", "--signal", "-k", "--kill-after"], positional: 1 },
+  nice: { values: ["-n", "--adjustment"] },
+  ionice: { values: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"] },
+  chrt: { values: [], positional: 1 },
+  taskset: { values: [], positional: 1 },
+  nohup: { values: [] },
+  setsid: { values: [] },
+  time: { values: ["-f", "--format", "-o", "--output"] },
+  command: { values: [] },
+  builtin: { values: [] },
+  exec: { values: ["-a"] },
+  stdbuf: { values: ["-i", "--input", "-o", "--output", "-e", "--error"] },
+  xargs: { values: ["-a", "--arg-file", "-d", "--delimiter", "-E", "-e", "-I", "-i", "-L", "-l", "-n", "--max-args",
+    "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"] },
+  watch: { values: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"] },
+  flock: { values: ["-w", "--timeout", "-E", "--conflict-exit-code"], positional: 1, script: ["-c", "--command"] },
+};
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
+const KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "coproc"]);
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+const REDIRECT = /^[0-9]*(>>?|<<?<?|&>>?|>&|<&|>\|)/;
 const HERDR_VARIABLE = /^\$\{?HERDR_BIN_PATH\}?$/;
 
 function isHerdr(word) {
@@ -64,27 +161,52 @@ function waits(args) {
   }
   if (rest[0] !== "agent") return false;
   if (rest[1] === "wait") return true;
-  // agent prompt <target> <text> [options]: the text is literal, so only options after it count.
-  return rest[1] === "prompt" && rest.slice(4).some((word) => word === "--wait" || word.startsWith("--wait="));
+  if (rest[1] !== "prompt") return false;
+  // agent prompt <target> <text> [options]: the text (the second word) is taken literally.
+  const words = rest.slice(2);
+  const end = words.indexOf("--");
+  return (end < 0 ? words : words.slice(0, end)).some(
+    (word, index) => index !== 1 && (word === "--wait" || word.startsWith("--wait=")),
+  );
 }
 
 function blocked(line, depth = 0) {
-  if (typeof line !== "string" || depth > 3) return false;
-  for (const part of simpleCommands(line)) {
-    let argv = words(part);
-    while (argv.length) {
+  if (typeof line !== "string") return false;
+  for (const simple of commands(line, depth)) {
+    let argv = simple;
+    for (;;) {
       const head = argv[0];
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(head) || head.startsWith("-")) argv = argv.slice(1);
-      else if (WRAPPERS.has(basename(head))) argv = argv.slice(1);
-      else if (basename(head) === "timeout") argv = argv.slice(2);
-      else break;
+      if (head === undefined) break;
+      const name = basename(head);
+      if (ASSIGNMENT.test(head) || KEYWORDS.has(head)) argv = argv.slice(1);
+      else if (REDIRECT.test(head)) argv = argv.slice(REDIRECT.exec(head)[0] === head ? 2 : 1);
+      else if (name === "eval") {
+        if (blocked(argv.slice(1).join(" "), depth + 1)) return true;
+        argv = [];
+      }      else if (Object.hasOwn(WRAPPERS, name)) {
+        const wrapper = WRAPPERS[name];
+        let index = 1;
+        while (index < argv.length && argv[index].startsWith("-") && argv[index] !== "-") {
+          const word = argv[index];
+          if (word === "--") {
+            index++;
+            break;
+          }
+          if (wrapper.script?.includes(word)) {
+            if (blocked(argv[index + 1] ?? "", depth + 1)) return true;
+            index += 2;
+          } else index += wrapper.values.includes(word) ? 2 : 1;
+        }
+        if (name === "env") while (index < argv.length && ASSIGNMENT.test(argv[index])) index++;
+        argv = argv.slice(index + (wrapper.positional ?? 0));
+      } else break;
     }
     if (!argv.length) continue;
     if (isHerdr(argv[0]) && waits(argv.slice(1))) return true;
-    const shell = basename(argv[0]);
-    if (["sh", "bash", "dash", "zsh"].includes(shell)) {
-      const flag = argv.findIndex((word) => /^-[a-z]*c[a-z]*$/.test(word));
-      if (flag >= 0 && blocked(argv[flag + 1], depth + 1)) return true;
+    const program = basename(argv[0]);
+    if (SHELLS.has(program) || program === "su") {
+      const flag = argv.findIndex((word, index) => index > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(word));
+      if (flag >= 0 && blocked(argv[flag + 1] ?? "", depth + 1)) return true;
     }
   }
   return false;
@@ -92,7 +214,11 @@ function blocked(line, depth = 0) {
 
 // ---- the Pi extension -------------------------------------------------------------------------
 // True deferred tools: all five registered; the Tier 1 tools start inactive and the gateway makes
-// them active (additively, without Herdr I/O). The contract joins the system prompt once active.
+// them active (additively, without Herdr I/O). The presentation (contract and appendix) is the
+// prompt guideline of a Tier 1 tool: Pi adds a tool's guidelines to the system prompt exactly while
+// the tool is active, and applies setActiveTools before the very next model request, so the
+// activating turn already sees the rules, once, and a compaction keeps them. The gateway also
+// dispatches `{"action": …, "arguments": {…}}` (or flat keys) to the Tier 1 operation.
 
 export default function herdrLink(pi) {
   if (!inHerdr(process.env)) return;
@@ -107,6 +233,10 @@ export default function herdrLink(pi) {
     pi.setActiveTools([...new Set([...pi.getActiveTools(), ...tier1])]);
   };
   const text = (value) => ({ content: [{ type: "text", text: value }] });
+  const run = async (op, params, ctx) => {
+    const value = await ensureBridge().request(op, params ?? {}, { session, directory: ctx?.cwd });
+    return { ...text(JSON.stringify(value)), details: value };
+  };
 
   for (const spec of LINK.tools) {
     pi.registerTool({
@@ -116,13 +246,13 @@ export default function herdrLink(pi) {
       parameters: spec.parameters,
       defaultActive: !spec.op,
       ...(spec.sequential ? { executionMode: "sequential" } : {}),
+      ...(spec.guidelines ? { promptGuidelines: spec.guidelines } : {}),
       async execute(toolCallId, params, signal, onUpdate, ctx) {
-        if (!spec.op) {
-          activate();
-          return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
-        }
-        const value = await ensureBridge().request(spec.op, params ?? {}, { session, directory: ctx?.cwd });
-        return { ...text(JSON.stringify(value)), details: value };
+        if (spec.op) return run(spec.op, params, ctx);
+        const call = gatewayCall(params ?? {});
+        activate();
+        if (call.activate) return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
+        return run(call.op, call.args, ctx);
       },
     });
   }
@@ -143,10 +273,6 @@ export default function herdrLink(pi) {
     bridge?.stop();
     bridge = null;
   });
-
-  pi.on("before_agent_start", async (event) =>
-    active ? { systemPrompt: `${event.systemPrompt}\n\n${LINK.presentation}` } : undefined,
-  );
 
   pi.on("tool_call", async (event) => {
     if (!active || event.toolName !== "bash") return undefined;

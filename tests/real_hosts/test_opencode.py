@@ -1,0 +1,163 @@
+"""OpenCode 1.18.33 end to end with a model in the loop: a real ``opencode run`` in a simulated Herdr
+pane, the plugin installed by ``herdr-link-opencode-install --runtime v1`` into its HOME, its
+``@opencode-ai/plugin`` by a real (offline) ``npm install``, a scripted OpenAI Chat Completions
+model on loopback through ``@ai-sdk/openai-compatible``, no network.
+
+What each scenario holds in place (issue: real hosts, part 3):
+- the plugin loads (OpenCode logs no failure) and offers exactly the one ``herdr_link`` tool;
+- the contract arrives in the very next request of the activating turn, and calls in exactly the
+  form it teaches (nested ``arguments``) reach the peer;
+- ``{"action":"activate"}`` activates and an unknown action gets the protocol's error, not a
+  JavaScript TypeError;
+- the V2 runtime, which OpenCode 1.x cannot load, is refused by the installer.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from fake_model import ChatCompletions, FakeModelServer, ScriptedModel, Step
+from hosts import HostRun, OpenCode
+from matrix import Run, record
+from scenarios import after_activation, reply_to_sender
+from test_gemini import run_gemini
+
+from herdr_link_protocol import UNKNOWN_GATEWAY_ACTION, extract_envelope
+from herdr_link_testkit import HerdrError, HerdrSim
+
+HOST = "OpenCode 1.18.33 (plugin, runtime v1)"
+CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
+NAMES = {tool: tool for tool in CANONICAL}  # only herdr_link is ever listed: the rest go through its dispatch
+PREFIX = "herdr_link"
+DIALECT = ChatCompletions()
+RULE = "Never wait or poll for the reply"
+
+
+@pytest.fixture
+def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(brain, "opencode", name="brain")
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(reviewer, "gemini", name="reviewer")
+    return {"brain": brain, "reviewer": reviewer}
+
+
+def installed(workdir: Path, env: dict[str, str]) -> OpenCode:
+    host = OpenCode(workdir)
+    host.prepare_config()
+    done = host.install(env, "--runtime", "v1")
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert "installed:" in done.stdout and "is the current opencode-v1 bundle" in done.stdout
+    return host
+
+
+def run_opencode(
+    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go"
+) -> tuple[HostRun, ScriptedModel]:
+    host = installed(workdir, env)
+    model = ScriptedModel(DIALECT, NAMES, steps)
+    with FakeModelServer(model) as api:
+        done = host.run(prompt, env, api.url)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "failed to load plugin" not in done.stderr, done.stderr[-3000:]
+    return done, model
+
+
+def rules_in(body: dict[str, object]) -> int:
+    return json.dumps(body, ensure_ascii=False).count(RULE)
+
+
+def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
+    requests = model.primary_requests
+    return Run(
+        HOST, scenario, "—", "no", DIALECT, PREFIX, requests,
+        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
+        model.first_offering(done.spawned),
+    )  # fmt: skip
+
+
+def test_dormant_opencode_offers_the_one_dispatcher_and_no_contract(workspace, herdr_sim, tmp_path):
+    done, model = run_opencode([], herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    first = model.primary_requests[0]
+    [ours] = DIALECT.ours(first, PREFIX)
+    assert ours["function"]["name"] == "herdr_link" and "arguments" in ours["function"]["parameters"]["properties"]
+    assert rules_in(first) == 0
+    record(row("dormant", done, model, active=False))
+
+
+def test_activation_shows_the_contract_in_the_same_turn_and_its_form_works(workspace, herdr_sim, tmp_path):
+    send = {"to": "reviewer", "message": "please review the design"}
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", send)]
+    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    requests = model.primary_requests
+    active = after_activation(DIALECT, requests)
+    assert requests.index(active) == 1 and rules_in(active) == 1  # the next request of this turn, once
+    assert '{"action":"send","arguments":{"to":"<name>","message":"<text>"}}' in DIALECT.system(active)
+    calls = DIALECT.calls(requests[-1])
+    assert calls[2].arguments == {"action": "send", "arguments": send}  # exactly the taught form
+    assert '"self":{"name":"brain"' in DIALECT.results(requests[-1])[1]
+    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    record(row("activate, peers, send (nested arguments)", done, model))
+
+
+def test_activate_action_and_an_unknown_action(workspace, herdr_sim, tmp_path):
+    # Off-enum values reach the plugin: OpenCode passes them through its zod enum.
+    steps = [Step("herdr_link", {"action": "activate"}), Step("herdr_link", {"action": "wait"})]
+    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    results = DIALECT.results(model.primary_requests[-1])
+    assert results[0] == '{"status":"active","capabilities":["start","peers","send","close"]}'
+    assert UNKNOWN_GATEWAY_ACTION in results[1] and "TypeError" not in results[1]
+    record(row("activate action, unknown action", done, model))
+
+
+def test_a_wrapper_from_gemini_is_answered_to_from(workspace, herdr_sim, tmp_path):
+    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
+    run_gemini(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
+    [delivery] = herdr_sim.deliveries(workspace["brain"])
+    question = extract_envelope(delivery.text)
+    assert question is not None and question.from_ == "reviewer"
+    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
+    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=delivery.text)
+    assert extract_envelope(DIALECT.prompt(model.primary_requests[0])) == question  # verbatim, from stdin
+    [reply] = herdr_sim.deliveries(workspace["reviewer"])
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
+    assert answer.message == f"ack {question.id}"
+    record(row("receive (from Gemini CLI) and reply", done, model))
+
+
+def test_start_with_then_close(workspace, herdr_sim, tmp_path):
+    steps = [
+        Step("herdr_link"),
+        Step("herdr_link_start", {"name": "worker", "kind": "opencode", "args": [], "with": "brain"}),
+        Step("herdr_link_close", {"agent": "worker"}),
+    ]
+    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    commands = [c[:2] for c in herdr_sim.log.commands()]
+    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
+    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
+    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
+    with pytest.raises(HerdrError):
+        herdr_sim.agent("worker")
+    record(row("start with, close", done, model))
+
+
+def test_outside_herdr_opencode_offers_nothing_of_ours(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+    done, model = run_opencode([Step("herdr_link")], env, tmp_path / "plain")
+    assert all(DIALECT.ours(r, PREFIX) == [] for r in model.primary_requests)
+
+
+def test_the_v2_runtime_is_refused_for_opencode_1(herdr_sim, tmp_path):
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    host = OpenCode(tmp_path / "v2")
+    host.prepare_config()
+    for flags in (("--runtime", "v2"), ("--runtime", "v2", "--yes")):  # a yes does not override it
+        refused = host.install(herdr_sim.env(pane), *flags)
+        assert refused.returncode == 1 and "OpenCode 1.18.33 is 1.x: it cannot load the V2 bundle" in refused.stderr
+        assert not (host.config / "plugins" / "herdr-link.js").exists()
+    forced = host.install(herdr_sim.env(pane), "--runtime", "v2", "--force-runtime")
+    assert forced.returncode == 0 and "warning: --force-runtime" in forced.stdout
