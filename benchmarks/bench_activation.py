@@ -22,7 +22,11 @@ from herdr_link_testkit import HerdrSim
 
 RUNS = 10
 BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("HERDR_")}
-CLIENTS = {"re-lists (Claude Code)": ("claude-code", True), "never re-lists (Codex)": ("codex-mcp-client", False)}
+CLIENTS = {
+    "re-lists (Claude Code)": ("claude-code", True),
+    "known never to re-list (Codex)": ("codex-mcp-client", False),
+    "unknown, never re-lists": ("some-new-host", False),
+}
 
 
 def servers() -> dict[str, list[str]]:

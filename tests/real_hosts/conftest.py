@@ -2,7 +2,7 @@
 with a DNS recorder on loopback; each test asserts no host tried to resolve a name."""
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -10,6 +10,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from dns_recorder import DnsRecorder  # noqa: E402
+
+from herdr_link_control import surface_violation  # noqa: E402
+
+
+@pytest.fixture
+def herdr_command_policy() -> Callable[[Sequence[str]], str | None]:
+    """Every argv any host's adapter hands the simulated ``herdr`` must be on spec §8's surface."""
+    return surface_violation
 
 
 def _isolated() -> str | None:
@@ -46,7 +54,7 @@ def no_name_lookups(dns: DnsRecorder) -> Iterator[None]:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    from matrix import ROWS, write
+    from matrix import ROWS, STORY, write
 
-    if exitstatus == 0 and ROWS:
+    if exitstatus == 0 and (ROWS or STORY):
         write()

@@ -11,7 +11,7 @@ OpenAI Chat Completions (OpenCode through ``@ai-sdk/openai-compatible``, Pi's ``
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -33,6 +33,15 @@ class Step:
     that prefers the named tools), and dispatch only if the search does not find it."""
     dispatch: bool = False
     """Call a Tier 1 capability through the gateway's ``action`` dispatch even when it is listed."""
+
+
+@dataclass
+class Gate:
+    """A pause in the script: the turn ends with ``text`` until ``ready(request)`` holds (for a
+    long-lived session waiting for inbound messages, each of which is a new turn). Makes no call."""
+
+    ready: Callable[[Body], bool]
+    text: str = "waiting for the replies"
 
 
 @dataclass(frozen=True)
@@ -481,7 +490,7 @@ class ScriptedModel:
     host has one (the dormant gateway itself is found by that search).
     """
 
-    def __init__(self, dialect: Dialect, names: Mapping[str, str], steps: list[Step]) -> None:
+    def __init__(self, dialect: Dialect, names: Mapping[str, str], steps: Sequence[Step | Gate]) -> None:
         self.dialect = dialect
         self.names = names
         self.steps = steps
@@ -506,9 +515,18 @@ class ScriptedModel:
         if not self.dialect.primary(body):
             return Text("ok")
         done = self.dialect.calls(body)
-        if len(done) >= len(self.steps):
+        consumed = 0
+        for item in self.steps:
+            if isinstance(item, Gate):
+                if not item.ready(body):
+                    return Text(item.text)
+            elif consumed < len(done):
+                consumed += 1
+            else:
+                step = item
+                break
+        else:
             return Text("done")
-        step = self.steps[len(done)]
         value = step.input(body) if callable(step.input) else dict(step.input)
         want, gateway = self.names[step.tool], self.names[GATEWAY_TOOL]
         offered = self.dialect.callable(body)

@@ -140,8 +140,7 @@ class ClaudeCode:
         self.hint = workdir / "herdr-link-claude-hint.txt"
         self.hint.write_text(next(content for path, content in files.items() if path.endswith("hint.txt")))
 
-    def run(self, prompt: str, env: dict[str, str], model_url: str, *, legacy: bool = False) -> ClaudeRun:
-        """Run one headless turn in the pane whose Herdr environment is ``env``."""
+    def _environment(self, env: dict[str, str], model_url: str, legacy: bool) -> dict[str, str]:
         full = {
             **env,
             "HOME": str(self.home),
@@ -155,13 +154,26 @@ class ClaudeCode:
         }
         if legacy:
             full["MCP_PROTOCOL_NEGOTIATION"] = "legacy"
-        argv = [
-            str(self.package.executable), "-p", prompt,
+        return full
+
+    def _argv(self, *extra: str) -> list[str]:
+        return [
+            str(self.package.executable), "-p", *extra,
             "--mcp-config", str(self.mcp_config), "--strict-mcp-config",
             "--allowedTools", "mcp__herdr_link__*",
             "--append-system-prompt-file", str(self.hint),
-            "--output-format", "json",
         ]  # fmt: skip
+
+    def session(self, env: dict[str, str], model_url: str) -> "ClaudeSession":
+        """One long-lived headless session (stream-json in and out): each :meth:`ClaudeSession.turn`
+        is a new user turn of the same session, so its MCP server lives through all of them."""
+        argv = [*self._argv("--input-format", "stream-json", "--output-format", "stream-json", "--verbose")]
+        return ClaudeSession(argv, self._environment(env, model_url, False), self.workdir)
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, *, legacy: bool = False) -> ClaudeRun:
+        """Run one headless turn in the pane whose Herdr environment is ``env``."""
+        full = self._environment(env, model_url, legacy)
+        argv = [*self._argv(prompt), "--output-format", "json"]
         spawned = time.monotonic()
         done = subprocess.run(argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=180)
         logs = sorted(self.home.glob(".cache/claude-cli-nodejs/*/mcp-logs-herdr-link/*.jsonl"))
@@ -169,6 +181,60 @@ class ClaudeCode:
         for path in logs:
             path.unlink()  # the next run's log starts empty
         return ClaudeRun(done.returncode, done.stdout, done.stderr, log, spawned)
+
+
+class ClaudeSession:
+    """A running ``claude -p --input-format stream-json`` process; use as a context manager."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.argv, self.env, self.cwd = argv, env, cwd
+        self.events: list[dict[str, Any]] = []
+        self.spawned = 0.0
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> "ClaudeSession":
+        self.spawned = time.monotonic()
+        self.process = subprocess.Popen(
+            self.argv, env=self.env, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
+        return self
+
+    def turn(self, text: str, timeout: float = 300) -> dict[str, Any]:
+        """Send one user message and read events until this turn's ``result``; returns it."""
+        assert self.process is not None and self.process.stdin is not None and self.process.stdout is not None
+        message = {"type": "user", "message": {"role": "user", "content": [{"type": "text", "text": text}]}}
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError("Claude Code ended the session: " + self._stderr())
+            event: dict[str, Any] = json.loads(line)
+            self.events.append(event)
+            if event.get("type") == "result":
+                return event
+        raise TimeoutError(f"no result within {timeout} s")
+
+    def _stderr(self) -> str:
+        if self.process is None or self.process.stderr is None or self.process.poll() is None:
+            return ""
+        return self.process.stderr.read().decode(errors="replace")[-2000:]
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is None:
+            return
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @dataclass

