@@ -34,6 +34,8 @@ def _names(tools: list[dict[str, Any]], prefix: str) -> set[str]:
         inner = tool.get("tools")
         if isinstance(inner, list):  # a Responses namespace holding our functions
             names.update(str(t.get("name")) for t in inner)
+        elif isinstance(tool.get("function"), dict):  # a Chat Completions function tool
+            names.add(str(tool["function"].get("name", "")))  # the tool's own name: nothing to strip
         else:
             names.add(str(tool.get("name", "")).removeprefix(prefix))
     return names

@@ -1,13 +1,20 @@
-"""What every host's scenarios share: the reply a receiving model writes, and the activation point."""
+"""What every host's scenarios share: the reply a receiving model writes, the activation point,
+and the receive and start-then-close scenarios with their checks."""
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from fake_model import Body, Dialect
+import pytest
+from fake_model import Body, Dialect, ScriptedModel, Step
+from matrix import Run
 
-from herdr_link_protocol import extract_envelope
+from herdr_link_protocol import GATEWAY_TOOL, TIER1_TOOLS, extract_envelope
+from herdr_link_testkit import HerdrError, HerdrSim
 
 ACTIVE = '"status":"active"'
+CANONICAL = (GATEWAY_TOOL, *TIER1_TOOLS)
+"""Every tool by its canonical name; each host's test maps them to the names it presents."""
 
 
 def reply_to_sender(dialect: Dialect) -> Callable[[Body], dict[str, Any]]:
@@ -29,3 +36,61 @@ def after_activation(dialect: Dialect, requests: list[Body]) -> Body:
 def activation_text(dialect: Dialect, requests: list[Body]) -> str:
     """The activation result as the model received it (receipt and presentation)."""
     return next(text for r in requests for text in dialect.results(r) if ACTIVE in text)
+
+
+Asker = Callable[[list[Step], dict[str, str], Path], object]
+"""Another host's run: ``run_gemini`` or ``run_codex`` (steps, pane environment, working directory)."""
+
+
+def asked_by_another_host(ask: Asker, sim: HerdrSim, workspace: dict[str, str], tmp_path: Path) -> tuple[str, Any]:
+    """The other host, in ``reviewer``'s pane, asks ``brain`` a question through its own adapter;
+    returns the wrapper ``brain``'s pane received and the question's envelope."""
+    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
+    ask(asked, sim.env(workspace["reviewer"]), tmp_path / "reviewer")
+    [delivery] = sim.deliveries(workspace["brain"])
+    question = extract_envelope(delivery.text)
+    assert question is not None and question.from_ == "reviewer"
+    return delivery.text, question
+
+
+def reply_steps(dialect: Dialect) -> list[Step]:
+    """Activate, then reply to the inbound message's ``from``."""
+    return [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(dialect))]
+
+
+def assert_answered(sim: HerdrSim, workspace: dict[str, str], question: Any) -> None:
+    """``reviewer``'s pane got exactly one reply, from ``brain``, naming the question's id."""
+    [reply] = sim.deliveries(workspace["reviewer"])
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
+    assert answer.message == f"ack {question.id}"
+
+
+def start_close_steps(kind: str) -> list[Step]:
+    """Start a worker of ``kind`` beside ``brain``, then close it."""
+    return [
+        Step("herdr_link"),
+        Step("herdr_link_start", {"name": "worker", "kind": kind, "args": [], "with": "brain"}),
+        Step("herdr_link_close", {"agent": "worker"}),
+    ]
+
+
+def assert_started_and_closed(sim: HerdrSim, dialect: Dialect, requests: list[Body]) -> None:
+    """The split, start and close reached Herdr, both receipts reached the model, the pane is gone."""
+    commands = [c[:2] for c in sim.log.commands()]
+    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
+    final = "\n".join(dialect.results(requests[-1]))
+    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
+    with pytest.raises(HerdrError):
+        sim.agent("worker")
+
+
+def scenario_row(host: str, era: str, prefix: str, scenario: str, spawned: float, model: ScriptedModel,
+                 *, active: bool = True) -> Run:  # fmt: skip
+    """The host matrix row of one scenario run, from what its model saw."""
+    requests = model.primary_requests
+    return Run(
+        host, scenario, era, "yes" if model.saw_tier1() else "no", model.dialect, prefix, requests,
+        after_activation(model.dialect, requests) if active else None, model.paths(requests[-1]),
+        model.first_offering(spawned),
+    )  # fmt: skip

@@ -12,15 +12,14 @@ import pytest
 from fake_model import Anthropic, FakeModelServer, ScriptedModel, Step, tool_uses
 from hosts import ClaudeCode, ClaudeRun
 from matrix import Run, record
-from scenarios import after_activation, reply_to_sender
+from scenarios import CANONICAL, after_activation, reply_to_sender
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
 
 NS = "mcp__herdr_link__"
-CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 NAMES = {tool: NS + tool for tool in CANONICAL}
-GATEWAY, PEERS, SEND, START, CLOSE = (NAMES[t] for t in CANONICAL)
+GATEWAY, PEERS, SEND, START, CLOSE = (NAMES[f"herdr_link{t}"] for t in ("", "_peers", "_send", "_start", "_close"))
 TIER1 = (PEERS, SEND, START, CLOSE)
 DIALECT = Anthropic()
 HOST = "Claude Code 2.1.332"

@@ -19,15 +19,23 @@ import pytest
 from fake_model import FakeModelServer, Responses, ScriptedModel, Step
 from hosts import Codex, HostRun
 from matrix import Run, record
-from scenarios import activation_text, after_activation, reply_to_sender
+from scenarios import (
+    CANONICAL,
+    activation_text,
+    asked_by_another_host,
+    assert_answered,
+    assert_started_and_closed,
+    reply_steps,
+    scenario_row,
+    start_close_steps,
+)
 from test_gemini import run_gemini
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
-from herdr_link_testkit import HerdrError, HerdrSim
+from herdr_link_testkit import HerdrSim
 
 HOST = "Codex 0.171.0"
 NS = "mcp__herdr_link"
-CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 NAMES = {tool: f"{NS}.{tool}" for tool in CANONICAL}
 DIALECT = Responses()
 HINT = tier0_hint(PresentationForm.MCP_NAMESPACED, "herdr_link")
@@ -61,12 +69,7 @@ def run_codex(
 
 
 def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
-    requests = model.primary_requests
-    return Run(
-        HOST, scenario, "2025-06-18", "yes" if model.saw_tier1() else "no", DIALECT, NS, requests,
-        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
-        model.first_offering(done.spawned),
-    )  # fmt: skip
+    return scenario_row(HOST, "2025-06-18", NS, scenario, done.spawned, model, active=active)
 
 
 def test_dormant_codex_shows_the_hint_and_defers_the_gateway(workspace, herdr_sim, tmp_path):
@@ -111,34 +114,15 @@ def test_with_list_changed_enabled_tier1_names_work_after_the_re_list(workspace,
 
 
 def test_a_wrapper_from_gemini_is_answered_to_from(workspace, herdr_sim, tmp_path):
-    # Gemini CLI (our server behind another host) asks; Codex receives the wrapper as its prompt.
-    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
-    run_gemini(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
-    [delivery] = herdr_sim.deliveries(workspace["brain"])
-    question = extract_envelope(delivery.text)
-    assert question is not None and question.from_ == "reviewer"
-    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
-    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=delivery.text)
-    [reply] = herdr_sim.deliveries(workspace["reviewer"])
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
-    assert answer.message == f"ack {question.id}"
+    text, question = asked_by_another_host(run_gemini, herdr_sim, workspace, tmp_path)
+    done, model = run_codex(reply_steps(DIALECT), herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=text)
+    assert_answered(herdr_sim, workspace, question)
     record(row("receive (from Gemini CLI) and reply", done, model))
 
 
 def test_start_with_then_close(workspace, herdr_sim, tmp_path):
-    steps = [
-        Step("herdr_link"),
-        Step("herdr_link_start", {"name": "worker", "kind": "codex", "args": [], "with": "brain"}),
-        Step("herdr_link_close", {"agent": "worker"}),
-    ]
-    done, model = run_codex(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
-    commands = [c[:2] for c in herdr_sim.log.commands()]
-    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
-    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
-    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
-    with pytest.raises(HerdrError):
-        herdr_sim.agent("worker")
+    done, model = run_codex(start_close_steps("codex"), herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    assert_started_and_closed(herdr_sim, DIALECT, model.primary_requests)
     record(row("start with, close", done, model))
 
 

@@ -20,14 +20,22 @@ import pytest
 from fake_model import ChatCompletions, FakeModelServer, ScriptedModel, Step
 from hosts import HostRun, OpenCode
 from matrix import Run, record
-from scenarios import after_activation, reply_to_sender
+from scenarios import (
+    CANONICAL,
+    after_activation,
+    asked_by_another_host,
+    assert_answered,
+    assert_started_and_closed,
+    reply_steps,
+    scenario_row,
+    start_close_steps,
+)
 from test_gemini import run_gemini
 
 from herdr_link_protocol import UNKNOWN_GATEWAY_ACTION, extract_envelope
-from herdr_link_testkit import HerdrError, HerdrSim
+from herdr_link_testkit import HerdrSim
 
 HOST = "OpenCode 1.18.33 (plugin, runtime v1)"
-CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 NAMES = {tool: tool for tool in CANONICAL}  # only herdr_link is ever listed: the rest go through its dispatch
 PREFIX = "herdr_link"
 DIALECT = ChatCompletions()
@@ -69,12 +77,7 @@ def rules_in(body: dict[str, object]) -> int:
 
 
 def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
-    requests = model.primary_requests
-    return Run(
-        HOST, scenario, "—", "no", DIALECT, PREFIX, requests,
-        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
-        model.first_offering(done.spawned),
-    )  # fmt: skip
+    return scenario_row(HOST, "—", PREFIX, scenario, done.spawned, model, active=active)
 
 
 def test_dormant_opencode_offers_the_one_dispatcher_and_no_contract(workspace, herdr_sim, tmp_path):
@@ -114,34 +117,16 @@ def test_activate_action_and_an_unknown_action(workspace, herdr_sim, tmp_path):
 
 
 def test_a_wrapper_from_gemini_is_answered_to_from(workspace, herdr_sim, tmp_path):
-    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
-    run_gemini(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
-    [delivery] = herdr_sim.deliveries(workspace["brain"])
-    question = extract_envelope(delivery.text)
-    assert question is not None and question.from_ == "reviewer"
-    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
-    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=delivery.text)
+    text, question = asked_by_another_host(run_gemini, herdr_sim, workspace, tmp_path)
+    done, model = run_opencode(reply_steps(DIALECT), herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompt=text)
     assert extract_envelope(DIALECT.prompt(model.primary_requests[0])) == question  # verbatim, from stdin
-    [reply] = herdr_sim.deliveries(workspace["reviewer"])
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
-    assert answer.message == f"ack {question.id}"
+    assert_answered(herdr_sim, workspace, question)
     record(row("receive (from Gemini CLI) and reply", done, model))
 
 
 def test_start_with_then_close(workspace, herdr_sim, tmp_path):
-    steps = [
-        Step("herdr_link"),
-        Step("herdr_link_start", {"name": "worker", "kind": "opencode", "args": [], "with": "brain"}),
-        Step("herdr_link_close", {"agent": "worker"}),
-    ]
-    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
-    commands = [c[:2] for c in herdr_sim.log.commands()]
-    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
-    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
-    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
-    with pytest.raises(HerdrError):
-        herdr_sim.agent("worker")
+    done, model = run_opencode(start_close_steps("opencode"), herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    assert_started_and_closed(herdr_sim, DIALECT, model.primary_requests)
     record(row("start with, close", done, model))
 
 

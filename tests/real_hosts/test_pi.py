@@ -17,14 +17,22 @@ import pytest
 from fake_model import ChatCompletions, FakeModelServer, ScriptedModel, Step
 from hosts import Pi, PiSession
 from matrix import Run, record
-from scenarios import after_activation, reply_to_sender
+from scenarios import (
+    CANONICAL,
+    after_activation,
+    asked_by_another_host,
+    assert_answered,
+    assert_started_and_closed,
+    reply_steps,
+    scenario_row,
+    start_close_steps,
+)
 from test_gemini import run_gemini
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
-from herdr_link_testkit import HerdrError, HerdrSim
+from herdr_link_testkit import HerdrSim
 
 HOST = "Pi 1.6.0 (native extension)"
-CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 NAMES = {tool: tool for tool in CANONICAL}
 PREFIX = "herdr_link"
 DIALECT = ChatCompletions()
@@ -65,12 +73,7 @@ def rules_in(body: dict[str, object]) -> int:
 
 
 def row(scenario: str, done: PiSession, model: ScriptedModel, *, active: bool = True) -> Run:
-    requests = model.primary_requests
-    return Run(
-        HOST, scenario, "—", "yes" if model.saw_tier1() else "no", DIALECT, PREFIX, requests,
-        after_activation(DIALECT, requests) if active else None, model.paths(requests[-1]),
-        model.first_offering(done.spawned),
-    )  # fmt: skip
+    return scenario_row(HOST, "—", PREFIX, scenario, done.spawned, model, active=active)
 
 
 def test_dormant_pi_offers_only_the_gateway_and_no_contract(workspace, herdr_sim, tmp_path):
@@ -112,34 +115,16 @@ def test_the_gateway_dispatches_nested_and_flat_arguments(workspace, herdr_sim, 
 
 
 def test_a_wrapper_from_gemini_is_answered_to_from(workspace, herdr_sim, tmp_path):
-    asked = [Step("herdr_link"), Step("herdr_link_send", {"to": "brain", "message": "what is 2+2?"})]
-    run_gemini(asked, herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer")
-    [delivery] = herdr_sim.deliveries(workspace["brain"])
-    question = extract_envelope(delivery.text)
-    assert question is not None and question.from_ == "reviewer"
-    steps = [Step("herdr_link"), Step("herdr_link_send", reply_to_sender(DIALECT))]
-    done, model = run_pi(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompts=(delivery.text,))
-    [reply] = herdr_sim.deliveries(workspace["reviewer"])
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("brain", "reviewer")
-    assert answer.message == f"ack {question.id}"
+    text, question = asked_by_another_host(run_gemini, herdr_sim, workspace, tmp_path)
+    done, model = run_pi(reply_steps(DIALECT), herdr_sim.env(workspace["brain"]), tmp_path / "brain", prompts=(text,))
     assert rules_in(after_activation(DIALECT, model.primary_requests)) == 1  # the rules, in this one turn
+    assert_answered(herdr_sim, workspace, question)
     record(row("receive (from Gemini CLI) and reply", done, model))
 
 
 def test_start_with_then_close(workspace, herdr_sim, tmp_path):
-    steps = [
-        Step("herdr_link"),
-        Step("herdr_link_start", {"name": "worker", "kind": "pi", "args": [], "with": "brain"}),
-        Step("herdr_link_close", {"agent": "worker"}),
-    ]
-    done, model = run_pi(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
-    commands = [c[:2] for c in herdr_sim.log.commands()]
-    assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands
-    final = "\n".join(DIALECT.results(model.primary_requests[-1]))
-    assert '"status":"started","agent":"worker"' in final and '"status":"closed","agent":"worker"' in final
-    with pytest.raises(HerdrError):
-        herdr_sim.agent("worker")
+    done, model = run_pi(start_close_steps("pi"), herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    assert_started_and_closed(herdr_sim, DIALECT, model.primary_requests)
     record(row("start with, close", done, model))
 
 

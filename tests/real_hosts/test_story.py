@@ -32,11 +32,11 @@ from fake_model import (
 )
 from hosts import ClaudeCode, Codex, GeminiCli, OpenCode, Pi
 from matrix import STORY, size
+from scenarios import CANONICAL
 
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
 
-CANONICAL = ("herdr_link", "herdr_link_peers", "herdr_link_send", "herdr_link_start", "herdr_link_close")
 LEAD_NAMES = {tool: f"mcp__herdr_link__{tool}" for tool in CANONICAL}
 
 

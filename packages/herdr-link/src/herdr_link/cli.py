@@ -41,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "herdr-link-pi-bridge",
                 "herdr-link-installer",
                 "herdr-link-testkit",
+                "herdr-link-conformance",
             )
             sys.stdout.write("\n".join(f"{name} {version(name)}" for name in names) + "\n")
             return 0

@@ -1,0 +1,188 @@
+"""The adapters under test, behind one narrow interface: list tools, call a tool, watch signals.
+
+An MCP adapter is any stdio MCP server (``--mcp "<command>"``); a bridge adapter is any process
+speaking ``docs/bridge.md`` on stdin/stdout (``--bridge "<command>"``). Both run with the pane
+environment a check gives them, and every call is bounded in time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+import anyio
+import mcp.types as types
+from anyio.abc import Process
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
+
+__all__ = ["CALL_TIMEOUT", "Adapter", "AdapterSpec", "Outcome", "open_adapter"]
+
+CALL_TIMEOUT: Final = 60.0
+"""Seconds any one call may take before the check fails (a hung adapter fails, it never hangs the kit)."""
+
+CAPABILITIES_MCP: Final = frozenset({"tools", "gateway", "list_changed", "start", "bootstrap"})
+CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap"})
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one call returned: a receipt, a tool error ``CODE: reason``, or a protocol-level error."""
+
+    ok: bool
+    text: str
+    protocol_error: bool = False
+    blocks: tuple[str, ...] = ()
+
+    @property
+    def payload(self) -> Any:
+        """The receipt as JSON (``None`` when it is not JSON)."""
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            return None
+
+    @property
+    def code(self) -> str:
+        """The error code of a tool error (the text before ``:``)."""
+        return self.text.split(":", 1)[0] if not self.ok else ""
+
+
+class Adapter(Protocol):
+    """What the checks need from an adapter."""
+
+    capabilities: frozenset[str]
+    notices: list[str]
+
+    async def list_tools(self) -> list[dict[str, Any]]: ...
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome: ...
+
+
+@dataclass(frozen=True)
+class AdapterSpec:
+    """How to start the adapter: its kind (``mcp`` or ``bridge``) and its argv (no shell)."""
+
+    kind: str
+    argv: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, kind: str, command: str) -> AdapterSpec:
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise ValueError(f"--{kind} needs a command")
+        return cls(kind, argv)
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return CAPABILITIES_MCP if self.kind == "mcp" else CAPABILITIES_BRIDGE
+
+
+@dataclass
+class _Mcp:
+    session: ClientSession
+    capabilities: frozenset[str] = CAPABILITIES_MCP
+    notices: list[str] = field(default_factory=list)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        with anyio.fail_after(CALL_TIMEOUT):
+            listed = await self.session.list_tools()
+        return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+        try:
+            with anyio.fail_after(CALL_TIMEOUT):
+                result = await self.session.call_tool(tool, dict(arguments))
+        except MCPError as error:
+            return Outcome(False, str(error), protocol_error=True)
+        texts = tuple(c.text for c in result.content if isinstance(c, types.TextContent))
+        return Outcome(not result.is_error, texts[0] if texts else "", blocks=texts)
+
+
+@dataclass
+class _Bridge:
+    process: Process
+    directory: str
+    capabilities: frozenset[str] = CAPABILITIES_BRIDGE
+    notices: list[str] = field(default_factory=list)
+    _next: int = 0
+    _buffer: bytes = b""
+
+    async def _line(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        while b"\n" not in self._buffer:
+            chunk = await self.process.stdout.receive()
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        value: dict[str, Any] = json.loads(line)
+        return value
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        with anyio.fail_after(CALL_TIMEOUT):
+            await self.process.stdin.send(json.dumps(message).encode() + b"\n")
+            return await self._line()
+
+    async def hello(self) -> dict[str, Any]:
+        hello = {"type": "hello", "contract": 1, "protocol": "herdr-link/1", "client": "herdr-link-conformance"}
+        return await self.request(hello)
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        raise NotImplementedError("a bridge presents no tools; its stubs do")
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+        op = TOOL_ACTIONS.get(tool)
+        if tool == GATEWAY_TOOL or op is None:
+            raise NotImplementedError("a bridge has no gateway; its stubs parse the gateway")
+        self._next += 1
+        context = {"session": "conformance", "directory": self.directory}
+        reply = await self.request({"id": self._next, "op": op, "args": dict(arguments), "context": context})
+        if "error" in reply:
+            error = reply["error"]
+            return Outcome(False, str(error.get("message", "")), protocol_error=error.get("code") == "INVALID_CALL")
+        return Outcome(True, json.dumps(reply.get("result"), ensure_ascii=False, separators=(",", ":")))
+
+
+@asynccontextmanager
+async def open_adapter(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[Adapter]:
+    """Start the adapter in a pane's environment; stop it (stdin closed, then terminated) after."""
+    if spec.kind == "mcp":
+        notices: list[str] = []
+
+        async def on_message(message: Any) -> None:
+            notices.append(type(message).__name__)
+
+        params = StdioServerParameters(command=spec.argv[0], args=list(spec.argv[1:]), env=dict(env), cwd=cwd)
+        # The adapter's operator log is not the kit's output; opening /dev/null never blocks.
+        with open(os.devnull, "w") as quiet:  # noqa: ASYNC230
+            async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(
+                read, write, message_handler=on_message
+            ) as session:  # fmt: skip
+                with anyio.fail_after(CALL_TIMEOUT):
+                    await session.initialize()
+                yield _Mcp(session, notices=notices)
+        return
+    async with await anyio.open_process(
+        list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
+    ) as process:  # fmt: skip
+        bridge = _Bridge(process, cwd)
+        answer = await bridge.hello()
+        if answer.get("error"):
+            raise RuntimeError(f"the bridge refused hello: {answer['error']}")
+        try:
+            yield bridge
+        finally:
+            assert process.stdin is not None
+            await process.stdin.aclose()
+            with anyio.move_on_after(10):
+                await process.wait()
+            if process.returncode is None:
+                process.terminate()

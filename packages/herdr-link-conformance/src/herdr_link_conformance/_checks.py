@@ -1,0 +1,597 @@
+"""The checks: each an observable promise of ``PROTOCOL.md``, tied to its section.
+
+Every check gets a fresh simulated Herdr with the same layout (workspace A: ``brain``, the pane
+the adapter runs in, ``reviewer`` and a plain shell; workspace B: ``outsider``) and starts the
+adapter itself, so checks cannot leak into each other. A check fails by raising :class:`Failed`
+with what it saw. Checks of what ``PROTOCOL.md`` adds to seed 001 are marked ``addition``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tempfile
+import unicodedata
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import anyio
+
+from herdr_link_control import surface_violation
+from herdr_link_protocol import (
+    CAPABILITIES,
+    CLOSE_TOOL,
+    COMMUNICATION_CONTRACT,
+    GATEWAY_TOOL,
+    PEERS_TOOL,
+    SEND_TOOL,
+    START_TOOL,
+    TIER1_TOOLS,
+    Envelope,
+    extract_envelope,
+)
+from herdr_link_testkit import Fault, HerdrError, HerdrSim, StartScript
+
+from ._adapters import Adapter, AdapterSpec, Outcome, open_adapter
+
+__all__ = ["CHECKS", "CheckSpec", "Context", "Failed"]
+
+ACTIVE_RECEIPT: Final = {"status": "active", "capabilities": list(CAPABILITIES)}
+RAW_ID: Final = re.compile(r"\bw\d+:(?:p|t)\d+\b|\bw\d+\b|/[^\s\"']*herdr\.sock")
+"""What a raw Herdr pane, tab or workspace id, or the socket path, looks like in text."""
+HOSTILE: Final = "a\x1b[31mred\x1b[0m b\x07 c\u202ed\u2066 e\u2028f\u2029 g\x00h\r\ni\tj"
+"""Control, format and separator characters, none of which may reach a pane raw (§2.5)."""
+
+
+class Failed(Exception):
+    """A check's promise was not kept; the message says what was seen."""
+
+
+def expect(condition: object, detail: str) -> None:
+    """Fail the check with ``detail`` unless ``condition`` holds."""
+    if not condition:
+        raise Failed(detail)
+
+
+@dataclass
+class Context:
+    """One check's world: a fresh simulated Herdr with the standard layout, and the adapter to test."""
+
+    spec: AdapterSpec
+    sim: HerdrSim
+    root: Path
+    brain: str
+    reviewer: str
+    shell: str
+    outsider: str
+
+    @asynccontextmanager
+    async def adapter(self, pane: str | None = None, env: Mapping[str, str] | None = None) -> AsyncIterator[Adapter]:
+        """The adapter, started in ``pane`` (default ``brain``) with that pane's environment."""
+        environment = dict(env) if env is not None else self.sim.env(pane or self.brain)
+        async with open_adapter(self.spec, environment, str(self.root)) as adapter:
+            yield adapter
+
+    def commands(self) -> list[tuple[str, ...]]:
+        return self.sim.log.commands()
+
+
+CheckFunction = Callable[[Context], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """One check: an id, the ``PROTOCOL.md`` section, what it needs the adapter to claim, and its body."""
+
+    id: str
+    section: str
+    title: str
+    needs: frozenset[str]
+    addition: bool
+    run: CheckFunction
+
+
+CHECKS: list[CheckSpec] = []
+"""Every check, in the order they run."""
+
+
+def check(
+    id: str, section: str, title: str, *, needs: tuple[str, ...] = (), addition: bool = False
+) -> Callable[[CheckFunction], CheckFunction]:
+    def register(function: CheckFunction) -> CheckFunction:
+        CHECKS.append(CheckSpec(id, section, title, frozenset(needs), addition, function))
+        return function
+
+    return register
+
+
+@asynccontextmanager
+async def world(spec: AdapterSpec, herdr_version: str = "0.8.2") -> AsyncIterator[Context]:
+    """A fresh simulated Herdr with the standard layout."""
+    with tempfile.TemporaryDirectory(prefix="hl-conformance-") as directory:
+        root = Path(directory)
+        with HerdrSim(herdr_version=herdr_version) as sim:
+            brain = sim.create_workspace(str(root))
+            sim.add_agent(brain, "claude", name="brain")
+            reviewer = sim.split(brain)
+            sim.add_agent(reviewer, "codex", name="reviewer")
+            shell = sim.split(reviewer)
+            outsider = sim.create_workspace(str(root))
+            sim.add_agent(outsider, "pi", name="outsider")
+            sim.log.clear()
+            yield Context(spec, sim, root, brain, reviewer, shell, outsider)
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+
+
+async def activate(adapter: Adapter) -> None:
+    """Activate through the gateway when the adapter has one (a bridge has none to activate)."""
+    if "gateway" in adapter.capabilities:
+        result = await adapter.call(GATEWAY_TOOL, {})
+        expect(result.ok and result.payload == ACTIVE_RECEIPT, f"activation returned {result.text!r}")
+
+
+def no_raw_ids(outcome: Outcome, where: str) -> None:
+    text = " ".join(outcome.blocks or (outcome.text,))
+    found = RAW_ID.search(text)
+    expect(found is None, f"{where} carries a raw Herdr id or path: {found.group(0) if found else ''!r}")
+
+
+def tool_error(outcome: Outcome, code: str, where: str) -> None:
+    expect(not outcome.ok and not outcome.protocol_error, f"{where}: expected a tool error, got {outcome.text!r}")
+    expect(re.fullmatch(r"[A-Z_]+: .+", outcome.text, flags=re.S), f"{where}: not 'CODE: reason': {outcome.text!r}")
+    expect(outcome.code == code, f"{where}: expected {code}, got {outcome.text!r}")
+    no_raw_ids(outcome, where)
+
+
+def delivered(ctx: Context, pane: str) -> list[Any]:
+    return ctx.sim.deliveries(pane)
+
+
+def only_delivery(ctx: Context, pane: str) -> Any:
+    """The one delivery to ``pane``; fails on none or several."""
+    found = ctx.sim.deliveries(pane)
+    expect(len(found) == 1, f"the pane received {len(found)} deliveries, not 1")
+    return found[0]
+
+
+def envelope_of(delivery: Any) -> Envelope:
+    envelope = extract_envelope(delivery.text)
+    expect(envelope is not None, "the delivery has no extractable envelope")
+    assert envelope is not None
+    return envelope
+
+
+def names(tools: list[dict[str, Any]]) -> list[str]:
+    return [str(tool.get("name")) for tool in tools]
+
+
+def outside_env(ctx: Context) -> dict[str, str]:
+    return {k: v for k, v in ctx.sim.env(ctx.brain).items() if not k.startswith("HERDR_")}
+
+
+# ---- §6.1 the environment gate -------------------------------------------------------------------
+
+
+@check("gate-lists-nothing", "6.1", "outside Herdr the adapter offers no tools", needs=("tools",))
+async def _gate_lists(ctx: Context) -> None:
+    async with ctx.adapter(env=outside_env(ctx)) as adapter:
+        listed = names(await adapter.list_tools())
+    expect(listed == [], f"outside Herdr it listed {listed}")
+
+
+@check("gate-partial-env", "6.1", "HERDR_ENV without the pane id is not Herdr", needs=("tools",))
+async def _gate_partial(ctx: Context) -> None:
+    env = {k: v for k, v in ctx.sim.env(ctx.brain).items() if k != "HERDR_PANE_ID"}
+    async with ctx.adapter(env=env) as adapter:
+        listed = names(await adapter.list_tools())
+    expect(listed == [], f"without HERDR_PANE_ID it listed {listed}")
+
+
+@check("gate-call-outside", "6.1", "a call outside Herdr fails with NOT_IN_HERDR and runs nothing")
+async def _gate_call(ctx: Context) -> None:
+    async with ctx.adapter(env=outside_env(ctx)) as adapter:
+        tool = GATEWAY_TOOL if "gateway" in adapter.capabilities else PEERS_TOOL
+        result = await adapter.call(tool, {})
+    tool_error(result, "NOT_IN_HERDR", f"{tool} outside Herdr")
+    expect(ctx.commands() == [], f"it ran herdr outside Herdr: {ctx.commands()}")
+
+
+# ---- §3, §4.1, §6.2 dormant surface and activation ------------------------------------------------
+
+
+@check("dormant-gateway-only", "6.2", "a dormant session offers the gateway alone", needs=("tools",))
+async def _dormant(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        listed = names(await adapter.list_tools())
+    expect(listed == [GATEWAY_TOOL], f"dormant tools/list was {listed}")
+
+
+@check("dormant-no-contract", "3", "nothing dormant carries the contract or Tier 1 names", needs=("tools",))
+async def _dormant_text(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        text = json.dumps(await adapter.list_tools(), ensure_ascii=False)
+    expect(COMMUNICATION_CONTRACT.splitlines()[2][:30] not in text, "the dormant surface carries the contract")
+    expect(not any(tool in text for tool in TIER1_TOOLS), "the dormant surface names a Tier 1 tool")
+
+
+@check("activation-receipt", "4.1", "herdr_link {} returns exactly the active receipt", needs=("gateway",))
+async def _activation(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {})
+    expect(result.ok, f"activation failed: {result.text!r}")
+    expect(json.loads(result.text) == ACTIVE_RECEIPT, f"the first block was {result.text!r}")
+
+
+@check("activation-idempotent", "4.1", "activating twice is the same receipt", needs=("gateway",))
+async def _idempotent(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        first, second = await adapter.call(GATEWAY_TOOL, {}), await adapter.call(GATEWAY_TOOL, {})
+    expect(first.payload == second.payload == ACTIVE_RECEIPT, f"{first.text!r} then {second.text!r}")
+
+
+@check("activation-no-herdr-action", "4.1", "activation discovers, sends and closes nothing", needs=("gateway",))
+async def _activation_quiet(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        with anyio.fail_after(30):  # let a start-up bootstrap finish first
+            while True:
+                before = ctx.commands()
+                await anyio.sleep(1)
+                if ctx.commands() == before:
+                    break
+        await adapter.call(GATEWAY_TOOL, {})
+        during = ctx.commands()[len(before) :]
+    acting = [c for c in during if c[:2] in {("agent", "prompt"), ("pane", "close"), ("agent", "start")}]
+    expect(acting == [], f"activation ran {acting}")
+
+
+@check("activate-action", "4.1", '{"action":"activate"} is the same as {}', needs=("gateway",))
+async def _activate_action(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {"action": "activate"})
+    expect(result.ok and result.payload == ACTIVE_RECEIPT, f"it returned {result.text!r}")
+
+
+@check("active-surface", "6.2", "once active, the gateway and the four Tier 1 tools, in order", needs=("tools",))
+async def _active(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        listed = names(await adapter.list_tools())
+    expect(listed == [GATEWAY_TOOL, *TIER1_TOOLS], f"active tools/list was {listed}")
+
+
+@check("contract-visible", "3", "the activation result carries the six rules", needs=("gateway",))
+async def _contract(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {})
+    body = "\n".join(result.blocks)
+    missing = [line for line in COMMUNICATION_CONTRACT.splitlines() if line and line not in body]
+    expect(missing == [], f"the activation result lacks {missing[:1]}")
+
+
+# ---- §6 list_changed and gateway dispatch ---------------------------------------------------------
+
+
+@check("list-changed-once", "6", "activation signals tools/list_changed once", needs=("list_changed",))
+async def _list_changed(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await adapter.call(GATEWAY_TOOL, {})
+        await adapter.call(GATEWAY_TOOL, {})
+        await anyio.sleep(0.5)
+        signals = [n for n in adapter.notices if "ToolListChanged" in n]
+    expect(len(signals) == 1, f"it sent {len(signals)} list_changed notifications")
+
+
+@check("dispatch-peers", "6", "the gateway dispatches an action with nested arguments", needs=("gateway",))
+async def _dispatch_peers(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {"action": "peers", "arguments": {}})
+    expect(result.ok and isinstance(result.payload, dict) and "peers" in result.payload, f"got {result.text!r}")
+
+
+@check("dispatch-flat-send", "6", "the gateway dispatches flat keys", needs=("gateway",))
+async def _dispatch_flat(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "flat"})
+    expect(result.ok, f"flat dispatch failed: {result.text!r}")
+    expect(envelope_of(only_delivery(ctx, ctx.reviewer)).message == "flat", "the message arrived changed")
+
+
+@check("dispatch-unknown-action", "7.2", "an unknown action is a protocol-level error", needs=("gateway",))
+async def _unknown_action(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        result = await adapter.call(GATEWAY_TOOL, {"action": "teleport"})
+    expect(result.protocol_error, f"expected a protocol-level error, got {result.text!r}")
+
+
+@check("host-keys-ignored", "7.2", "keys a host adds (wait_for_previous) never break a call")
+async def _host_keys(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "hi", "wait_for_previous": True})
+    expect(result.ok, f"an added key broke send: {result.text!r}")
+
+
+# ---- §4.3–§5 peers, send, close, the same-workspace guard -----------------------------------------
+
+
+@check("peers-self-and-peers", "4.3", "peers names the caller and its same-workspace peers")
+async def _peers(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(PEERS_TOOL, {})
+    payload = result.payload or {}
+    expect(payload.get("self", {}).get("name") == "brain", f"self was {payload.get('self')}")
+    listed = [peer.get("name") for peer in payload.get("peers", [])]
+    expect(listed == ["reviewer"], f"peers were {listed}")
+
+
+@check("peers-privacy", "5", "peers never lists another workspace's agents or raw ids")
+async def _peers_private(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(PEERS_TOOL, {})
+    expect("outsider" not in result.text, "an agent of another workspace was listed")
+    no_raw_ids(result, "the peers receipt")
+
+
+@check("send-receipt", "4.4", "send returns sent with the envelope's id and the recipient")
+async def _send_receipt(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "please review"})
+    envelope = envelope_of(only_delivery(ctx, ctx.reviewer))
+    expect(result.payload == {"status": "sent", "id": envelope.id, "to": "reviewer"}, f"receipt {result.text!r}")
+
+
+@check("send-exactly-once", "4.4", "one send is one delivery, to the addressed pane only")
+async def _send_once(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "once"})
+    counts = {pane: len(delivered(ctx, pane)) for pane in (ctx.brain, ctx.reviewer, ctx.shell, ctx.outsider)}
+    expect(counts == {ctx.brain: 0, ctx.reviewer: 1, ctx.shell: 0, ctx.outsider: 0}, f"deliveries {counts}")
+
+
+@check("send-other-workspace", "5", "another workspace's agent is PEER_NOT_FOUND, like a missing one")
+async def _send_outside(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        outside = await adapter.call(SEND_TOOL, {"to": "outsider", "message": "x"})
+        missing = await adapter.call(SEND_TOOL, {"to": "ghost", "message": "x"})
+    tool_error(outside, "PEER_NOT_FOUND", "send to another workspace")
+    expect(outside.text == missing.text, f"distinguishable: {outside.text!r} vs {missing.text!r}")
+    expect(delivered(ctx, ctx.outsider) == [], "the other workspace's pane received something")
+
+
+@check("send-empty", "4.4", "an empty message is SEND_FAILED and nothing is delivered")
+async def _send_empty(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": ""})
+    tool_error(result, "SEND_FAILED", "send of an empty message")
+    expect(delivered(ctx, ctx.reviewer) == [], "an empty message was delivered")
+
+
+@check("send-bad-name", "4.4", "a recipient that is not an Agent Name is PEER_NOT_FOUND")
+async def _send_bad_name(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "w1:p2", "message": "x"})
+    expect(not result.ok and delivered(ctx, ctx.reviewer) == [], f"a raw pane id was accepted: {result.text!r}")
+
+
+@check("close-peer", "4.5", "close closes the named peer's pane and nothing else")
+async def _close(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(CLOSE_TOOL, {"agent": "reviewer"})
+    expect(result.payload == {"status": "closed", "agent": "reviewer"}, f"receipt {result.text!r}")
+    try:
+        ctx.sim.agent("reviewer")
+        raise Failed("the reviewer is still there")
+    except HerdrError:
+        pass
+    expect(ctx.sim.agent("brain")["pane_id"] == ctx.brain, "the caller's own pane was touched")
+
+
+@check("close-other-workspace", "5", "close of another workspace's agent is PEER_NOT_FOUND and closes nothing")
+async def _close_outside(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(CLOSE_TOOL, {"agent": "outsider"})
+    tool_error(result, "PEER_NOT_FOUND", "close in another workspace")
+    expect(ctx.sim.agent("outsider")["pane_id"] == ctx.outsider, "the other workspace's pane was closed")
+
+
+@check("close-after-send", "4.5", "a close after a send leaves the send delivered first")
+async def _close_after_send(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        sent = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "last words"})
+        closed = await adapter.call(CLOSE_TOOL, {"agent": "reviewer"})
+    expect(sent.ok and closed.ok, f"{sent.text!r}, {closed.text!r}")
+    prompts = [i for i, c in enumerate(ctx.commands()) if c[:2] == ("agent", "prompt")]
+    closes = [i for i, c in enumerate(ctx.commands()) if c[:2] == ("pane", "close")]
+    expect(prompts and closes and prompts[-1] < closes[0], "the close ran before the send's prompt")
+
+
+# ---- §2 envelope and wrapper, §2.5 escaping -------------------------------------------------------
+
+
+@check("wrapper-shape", "2", "the delivery is a wrapper whose last line is the envelope")
+async def _wrapper(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "shape"})
+    delivery = only_delivery(ctx, ctx.reviewer)
+    last = json.loads(delivery.text.rsplit("\n", 1)[-1])
+    expect(list(last) == ["protocol", "id", "from", "to", "message"], f"envelope keys {list(last)}")
+    expect(last["protocol"] == "herdr-link/1" and last["from"] == "brain" and last["to"] == "reviewer", str(last))
+    expect(extract_envelope(delivery.text) is not None, "the envelope cannot be extracted from the wrapper")
+
+
+@check("wrapper-one-submission", "2", "the wrapper reaches the peer as one submitted input")
+async def _one_submission(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "line one\nline two"})
+    expect(only_delivery(ctx, ctx.reviewer).submitted_lines == 1, "the delivery splits into several submissions")
+
+
+@check("escaping-controls", "2.5", "no raw control, format or separator character reaches a pane", addition=True)
+async def _escaping(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": HOSTILE})
+    expect(result.ok, f"send failed: {result.text!r}")
+    delivery = only_delivery(ctx, ctx.reviewer)
+    expect(delivery.raw_controls == (), f"raw controls reached the pane: {delivery.raw_controls}")
+    bad = [f"U+{ord(c):04X}" for c in delivery.text if unicodedata.category(c) in ("Cf", "Zl", "Zp")]
+    expect(bad == [], f"format or separator characters reached the pane: {bad}")
+
+
+@check("escaping-roundtrip", "2.5", "the message survives escaping intact", addition=True)
+async def _roundtrip(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        await adapter.call(SEND_TOOL, {"to": "reviewer", "message": HOSTILE})
+    envelope = envelope_of(only_delivery(ctx, ctx.reviewer))
+    expect(envelope.message == HOSTILE, "the extracted message differs from the sent one")
+
+
+# ---- §4.2 start: modes, placement, rollback -------------------------------------------------------
+
+
+@check("start-new-tab", "4.2", "an explicit start opens a new tab and starts the agent", needs=("start",))
+async def _start_tab(ctx: Context) -> None:
+    tabs = len(ctx.sim.request("tab.list")["tabs"])
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(START_TOOL, {"name": "worker", "kind": "pi", "args": []})
+    expect(result.payload == {"status": "started", "agent": "worker", "kind": "pi"}, f"receipt {result.text!r}")
+    expect(len(ctx.sim.request("tab.list")["tabs"]) == tabs + 1, "no new tab")
+    no_raw_ids(result, "the start receipt")
+
+
+@check("start-with", "4.2", "with: places the agent beside a live peer", needs=("start",))
+async def _start_with(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(START_TOOL, {"name": "aide", "kind": "claude", "args": [], "with": "reviewer"})
+    expect(result.ok, f"start failed: {result.text!r}")
+    info = ctx.sim.agent("aide")
+    expect(info["tab_id"] == ctx.sim.agent("reviewer")["tab_id"], "the agent is not in its peer's tab")
+
+
+@check("start-round-robin", "4.2", "a round-robin config entry alternates its variants", needs=("start",))
+async def _round_robin(ctx: Context) -> None:
+    variants = [{"kind": "pi", "args": []}, {"kind": "claude", "args": []}]
+    config = {"agents": {"pool": {"placement": {"mode": "new_tab"}, "strategy": "round-robin", "variants": variants}}}
+    (ctx.root / ".agents").mkdir(exist_ok=True)
+    (ctx.root / ".agents" / "agent_config.json").write_text(json.dumps(config))
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        first = await adapter.call(START_TOOL, {"name": "one", "config_agent": "pool"})
+        second = await adapter.call(START_TOOL, {"name": "two", "config_agent": "pool"})
+    kinds = [(first.payload or {}).get("kind"), (second.payload or {}).get("kind")]
+    expect(kinds == ["pi", "claude"], f"variants started: {kinds} ({first.text!r}, {second.text!r})")
+
+
+@check("start-rollback", "4.2", "a start that fails leaves no tab or pane behind", needs=("start",))
+async def _rollback(ctx: Context) -> None:
+    ctx.sim.script_start("pi", StartScript(outcome="exit"))
+    panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(START_TOOL, {"name": "doomed", "kind": "pi", "args": []})
+    tool_error(result, "START_FAILED", "a start whose agent exits")
+    after = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    expect(after == panes, f"left behind: {sorted(after - panes)}")
+
+
+@check("start-raw-id-refused", "4.2", "a raw pane id in start input is START_INPUT_INVALID", needs=("start",))
+async def _start_raw(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(START_TOOL, {"name": "x", "kind": "pi", "args": [], "pane": ctx.reviewer})
+    tool_error(result, "START_INPUT_INVALID", "start with a raw pane id")
+
+
+# ---- §6.3 bootstrap ---------------------------------------------------------------------------------
+
+
+@check("bootstrap-names-the-caller", "6.3", "an unnamed caller gets an Agent Name of its own", needs=("bootstrap",))
+async def _bootstrap(ctx: Context) -> None:
+    ctx.sim.add_agent(ctx.shell, "opencode")  # an unnamed agent in the plain pane
+    async with ctx.adapter(ctx.shell) as adapter:
+        await activate(adapter)
+        await adapter.call(PEERS_TOOL, {})
+        with anyio.move_on_after(30):  # the simulator's state lives in its own thread: poll it
+            while ctx.sim.name_of(ctx.shell) is None:  # noqa: ASYNC110
+                await anyio.sleep(0.1)
+    name = ctx.sim.name_of(ctx.shell)
+    expect(name is not None and re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", name), f"the caller's name is {name!r}")
+    renames = [c for c in ctx.commands() if c[:2] == ("agent", "rename")]
+    expect(all(ctx.shell in c for c in renames), f"a rename aimed elsewhere: {renames}")
+
+
+# ---- §7 errors and passthrough ----------------------------------------------------------------------
+
+
+@check("error-herdr-down", "7", "with Herdr's server gone, calls fail with a code, not a crash")
+async def _herdr_down(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        ctx.sim.fault_cli(
+            ("agent",), Fault("exit", exit_code=1, stderr="error: herdr server is not running\n", times=None)
+        )
+        result = await adapter.call(PEERS_TOOL, {})
+    expect(not result.ok and not result.protocol_error, f"expected a tool error, got {result.text!r}")
+    expect("herdr server is not running" not in result.text, "a CLI diagnostic reached the model")
+    no_raw_ids(result, "the error")
+
+
+@check("error-no-diagnostics", "7", "Herdr's own error text never reaches the model")
+async def _no_diagnostics(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        ctx.sim.fault_cli(
+            ("agent", "prompt"), Fault("error", code="agent_not_found", message="SECRET-DIAGNOSTIC w1:p2")
+        )
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "x"})
+    expect(not result.ok and "SECRET-DIAGNOSTIC" not in result.text, f"got {result.text!r}")
+    no_raw_ids(result, "the error")
+
+
+@check("bounded-when-herdr-hangs", "7", "a call answers in bounded time when Herdr hangs", addition=True)
+async def _hang(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        ctx.sim.fault_cli(("agent",), Fault("hang", times=None))
+        with anyio.move_on_after(55) as scope:  # below the kit's own 60 s bound per call
+            result = await adapter.call(PEERS_TOOL, {})
+    expect(not scope.cancelled_caught, "no answer within 55 s while Herdr hung")
+    expect(not result.ok, f"it reported success while Herdr hung: {result.text!r}")
+
+
+# ---- §8 the argv surface ----------------------------------------------------------------------------
+
+
+@check("argv-surface", "8", "every herdr argv is on the allowed surface, with no wait of any kind")
+async def _surface(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        await adapter.call(PEERS_TOOL, {})
+        await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "surface"})
+        if "start" in adapter.capabilities:
+            await adapter.call(START_TOOL, {"name": "probe", "kind": "pi", "args": [], "with": "reviewer"})
+            await adapter.call(CLOSE_TOOL, {"agent": "probe"})
+    outside = [(c, surface_violation(c)) for c in ctx.commands() if surface_violation(c)]
+    expect(outside == [], f"outside the surface: {outside[:3]}")
+    waits = [c for c in ctx.commands() if "--wait" in c or c[:2] == ("agent", "wait")]
+    expect(waits == [], f"waiting commands: {waits}")

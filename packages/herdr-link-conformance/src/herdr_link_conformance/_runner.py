@@ -1,0 +1,88 @@
+"""Run the checks against one adapter: each in its own simulated Herdr, each bounded in time."""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Final, Literal
+
+import anyio
+
+from ._adapters import AdapterSpec
+from ._checks import CHECKS, CheckSpec, Failed, world
+
+__all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected"]
+
+CHECK_TIMEOUT: Final = 120.0
+"""Seconds one check may take in all before it fails."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One check's verdict, as ``--json`` prints it."""
+
+    id: str
+    section: str
+    status: Literal["PASS", "FAIL", "SKIP"]
+    detail: str
+
+    def line(self, title: str) -> str:
+        kind = " (addition)" if any(c.id == self.id and c.addition for c in CHECKS) else ""
+        text = f"{self.status}  §{self.section:<5} {self.id}: {title}{kind}"
+        return text + (f" — {self.detail}" if self.detail and self.status != "PASS" else "")
+
+
+def _matches(check: CheckSpec, patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        bare = pattern.removeprefix("§")
+        if check.id == bare or check.section == bare or check.section.startswith(bare + "."):
+            return True
+    return False
+
+
+def selected(only: Sequence[str], skip: Sequence[str]) -> list[CheckSpec]:
+    """The checks ``--only`` and ``--skip`` (sections like ``4.2`` or ``§6``, or check ids) leave."""
+    return [c for c in CHECKS if (not only or _matches(c, only)) and not _matches(c, skip)]
+
+
+async def _one(spec: AdapterSpec, check: CheckSpec, herdr_version: str) -> Result:
+    missing = sorted(check.needs - spec.capabilities)
+    if missing:
+        reason = f"needs {', '.join(missing)}, which a {spec.kind} adapter does not offer"
+        return Result(check.id, check.section, "SKIP", reason)
+    try:
+        with anyio.fail_after(CHECK_TIMEOUT):
+            async with world(spec, herdr_version) as context:
+                await check.run(context)
+    except Failed as failure:
+        return Result(check.id, check.section, "FAIL", str(failure))
+    except TimeoutError:
+        return Result(check.id, check.section, "FAIL", f"no verdict within {CHECK_TIMEOUT:.0f} s")
+    except Exception as error:  # the adapter crashed, refused to start or broke the protocol
+        last = traceback.format_exception_only(type(error), error)[-1].strip()
+        return Result(check.id, check.section, "FAIL", f"the adapter broke the check: {last}")
+    return Result(check.id, check.section, "PASS", "")
+
+
+async def run_checks(
+    spec: AdapterSpec,
+    checks: Sequence[CheckSpec] | None = None,
+    *,
+    herdr_version: str = "0.8.2",
+    report: Callable[[Result, CheckSpec], None] | None = None,
+) -> list[Result]:
+    """Run ``checks`` (default: all) against the adapter, one after another; ``report`` sees each verdict."""
+    results = []
+    for check in checks if checks is not None else CHECKS:
+        result = await _one(spec, check, herdr_version)
+        if report is not None:
+            report(result, check)
+        results.append(result)
+    return results
+
+
+def to_json(results: Sequence[Result]) -> str:
+    """``{"checks": [{"id", "section", "status", "detail"}]}``."""
+    return json.dumps({"checks": [asdict(r) for r in results]}, ensure_ascii=False, indent=2)

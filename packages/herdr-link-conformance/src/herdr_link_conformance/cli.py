@@ -1,0 +1,65 @@
+"""``herdr-link-conformance (--mcp CMD | --bridge CMD) [--only S]... [--skip S]... [--json]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib.metadata import version
+
+import anyio
+
+from ._adapters import AdapterSpec
+from ._checks import CheckSpec
+from ._runner import Result, run_checks, selected, to_json
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Check one adapter; returns the exit status (0 no check failed, 1 a check failed, 2 usage)."""
+    parser = argparse.ArgumentParser(
+        prog="herdr-link-conformance",
+        description="Check a herdr-link/1 adapter against PROTOCOL.md on a simulated Herdr: a stdio MCP server "
+        "(--mcp) or a JSON-lines bridge (--bridge). Commands are split like a shell would, but no shell runs.",
+        epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
+    )
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--mcp", metavar="CMD", help='a stdio MCP server, e.g. "herdr-link-mcp"')
+    target.add_argument(
+        "--bridge", metavar="CMD", help='a JSON-lines bridge (docs/bridge.md), e.g. "herdr-link-bridge"'
+    )
+    parser.add_argument("--only", action="append", default=[], metavar="S", help="only sections (4.2, §6) or check ids")
+    parser.add_argument("--skip", action="append", default=[], metavar="S", help="leave out sections or check ids")
+    parser.add_argument("--json", action="store_true", help='print {"checks": [{"id","section","status","detail"}]}')
+    parser.add_argument("--herdr-version", default="0.8.2", choices=["0.8.2", "0.9.0"], help="the Herdr to simulate")
+    parser.add_argument("--list", action="store_true", help="list the checks and exit")
+    args = parser.parse_args(argv)
+    spec = AdapterSpec.parse("mcp", args.mcp) if args.mcp else AdapterSpec.parse("bridge", args.bridge)
+    checks = selected(args.only, args.skip)
+    if args.list:
+        for check in checks:
+            sys.stdout.write(
+                f"§{check.section:<5} {check.id}: {check.title}{' (addition)' if check.addition else ''}\n"
+            )
+        return 0
+    if not checks:
+        sys.stderr.write("herdr-link-conformance: --only/--skip left no check to run\n")
+        return 2
+
+    def report(result: Result, check: CheckSpec) -> None:
+        if not args.json:
+            sys.stdout.write(result.line(check.title) + "\n")
+            sys.stdout.flush()
+
+    results = anyio.run(lambda: run_checks(spec, checks, herdr_version=args.herdr_version, report=report))
+    failed = sum(r.status == "FAIL" for r in results)
+    if args.json:
+        sys.stdout.write(to_json(results) + "\n")
+    else:
+        passed, skipped = sum(r.status == "PASS" for r in results), sum(r.status == "SKIP" for r in results)
+        sys.stdout.write(f"{passed} passed, {failed} failed, {skipped} skipped, of {len(results)} checks\n")
+    return 1 if failed else 0

@@ -1,0 +1,68 @@
+"""The kit against our bridge (every check, as CI runs them; our MCP server, another distribution,
+is checked in the root ``tests/test_conformance_kit.py``), a broken adapter (the checks can fail),
+and its command line's convention (--json, --only/--skip, exit codes)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from herdr_link_conformance import CHECKS, AdapterSpec, run_checks, selected
+
+BIN = Path(sys.executable).parent
+BRIDGE = AdapterSpec("bridge", (str(BIN / "herdr-link-bridge"),))
+BROKEN = AdapterSpec("mcp", (sys.executable, str(Path(__file__).parent / "broken_mcp.py")))
+
+
+def kit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "herdr_link_conformance", *args], capture_output=True, text=True, timeout=900
+    )
+
+
+def test_there_are_at_least_thirty_checks_each_tied_to_a_section():
+    assert len(CHECKS) >= 30 and len({c.id for c in CHECKS}) == len(CHECKS)
+    assert all(c.section and c.section[0].isdigit() for c in CHECKS)
+    sections = {c.section.split(".")[0] for c in CHECKS}
+    assert {"2", "3", "4", "5", "6", "7", "8"} <= sections
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=[c.id for c in CHECKS])
+def test_our_bridge_passes_or_skips_what_a_bridge_does_not_offer(check):
+    [result] = anyio.run(lambda: run_checks(BRIDGE, [check]))
+    expected = "SKIP" if check.needs - BRIDGE.capabilities else "PASS"
+    assert result.status == expected, result.detail
+    if expected == "SKIP":
+        assert "which a bridge adapter does not offer" in result.detail
+
+
+def test_a_broken_adapter_fails_with_what_was_seen():
+    checks = [c for c in CHECKS if c.id in ("dormant-gateway-only", "activation-receipt", "send-receipt")]
+    results = {r.id: r for r in anyio.run(lambda: run_checks(BROKEN, checks))}
+    assert {r.status for r in results.values()} == {"FAIL"}
+    assert "dormant tools/list was ['herdr_link', 'herdr_link_start'" in results["dormant-gateway-only"].detail
+    assert '{"status":"ok"}' in results["activation-receipt"].detail
+
+
+def test_the_command_line_prints_json_and_exits_1_on_a_failure():
+    done = kit("--mcp", " ".join(BROKEN.argv), "--only", "6.2", "--json")
+    assert done.returncode == 1, done.stderr
+    checks = json.loads(done.stdout)["checks"]
+    assert [set(c) for c in checks] == [{"id", "section", "status", "detail"}] * len(checks)
+    assert {c["section"] for c in checks} == {"6.2"} and {c["status"] for c in checks} == {"FAIL"}
+
+
+def test_the_command_line_lines_and_summary_and_selection():
+    done = kit("--bridge", str(BIN / "herdr-link-bridge"), "--only", "§4.4", "--skip", "send-empty")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert all(line.startswith("PASS  §4.4") for line in lines[:-1]) and "send-empty" not in done.stdout
+    assert lines[-1] == f"{len(lines) - 1} passed, 0 failed, 0 skipped, of {len(lines) - 1} checks"
+    assert len(selected(["4.4"], ["send-empty"])) == len(lines) - 1
+
+
+def test_usage_errors_exit_2():
+    assert kit().returncode == 2  # neither --mcp nor --bridge
+    assert kit("--mcp", "x", "--only", "no-such-check").returncode == 2
