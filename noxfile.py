@@ -50,7 +50,7 @@ def integration(session: nox.Session) -> None:
 
 @nox.session
 def real_hosts(session: nox.Session) -> None:
-    """Real hosts from npm (Claude Code, Codex, Gemini CLI), offline in a loopback-only namespace, scripted models.
+    """Real hosts from npm (Claude Code, Codex, Gemini CLI, OpenCode, Pi), offline on loopback, scripted models.
 
     Installs the pinned hosts into ``.cache/real-hosts`` first (that needs the network), then runs
     ``tests/real_hosts`` through ``isolate.py``; fails, never skips, where namespaces are unavailable.

@@ -38,6 +38,16 @@ def test_our_bridge_passes_or_skips_what_a_bridge_does_not_offer(check):
         assert "which a bridge adapter does not offer" in result.detail
 
 
+def test_a_capability_an_adapter_does_not_claim_is_skipped_with_the_reason():
+    spec = AdapterSpec.parse("bridge", str(BIN / "herdr-link-bridge"), frozenset({"start"}))
+    starts = [c for c in CHECKS if c.section == "4.2"]
+    results = anyio.run(lambda: run_checks(spec, starts))
+    assert {r.status for r in results} == {"SKIP"}
+    assert all(r.detail == "needs start, which this adapter does not claim" for r in results)
+    with pytest.raises(ValueError, match="unknown capability teleport"):
+        AdapterSpec.parse("mcp", "x", frozenset({"teleport"}))
+
+
 def test_a_broken_adapter_fails_with_what_was_seen():
     checks = [c for c in CHECKS if c.id in ("dormant-gateway-only", "activation-receipt", "send-receipt")]
     results = {r.id: r for r in anyio.run(lambda: run_checks(BROKEN, checks))}

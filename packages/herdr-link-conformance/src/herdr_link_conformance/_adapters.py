@@ -24,7 +24,7 @@ from mcp.shared.exceptions import MCPError
 
 from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
 
-__all__ = ["CALL_TIMEOUT", "Adapter", "AdapterSpec", "Outcome", "open_adapter"]
+__all__ = ["CALL_TIMEOUT", "CAPABILITIES", "Adapter", "AdapterSpec", "Outcome", "open_adapter"]
 
 CALL_TIMEOUT: Final = 60.0
 """Seconds any one call may take before the check fails (a hung adapter fails, it never hangs the kit)."""
@@ -67,23 +67,32 @@ class Adapter(Protocol):
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome: ...
 
 
+CAPABILITIES: Final = CAPABILITIES_MCP | CAPABILITIES_BRIDGE
+"""What an adapter can claim: ``tools`` (a tools list), ``gateway``, ``list_changed``, ``start``, ``bootstrap``."""
+
+
 @dataclass(frozen=True)
 class AdapterSpec:
-    """How to start the adapter: its kind (``mcp`` or ``bridge``) and its argv (no shell)."""
+    """How to start the adapter: its kind (``mcp`` or ``bridge``), its argv (no shell), and what it
+    does not claim (``lacks``: checks that need it are skipped, with the reason)."""
 
     kind: str
     argv: tuple[str, ...]
+    lacks: frozenset[str] = frozenset()
 
     @classmethod
-    def parse(cls, kind: str, command: str) -> AdapterSpec:
+    def parse(cls, kind: str, command: str, lacks: frozenset[str] = frozenset()) -> AdapterSpec:
         argv = tuple(shlex.split(command))
         if not argv:
             raise ValueError(f"--{kind} needs a command")
-        return cls(kind, argv)
+        unknown = sorted(lacks - CAPABILITIES)
+        if unknown:
+            raise ValueError(f"unknown capability {', '.join(unknown)}; choose from {', '.join(sorted(CAPABILITIES))}")
+        return cls(kind, argv, lacks)
 
     @property
     def capabilities(self) -> frozenset[str]:
-        return CAPABILITIES_MCP if self.kind == "mcp" else CAPABILITIES_BRIDGE
+        return (CAPABILITIES_MCP if self.kind == "mcp" else CAPABILITIES_BRIDGE) - self.lacks
 
 
 @dataclass

@@ -34,11 +34,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--only", action="append", default=[], metavar="S", help="only sections (4.2, §6) or check ids")
     parser.add_argument("--skip", action="append", default=[], metavar="S", help="leave out sections or check ids")
+    parser.add_argument(
+        "--lacks", action="append", default=[], metavar="CAP",
+        help="a capability it does not claim (start, bootstrap, tools, gateway, list_changed): skip its checks",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help='print {"checks": [{"id","section","status","detail"}]}')
     parser.add_argument("--herdr-version", default="0.8.2", choices=["0.8.2", "0.9.0"], help="the Herdr to simulate")
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
     args = parser.parse_args(argv)
-    spec = AdapterSpec.parse("mcp", args.mcp) if args.mcp else AdapterSpec.parse("bridge", args.bridge)
+    try:
+        kind, command = ("mcp", args.mcp) if args.mcp else ("bridge", args.bridge)
+        spec = AdapterSpec.parse(kind, command, frozenset(args.lacks))
+    except ValueError as error:
+        parser.error(str(error))
     checks = selected(args.only, args.skip)
     if args.list:
         for check in checks:
