@@ -1,6 +1,7 @@
 """What every host's scenarios share: the reply a receiving model writes, the activation point,
 and the receive and start-then-close scenarios with their checks."""
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,7 @@ import pytest
 from fake_model import Body, Dialect, ScriptedModel, Step
 from matrix import Run
 
-from herdr_link_protocol import GATEWAY_TOOL, TIER1_TOOLS, extract_envelope
+from herdr_link_protocol import COMMUNICATION_CONTRACT, GATEWAY_TOOL, TIER1_TOOLS, extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
 
 ACTIVE = '"status":"active"'
@@ -94,3 +95,31 @@ def scenario_row(host: str, era: str, prefix: str, scenario: str, spawned: float
         after_activation(model.dialect, requests) if active else None, model.paths(requests[-1]),
         model.first_offering(spawned),
     )  # fmt: skip
+
+
+def pair_workspace(sim: HerdrSim, tmp_path: Path, brain: str, reviewer: str) -> dict[str, str]:
+    """One workspace: ``brain`` (an agent of kind ``brain``, where the host under test runs) and
+    ``reviewer`` beside it."""
+    brain_pane = sim.create_workspace(str(tmp_path))
+    sim.add_agent(brain_pane, brain, name="brain")
+    reviewer_pane = sim.split(brain_pane)
+    sim.add_agent(reviewer_pane, reviewer, name="reviewer")
+    return {"brain": brain_pane, "reviewer": reviewer_pane}
+
+
+def sent_to_reviewer(sim: HerdrSim, workspace: dict[str, str], message: str) -> Any:
+    """The envelope of the one delivery ``reviewer``'s pane received: from ``brain``, ``message`` intact."""
+    [delivery] = sim.deliveries(workspace["reviewer"])
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.from_ == "brain" and envelope.message == message
+    return envelope
+
+
+RULE = "Never wait or poll for the reply"
+"""From rule 1 of the contract, which no tool description repeats: where it is, the rules are."""
+assert RULE in COMMUNICATION_CONTRACT
+
+
+def rules_in(body: Body) -> int:
+    """How many times the contract's first rule is in a request (system prompt and history)."""
+    return json.dumps(body, ensure_ascii=False).count(RULE)

@@ -12,7 +12,7 @@ import pytest
 from fake_model import Anthropic, FakeModelServer, ScriptedModel, Step, tool_uses
 from hosts import ClaudeCode, ClaudeRun
 from matrix import Run, record
-from scenarios import CANONICAL, after_activation, reply_to_sender
+from scenarios import CANONICAL, after_activation, pair_workspace, reply_to_sender, sent_to_reviewer
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
@@ -34,11 +34,7 @@ def era(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
-    brain = herdr_sim.create_workspace(str(tmp_path))
-    herdr_sim.add_agent(brain, "claude", name="brain")
-    reviewer = herdr_sim.split(brain)
-    herdr_sim.add_agent(reviewer, "claude", name="reviewer")
-    return {"brain": brain, "reviewer": reviewer}
+    return pair_workspace(herdr_sim, tmp_path, "claude", "claude")
 
 
 def run(
@@ -85,9 +81,7 @@ def test_tool_search_activate_peers_and_send(workspace, herdr_sim, tmp_path, era
     next_request = json.dumps(after_activation(DIALECT, requests))
     assert all(name in next_request for name in TIER1)  # re-listed before the next model request
     assert CONTRACT_LINE in next_request  # the contract arrived with the activation result
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.from_ == "brain" and envelope.message == "please review the design"
+    envelope = sent_to_reviewer(herdr_sim, workspace, "please review the design")
     final = "\n".join(DIALECT.results(requests[-1]))
     assert '"self":{"name":"brain"' in final and envelope.id in final  # both receipts reached the model
     assert done.refreshed()

@@ -25,13 +25,15 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    pair_workspace,
     reply_steps,
     scenario_row,
+    sent_to_reviewer,
     start_close_steps,
 )
 from test_gemini import run_gemini
 
-from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
+from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 
 HOST = "Codex 0.171.0"
@@ -48,11 +50,7 @@ answering after 1.5 s out of its first request)."""
 
 @pytest.fixture
 def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
-    brain = herdr_sim.create_workspace(str(tmp_path))
-    herdr_sim.add_agent(brain, "codex", name="brain")
-    reviewer = herdr_sim.split(brain)
-    herdr_sim.add_agent(reviewer, "gemini", name="reviewer")
-    return {"brain": brain, "reviewer": reviewer}
+    return pair_workspace(herdr_sim, tmp_path, "codex", "gemini")
 
 
 def run_codex(
@@ -92,9 +90,7 @@ def test_activate_then_peers_and_send_go_through_dispatch(workspace, herdr_sim, 
     assert appendix.index('"action":"send"') < appendix.index("herdr_link_peers")  # dispatch leads
     assert model.paths(requests[-1]) == ["gateway", "gateway dispatch", "gateway dispatch"]
     assert not any(NAMES["herdr_link_peers"] in DIALECT.callable(r) for r in requests)  # never re-listed
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    envelope = sent_to_reviewer(herdr_sim, workspace, send["message"])
     final = "\n".join(DIALECT.results(requests[-1]))
     assert '"self":{"name":"brain"' in final and envelope.id in final
     record(row("activate, peers, send", done, model))
@@ -107,9 +103,7 @@ def test_with_list_changed_enabled_tier1_names_work_after_the_re_list(workspace,
     requests = model.primary_requests
     # Dispatch works at once; once Codex has re-listed, its tool_search finds the Tier 1 tool by name.
     assert model.paths(requests[-1]) == ["gateway", "gateway dispatch", "Tier 1"]
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.message == "named tools"
+    sent_to_reviewer(herdr_sim, workspace, "named tools")
     record(row("activate, peers, send (--enable mcp_tool_list_changed)", done, model))
 
 

@@ -20,12 +20,14 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    pair_workspace,
     reply_steps,
     scenario_row,
+    sent_to_reviewer,
     start_close_steps,
 )
 
-from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
+from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 
 HOST = "Gemini CLI 0.61.0"
@@ -38,11 +40,7 @@ CONTRACT_LINE = COMMUNICATION_CONTRACT.splitlines()[0]
 
 @pytest.fixture
 def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
-    brain = herdr_sim.create_workspace(str(tmp_path))
-    herdr_sim.add_agent(brain, "gemini", name="brain")
-    reviewer = herdr_sim.split(brain)
-    herdr_sim.add_agent(reviewer, "codex", name="reviewer")
-    return {"brain": brain, "reviewer": reviewer}
+    return pair_workspace(herdr_sim, tmp_path, "gemini", "codex")
 
 
 def run_gemini(
@@ -81,9 +79,7 @@ def test_activate_peers_and_send_with_wait_for_previous(workspace, herdr_sim, tm
     # a Tier 1 call's arguments), and broke nothing.
     assert [WAIT_FOR_PREVIOUS in c.arguments for c in calls] == [False, True, True]
     assert CONTRACT_LINE in activation_text(DIALECT, requests)
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    envelope = sent_to_reviewer(herdr_sim, workspace, send["message"])
     final = "\n".join(DIALECT.results(requests[-1]))
     assert '"self":{"name":"brain"' in final and envelope.id in final
     assert any(NAMES["herdr_link_send"] in DIALECT.callable(r) for r in requests)  # Gemini re-listed

@@ -12,7 +12,6 @@ What each scenario holds in place (issue: real hosts, part 3):
 - the V2 runtime, which OpenCode 1.x cannot load, is refused by the installer.
 """
 
-import json
 import os
 from pathlib import Path
 
@@ -26,8 +25,11 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    pair_workspace,
     reply_steps,
+    rules_in,
     scenario_row,
+    sent_to_reviewer,
     start_close_steps,
 )
 from test_gemini import run_gemini
@@ -39,16 +41,11 @@ HOST = "OpenCode 1.18.33 (plugin, runtime v1)"
 NAMES = {tool: tool for tool in CANONICAL}  # only herdr_link is ever listed: the rest go through its dispatch
 PREFIX = "herdr_link"
 DIALECT = ChatCompletions()
-RULE = "Never wait or poll for the reply"
 
 
 @pytest.fixture
 def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
-    brain = herdr_sim.create_workspace(str(tmp_path))
-    herdr_sim.add_agent(brain, "opencode", name="brain")
-    reviewer = herdr_sim.split(brain)
-    herdr_sim.add_agent(reviewer, "gemini", name="reviewer")
-    return {"brain": brain, "reviewer": reviewer}
+    return pair_workspace(herdr_sim, tmp_path, "opencode", "gemini")
 
 
 def installed(workdir: Path, env: dict[str, str]) -> OpenCode:
@@ -70,10 +67,6 @@ def run_opencode(
     assert done.returncode == 0, done.stderr[-3000:]
     assert "failed to load plugin" not in done.stderr, done.stderr[-3000:]
     return done, model
-
-
-def rules_in(body: dict[str, object]) -> int:
-    return json.dumps(body, ensure_ascii=False).count(RULE)
 
 
 def row(scenario: str, done: HostRun, model: ScriptedModel, *, active: bool = True) -> Run:
@@ -100,9 +93,7 @@ def test_activation_shows_the_contract_in_the_same_turn_and_its_form_works(works
     calls = DIALECT.calls(requests[-1])
     assert calls[2].arguments == {"action": "send", "arguments": send}  # exactly the taught form
     assert '"self":{"name":"brain"' in DIALECT.results(requests[-1])[1]
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    sent_to_reviewer(herdr_sim, workspace, send["message"])
     record(row("activate, peers, send (nested arguments)", done, model))
 
 

@@ -9,7 +9,6 @@ What each scenario holds in place (issue: real hosts, part 3):
 - a wrapper sent by another host's adapter becomes Pi's prompt and is answered to ``from``.
 """
 
-import json
 import os
 from pathlib import Path
 
@@ -23,30 +22,26 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    pair_workspace,
     reply_steps,
+    rules_in,
     scenario_row,
+    sent_to_reviewer,
     start_close_steps,
 )
 from test_gemini import run_gemini
 
-from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
 from herdr_link_testkit import HerdrSim
 
 HOST = "Pi 1.6.0 (native extension)"
 NAMES = {tool: tool for tool in CANONICAL}
 PREFIX = "herdr_link"
 DIALECT = ChatCompletions()
-RULE = "Never wait or poll for the reply"  # from rule 1, which no tool description repeats
-assert RULE in COMMUNICATION_CONTRACT
 
 
 @pytest.fixture
 def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
-    brain = herdr_sim.create_workspace(str(tmp_path))
-    herdr_sim.add_agent(brain, "pi", name="brain")
-    reviewer = herdr_sim.split(brain)
-    herdr_sim.add_agent(reviewer, "gemini", name="reviewer")
-    return {"brain": brain, "reviewer": reviewer}
+    return pair_workspace(herdr_sim, tmp_path, "pi", "gemini")
 
 
 def run_pi(
@@ -65,11 +60,6 @@ def run_pi(
     ]
     assert errors == [], errors
     return done, model
-
-
-def rules_in(body: dict[str, object]) -> int:
-    """How many times the contract's first rule is in a request (system prompt and history)."""
-    return json.dumps(body, ensure_ascii=False).count(RULE)
 
 
 def row(scenario: str, done: PiSession, model: ScriptedModel, *, active: bool = True) -> Run:
@@ -94,9 +84,7 @@ def test_the_activating_turn_sees_the_rules_and_the_tier1_tools(workspace, herdr
     assert rules_in(active) == 1 and NAMES["herdr_link_peers"] in DIALECT.callable(active)
     assert all(rules_in(r) == 1 for r in requests[1:])  # once, also in the next prompt's requests
     assert model.paths(requests[-1]) == ["gateway", "Tier 1", "Tier 1"]
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    envelope = extract_envelope(delivery.text)
-    assert envelope is not None and envelope.from_ == "brain" and envelope.message == send["message"]
+    sent_to_reviewer(herdr_sim, workspace, send["message"])
     record(row("activate, peers, send", done, model))
 
 
@@ -109,8 +97,7 @@ def test_the_gateway_dispatches_nested_and_flat_arguments(workspace, herdr_sim, 
     requests = model.primary_requests
     assert model.paths(requests[-1]) == ["gateway dispatch", "gateway dispatch"]
     assert '"self":{"name":"brain"' in DIALECT.results(requests[-1])[0]
-    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
-    assert extract_envelope(delivery.text).message == "nested"  # type: ignore[union-attr]
+    sent_to_reviewer(herdr_sim, workspace, "nested")
     record(row("gateway dispatch (peers, send)", done, model, active=False))
 
 

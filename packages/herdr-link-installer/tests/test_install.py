@@ -431,3 +431,9 @@ def test_a_dry_run_shows_the_plan_and_why_it_would_be_refused(tmp_path):
     assert done.returncode == 1 and done.stdout.startswith("OpenCode config: ")
     assert "would refuse: the V1 bundle needs @opencode-ai/plugin" in done.stdout
     assert done.stdout.rstrip().endswith("dry run: nothing was written") and not target(tmp_path).exists()
+
+
+def test_a_plan_asks_opencode_for_its_config_dir_once(home):
+    asked: list[list[str]] = []
+    plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: asked.append(argv) and None)
+    assert asked.count(["opencode", "debug", "paths"]) == 1 and asked.count(["opencode", "--version"]) == 1

@@ -28,9 +28,10 @@ class Result:
     status: Literal["PASS", "FAIL", "SKIP"]
     detail: str
 
-    def line(self, title: str) -> str:
-        kind = " (addition)" if any(c.id == self.id and c.addition for c in CHECKS) else ""
-        text = f"{self.status}  §{self.section:<5} {self.id}: {title}{kind}"
+    def line(self, check: CheckSpec) -> str:
+        """The verdict as the command prints it, with the check's title."""
+        kind = " (addition)" if check.addition else ""
+        text = f"{self.status}  §{self.section:<5} {self.id}: {check.title}{kind}"
         return text + (f" — {self.detail}" if self.detail and self.status != "PASS" else "")
 
 

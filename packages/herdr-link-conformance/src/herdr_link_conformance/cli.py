@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     def report(result: Result, check: CheckSpec) -> None:
         if not args.json:
-            sys.stdout.write(result.line(check.title) + "\n")
+            sys.stdout.write(result.line(check) + "\n")
             sys.stdout.flush()
 
     results = anyio.run(lambda: run_checks(spec, checks, herdr_version=args.herdr_version, report=report))

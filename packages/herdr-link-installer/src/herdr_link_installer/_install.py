@@ -31,7 +31,7 @@ from herdr_link_opencode_bridge import (
     packaged_dir,
 )
 
-from ._paths import TS_MARKERS, Platform, global_config_dir, herdr_link_plugins, opencode_version
+from ._paths import Platform, global_config_dir, herdr_link_plugins, is_typescript_bundle, opencode_version
 
 __all__ = [
     "EXIT_DUPLICATE",
@@ -132,7 +132,7 @@ def _existing(target: Path) -> tuple[str, str]:
     if state == "modified":
         match = re.search(r"\| runtime (\S+) \|", detail)
         return "modified", match.group(1) if match else ""
-    if all(marker in data for marker in TS_MARKERS[:1]) or TS_MARKERS[1] in data:
+    if is_typescript_bundle(data):
         return "typescript", ""
     return "foreign", ""
 
@@ -263,7 +263,7 @@ def plan_install(
                 f"({where}): start OpenCode once while online (it installs the package into {config}), or run "
                 f"`npm install @opencode-ai/plugin@1.18.33` in {config}"
             )
-    every = herdr_link_plugins(environ, home, cwd, platform, run=run)
+    every = herdr_link_plugins(environ, home, cwd, platform, run=run, config=config)  # asked once, above
     plan.duplicates = [item.path for item in every if item.path != target]
     if runtime == "opencode-v2":
         plan.notes.append("OpenCode 2 support is experimental.")

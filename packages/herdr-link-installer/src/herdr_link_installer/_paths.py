@@ -13,6 +13,7 @@ from herdr_link_opencode_bridge import PLUGIN_FILE, PluginState, classify_plugin
 
 __all__ = [
     "TS_MARKERS",
+    "is_typescript_bundle",
     "Platform",
     "PluginFile",
     "config_dirs",
@@ -25,6 +26,11 @@ __all__ = [
 
 TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
 """Byte strings only the TypeScript implementation's OpenCode bundle contains."""
+
+
+def is_typescript_bundle(data: bytes) -> bool:
+    """Whether a plugin file is the TypeScript implementation's OpenCode bundle."""
+    return any(marker in data for marker in TS_MARKERS)
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,7 @@ def _plugin_file(path: Path) -> PluginFile | None:
     except OSError:
         return None
     state, detail = classify_plugin(data)
-    if state == "foreign" and any(marker in data for marker in TS_MARKERS):
+    if state == "foreign" and is_typescript_bundle(data):
         return PluginFile(path, "typescript", "")
     if state == "foreign" and path.name != PLUGIN_FILE:
         return None
@@ -147,12 +153,15 @@ def herdr_link_plugins(
     platform: Platform,
     *,
     run: Callable[[list[str]], str | None] | None = None,
+    config: Path | None = None,
 ) -> list[PluginFile]:
     """Every Herdr Link plugin file OpenCode loads, each once: in ``plugins/`` and the older
-    ``plugin/`` of the global config dir (as ``opencode debug paths`` reports it, else the platform
-    default), of ``OPENCODE_CONFIG_DIR``, and of the project's ``.opencode/``. OpenCode loads all of
-    them, and each starts its own bridge. Reads only."""
-    roots = [global_config_dir(environ, home, platform, run=run), *config_dirs(environ, home, platform)]
+    ``plugin/`` of the global config dir (``config`` when the caller already has it, else as
+    ``opencode debug paths`` reports it, else the platform default), of ``OPENCODE_CONFIG_DIR``, and
+    of the project's ``.opencode/``. OpenCode loads all of them, and each starts its own bridge.
+    Reads only."""
+    known = config if config is not None else global_config_dir(environ, home, platform, run=run)
+    roots = [known, *config_dirs(environ, home, platform)]
     roots.append(cwd / ".opencode")
     found: list[PluginFile] = []
     seen: set[Path] = set()

@@ -40,8 +40,16 @@ def _program_runnable(command: str) -> bool:
     return bool(words) and _runnable(words[0])
 
 
-def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[dict[str, Any]], Any]) -> Check:
-    config, problem = _load(path)
+def _hook_check(
+    name: str,
+    host: str,
+    path: Path,
+    loaded: tuple[dict[str, Any] | None, str],
+    wired: bool,
+    where: Callable[[dict[str, Any]], Any],
+) -> Check:
+    """The check of a hooks document ``loaded`` from ``path`` (``_load``'s result)."""
+    config, problem = loaded
     if problem:
         return Check(name, "FAIL", problem, "fix the file's syntax")
     ours = [c for c in _commands(where(config or {})) if f"hint --host {host}" in c]
@@ -57,6 +65,8 @@ def _hook_check(name: str, host: str, path: Path, wired: bool, where: Callable[[
 
 def _codex_trust(folder: Path, hooks: Any) -> str | None:
     """Why Codex would skip our SessionStart hint hook as untrusted, or ``None`` when it is trusted."""
+    config, _ = _load(folder / "config.toml")
+    state = ((config or {}).get("hooks") or {}).get("state") or {}
     groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
     for group_index, group in enumerate(groups if isinstance(groups, list) else []):
         handlers = group.get("hooks") if isinstance(group, dict) else None
@@ -68,8 +78,6 @@ def _codex_trust(folder: Path, hooks: Any) -> str | None:
             matcher = group.get("matcher")
             current = command_hook_hash(SESSION_START, command, timeout if isinstance(timeout, int) else 600, matcher)
             key = hook_trust_key(folder / "hooks.json", SESSION_START, group_index, handler_index)
-            config, _ = _load(folder / "config.toml")
-            state = ((config or {}).get("hooks") or {}).get("state") or {}
             trusted = state.get(key, {}).get("trusted_hash") if isinstance(state.get(key), dict) else None
             if trusted == current:
                 return None
@@ -83,11 +91,11 @@ def check_codex_hint(home: Path, cwd: Path) -> Check:
     """Codex's SessionStart hook in its ``hooks.json``, and its trust entry in ``config.toml``."""
     wired = check_codex(home, cwd).status != "SKIP"
     folder = codex_home(os.environ, home)
-    found = _hook_check("Codex hint hook", "codex", folder / "hooks.json", wired, lambda c: c.get("hooks"))
+    loaded = _load(folder / "hooks.json")  # read once: for the hook and for its trust entry
+    found = _hook_check("Codex hint hook", "codex", folder / "hooks.json", loaded, wired, lambda c: c.get("hooks"))
     if found.status != "PASS":
         return found
-    config, _ = _load(folder / "hooks.json")
-    untrusted = _codex_trust(folder, (config or {}).get("hooks"))
+    untrusted = _codex_trust(folder, (loaded[0] or {}).get("hooks"))
     if untrusted:
         fix = "add the [hooks.state] entry `herdr-link-mcp wiring --host codex` prints, or trust it in Codex's /hooks"
         return Check(found.name, "WARN", untrusted, fix)
@@ -99,7 +107,7 @@ def check_gemini_hint(home: Path, cwd: Path) -> Check:
     wired = check_gemini(home, cwd).status != "SKIP"
     sources = [cwd / ".gemini" / "settings.json", home / ".gemini" / "settings.json"]
     path = next((p for p in sources if p.is_file()), sources[-1])
-    return _hook_check("Gemini hint hook", "gemini", path, wired, lambda c: c.get("hooks"))
+    return _hook_check("Gemini hint hook", "gemini", path, _load(path), wired, lambda c: c.get("hooks"))
 
 
 def check_claude_hint(home: Path, cwd: Path) -> Check:
