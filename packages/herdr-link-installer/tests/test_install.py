@@ -435,5 +435,9 @@ def test_a_dry_run_shows_the_plan_and_why_it_would_be_refused(tmp_path):
 
 def test_a_plan_asks_opencode_for_its_config_dir_once(home):
     asked: list[list[str]] = []
-    plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: asked.append(argv) and None)
+
+    def opencode(argv: list[str]) -> None:  # no opencode here: record what was asked, answer nothing
+        asked.append(argv)
+
+    plan_install("v1", {}, home, home / "project", LINUX, run=opencode)
     assert asked.count(["opencode", "debug", "paths"]) == 1 and asked.count(["opencode", "--version"]) == 1
