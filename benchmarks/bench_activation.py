@@ -3,7 +3,7 @@
 A real server in a simulated Herdr pane, driven over raw pipes as a host drives it: one client that
 re-lists tools on ``notifications/tools/list_changed`` (as Claude Code does), and one that never
 re-lists (the server then waits out ``RELIST_WAIT`` before it answers). When ``HERDR_LINK_TS_BUNDLE``
-names the TypeScript 0.5.1 MCP bundle (``dist/herdr-link.mcp.js``, not ours to commit), the same
+names the TypeScript MCP bundle (``dist/herdr-link.mcp.js``, not ours to commit), the same
 runs go to ``node <bundle>``, interleaved with ours, on the same simulator.
 
 Run with ``python3 -m nox -s bench``.
@@ -11,12 +11,10 @@ Run with ``python3 -m nox -s bench``.
 
 import json
 import os
-import shutil
 import statistics
-import subprocess
-import sys
 import time
-from typing import Any
+
+from servers import StdioServer, servers
 
 from herdr_link_testkit import HerdrSim
 
@@ -29,63 +27,24 @@ CLIENTS = {
 }
 
 
-def servers() -> dict[str, list[str]]:
-    """Ours, and the TypeScript bundle when ``HERDR_LINK_TS_BUNDLE`` names one and Node is here."""
-    found = {"ours": [sys.executable, "-m", "herdr_link_mcp"]}
-    bundle, node = os.environ.get("HERDR_LINK_TS_BUNDLE"), shutil.which("node")
-    if bundle and node and os.path.isfile(bundle):
-        found["TypeScript"] = [node, bundle]
-    return found
-
-
-def _send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
-    assert process.stdin is not None
-    process.stdin.write(json.dumps(message).encode() + b"\n")
-    process.stdin.flush()
-
-
-def _next(process: subprocess.Popen[bytes]) -> dict[str, Any]:
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line:
-        raise RuntimeError("the server closed its stdout")
-    message: dict[str, Any] = json.loads(line)
-    return message
-
-
 def activation_ms(command: list[str], env: dict[str, str], client: str, relists: bool) -> tuple[float, float]:
     """(spawn → ``initialize`` answered, activation sent → its result) in ms, for one fresh server."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-    )
+    server = StdioServer(command, env)
     try:
-        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": client, "version": "1"}}
-        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
-        while _next(process).get("id") != 1:
-            pass
+        server.initialize(client)
         initialized = (time.perf_counter() - started) * 1000
-        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-        _send(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
-        while _next(process).get("id") != 2:
-            pass
+        server.request("tools/list")
+
+        def relist(notification: dict[str, object]) -> None:
+            if relists and notification.get("method") == "notifications/tools/list_changed":
+                server.send({"jsonrpc": "2.0", "id": "relist", "method": "tools/list", "params": {}})
+
         begun = time.perf_counter()
-        _send(
-            process,
-            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "herdr_link", "arguments": {}}},
-        )
-        while True:
-            message = _next(process)
-            if message.get("method") == "notifications/tools/list_changed" and relists:
-                _send(process, {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}})
-            if message.get("id") == 3:
-                return initialized, (time.perf_counter() - begun) * 1000
+        server.request("tools/call", {"name": "herdr_link", "arguments": {}}, on_notification=relist)
+        return initialized, (time.perf_counter() - begun) * 1000
     finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(timeout=30)
-        assert process.stdout is not None
-        process.stdout.close()
+        server.close()
 
 
 def figures() -> dict[str, dict[str, float]]:

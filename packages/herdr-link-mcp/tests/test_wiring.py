@@ -8,9 +8,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from herdr_link_mcp import (
     HINT_HOSTS,
+    WIRING_FORMS,
     WIRING_HOSTS,
     command_hook_hash,
     hint_checks,
@@ -19,6 +21,7 @@ from herdr_link_mcp import (
     wiring,
     wiring_checks,
 )
+from herdr_link_mcp._hint import _json_string
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
 
@@ -51,6 +54,22 @@ def test_each_host_gets_its_hook_format():
     assert 'ServerName "herdr_link"' in agy["injectSteps"][0]["ephemeralMessage"]
     gemini = json.loads(hint_output("gemini", INSIDE))
     assert "mcp_herdr_link_herdr_link" in gemini["hookSpecificOutput"]["additionalContext"]
+
+
+def test_each_hook_prints_exactly_what_json_dumps_prints():
+    hint = {host: tier0_hint(WIRING_FORMS[host], "herdr_link") for host in ("codex", "gemini", "agy")}
+    expected = {
+        "codex": {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint["codex"]}},
+        "gemini": {"hookSpecificOutput": {"additionalContext": hint["gemini"]}},
+        "agy": {"injectSteps": [{"ephemeralMessage": hint["agy"]}]},
+    }
+    for host, document in expected.items():
+        assert hint_output(host, INSIDE) == json.dumps(document, ensure_ascii=False)
+
+
+@given(st.text())
+def test_the_hooks_string_escaping_is_json_dumps(text):
+    assert _json_string(text) == json.dumps(text, ensure_ascii=False)
 
 
 def test_outside_herdr_hooks_add_nothing():

@@ -2,6 +2,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, strategies as st
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
@@ -63,6 +64,25 @@ def test_namespaced_forms_have_no_default_namespace(form):
     for namespace in (None, "", "bad name", "x" * 65):
         with pytest.raises(ValueError):
             active_presentation(form, namespace)
+
+
+_NAMESPACE_RULE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+@given(
+    st.one_of(
+        st.text(max_size=70),
+        st.text(alphabet="ab_-9Zé\n\u0130", max_size=66),
+        st.from_regex(_NAMESPACE_RULE, fullmatch=True),
+    )
+)
+def test_a_namespace_is_1_to_64_ascii_letters_digits_underscores_or_hyphens(namespace):
+    form = PresentationForm.MCP_PREFIXED
+    try:
+        accepted = presented_tool_name(GATEWAY_TOOL, form, namespace) == f"mcp__{namespace}__{GATEWAY_TOOL}"
+    except ValueError:
+        accepted = False
+    assert accepted == bool(_NAMESPACE_RULE.fullmatch(namespace))
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,9 @@
 """``herdr-link-mcp hint``: the Tier 0 hint in the form each host's hook or launcher expects.
 
 It runs as a SessionStart hook at the start of every Codex, Gemini and AGY session, so it imports
-only the protocol's texts and the environment gate: no MCP SDK, no pydantic, no ``typing``.
+only the protocol's texts and the environment gate: no MCP SDK, no pydantic, no ``typing``, and
+neither ``json`` nor ``re`` (importing ``json`` alone would double the hook's cost over a bare Python
+start; the hook's one string is escaped here exactly as ``json.dumps(..., ensure_ascii=False)`` does).
 """
 
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
@@ -24,6 +26,23 @@ PLAIN_HINT_HOSTS: Final = ("claude", "pi")
 """Hosts that take the plain text (a launcher flag or a system prompt file), printed inside or outside Herdr."""
 
 
+_JSON_ESCAPES: Final = {point: f"\\u{point:04x}" for point in range(0x20)} | {
+    ord('"'): '\\"',
+    ord("\\"): "\\\\",
+    ord("\b"): "\\b",
+    ord("\f"): "\\f",
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+}
+"""``str.translate`` table: the characters ``json.dumps`` escapes in a string, and how."""
+
+
+def _json_string(text: str) -> str:
+    """``text`` as a JSON string, byte for byte what ``json.dumps(text, ensure_ascii=False)`` writes."""
+    return '"' + text.translate(_JSON_ESCAPES) + '"'
+
+
 def hint_output(host: str, environ: Mapping[str, str]) -> str:
     """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline).
 
@@ -43,13 +62,12 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     if host in PLAIN_HINT_HOSTS:
         return hint
     inside = in_herdr_pane(environ)
-    import json  # only the hook hosts need it
-
+    text = _json_string(hint)
     if host == "codex":
-        output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint}}
-        return json.dumps(output, ensure_ascii=False) if inside else ""
+        session_start = f'{{"hookEventName": "SessionStart", "additionalContext": {text}}}'
+        return f'{{"hookSpecificOutput": {session_start}}}' if inside else ""
     if not inside:
         return "{}"
     if host == "gemini":
-        return json.dumps({"hookSpecificOutput": {"additionalContext": hint}}, ensure_ascii=False)
-    return json.dumps({"injectSteps": [{"ephemeralMessage": hint}]}, ensure_ascii=False)
+        return f'{{"hookSpecificOutput": {{"additionalContext": {text}}}}}'
+    return f'{{"injectSteps": [{{"ephemeralMessage": {text}}}]}}'

@@ -11,7 +11,6 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 import os
 import sys
 
-from ._hosts import DEFAULT_NAMESPACE
 from ._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -106,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
     from ._hint import HINT_HOSTS
-    from ._hosts import WIRING_HOSTS
+    from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
 
     parser = argparse.ArgumentParser(
         prog="herdr-link-mcp",
