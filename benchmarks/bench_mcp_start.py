@@ -138,10 +138,11 @@ def figures() -> dict[str, float]:
     """
     commands = servers()
     run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio")  # warm the bytecode cache
-    samples: dict[str, list[float]] = {"bare": [], "sdk": [], "ours": []}
+    samples: dict[str, list[float]] = {"bare": [], "types": [], "sdk": [], "ours": []}
     node = commands[TYPESCRIPT][0] if TYPESCRIPT in commands else None
     for _ in range(RUNS):  # interleaved, so drift on a busy machine hits every column alike
         samples["bare"].append(run("pass"))
+        samples["types"].append(run("import mcp_types"))
         samples["sdk"].append(run("import mcp.server.lowlevel, mcp.server.stdio"))
         samples["ours"].append(run("import herdr_link_mcp._server, herdr_link_mcp.cli, mcp.server.stdio"))
         if node:

@@ -152,7 +152,8 @@ def start_section() -> list[str]:
         "| what | ours ms | TypeScript ms | ours / TypeScript |",
         "|---|---:|---:|---:|",
         f"| bare `python -c pass` / bare `node -e 0` | {found['bare']:.0f} | {ts('node', '46')} | — |",
-        f"| import the SDK (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | — (no SDK) | — |",
+        f"| import the MCP types alone (`mcp_types`, pydantic models) | {found['types']:.0f} | — (no SDK) | — |",
+        f"| import the SDK's server (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | — | — |",
         f"| import herdr-link-mcp and the SDK | {found['ours']:.0f} | — | — |",
         f"| our share over the SDK's {sdk:.0f} ms (target ≤ 10%; medians of paired runs) | {ours:.0f} "
         f"({100 * ours / sdk:.0f}%) | — | — |",
@@ -163,6 +164,12 @@ def start_section() -> list[str]:
         f"{ratio('rss_mib')} |",
     ]
     return lines + [
+        "",
+        "Where the start goes: almost all of it is the SDK's import, and no narrower import of its server",
+        "exists. `mcp/__init__.py` imports the client and with it an HTTP stack (httpx2, Starlette,",
+        "sse-starlette, uvicorn), and `mcp.server.lowlevel.server` itself imports Starlette, the auth",
+        "middleware and the streamable-HTTP manager at module level; a stdio server uses none of them.",
+        "The types alone cost the row above.",
         "",
         "What the light paths cost, medians of the same number of interleaved runs, the subcommands run",
         "through the console script `wiring` prints, as hosts run them (targets from the",

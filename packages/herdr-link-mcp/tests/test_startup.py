@@ -52,6 +52,32 @@ def test_the_hint_hook_loads_neither_json_nor_re(host):
     assert {"json", "re"} & modules == set()
 
 
+def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, "probe", "--json", "--", sys.executable, "-c", "pass"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    modules = set(done.stderr.splitlines()[-1].split())
+    assert "herdr_link_mcp._probe" in modules and "mcp" in modules
+    ours = {m for m in modules if m.startswith(("herdr_link_protocol.", "herdr_link_control.", "herdr_link_mcp."))}
+    assert ours <= {
+        "herdr_link_protocol._constants",
+        "herdr_link_protocol._contract",
+        "herdr_link_control._gate",
+        "herdr_link_control._location",
+        "herdr_link_mcp._version",
+        "herdr_link_mcp.cli",
+        "herdr_link_mcp._hint",
+        "herdr_link_mcp._hosts",
+        "herdr_link_mcp._probe",
+        "herdr_link_mcp._wiring",
+        "herdr_link_mcp._codex",
+    }, ours
+
+
 def test_version_loads_no_protocol_text():
     modules = imported("--version")
     assert "herdr_link_mcp._version" in modules

@@ -220,6 +220,14 @@ def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):
     assert broken.stdout.rstrip().splitlines()[-1].startswith("FAIL: the server did not answer")
 
 
+def test_probe_says_what_happened_to_a_server_that_exits_at_once():
+    quits = json.loads(run("probe", "--json", "--", sys.executable, "-c", "pass").stdout)
+    for report in quits:  # the cause, not "unhandled errors in a TaskGroup (1 sub-exception)"
+        assert report["error"] == "MCPError: Connection closed"
+    text = run("probe", "--", sys.executable, "-c", "pass").stdout
+    assert text.rstrip().endswith("FAIL: the server did not answer in the handshake and 2026-07-28 eras")
+
+
 def test_the_claude_wiring_names_a_real_hint_file_and_how_to_write_it(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     claude = wiring("claude")

@@ -11,6 +11,12 @@ from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 __all__ = ["probe", "render_probe"]
 
+HANDSHAKE_ERA = "handshake"
+MODERN_ERA = "2026-07-28"
+"""The two MCP eras a probe walks, as its reports name them."""
+PROBE_TIMEOUT = 30.0
+"""Seconds each era's walk may take before the probe reports the server as not answering."""
+
 
 def _tools_bytes(result: types.ListToolsResult) -> int:
     tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in result.tools]
@@ -28,7 +34,7 @@ async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
         if isinstance(message, types.ToolListChangedNotification):
             changes.append("tools/list_changed")
 
-    report: dict[str, Any] = {"era": "handshake"}
+    report: dict[str, Any] = {"era": HANDSHAKE_ERA}
     async with stdio_client(params) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
         init = await s.initialize()
         tools = init.capabilities.tools
@@ -43,7 +49,7 @@ async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
 
 
 async def _modern(params: StdioServerParameters) -> dict[str, Any]:
-    report: dict[str, Any] = {"era": "2026-07-28"}
+    report: dict[str, Any] = {"era": MODERN_ERA}
     async with Client(params) as client:
         report["protocol"] = client.session.protocol_version if hasattr(client, "session") else "2026-07-28"
         signalled = anyio.Event()
@@ -82,13 +88,22 @@ async def probe(command: Sequence[str], env: Mapping[str, str]) -> list[dict[str
     """Spawn ``command`` twice (once per era) with ``env`` and report what a host would see."""
     params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(env))
     reports = []
-    for walk in (_handshake, _modern):
+    for era, walk in ((HANDSHAKE_ERA, _handshake), (MODERN_ERA, _modern)):
         try:
-            with anyio.fail_after(30):
+            with anyio.fail_after(PROBE_TIMEOUT):
                 reports.append(await walk(params))
         except Exception as error:  # a probe reports failures; it never hides them behind a traceback
-            reports.append({"era": walk.__name__.strip("_"), "error": f"{type(error).__name__}: {error}"})
+            reports.append({"era": era, "error": _describe(error)})
     return reports
+
+
+def _describe(error: BaseException) -> str:
+    """What went wrong, with task-group wrappers taken off (they say only how many errors there were)."""
+    if isinstance(error, TimeoutError):
+        return f"TimeoutError: no answer within {PROBE_TIMEOUT:g} s"
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_describe(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 def _shown(value: object) -> str:
@@ -101,7 +116,7 @@ def verdict(reports: list[dict[str, Any]]) -> str:
     """One line: whether a host would see the gateway and, inside Herdr, the tools after activation."""
     failed = [r["era"] for r in reports if "error" in r]
     if failed:
-        return f"FAIL: the server did not answer in the {' and '.join(failed)} era"
+        return f"FAIL: the server did not answer in the {' and '.join(failed)} era{'s' if len(failed) > 1 else ''}"
     if all("call_outside" in r for r in reports):
         return "OK outside Herdr: the server lists no tools, as it should outside a Herdr pane"
     if all(len(r.get("active_tools", [])) == 5 for r in reports):
