@@ -135,6 +135,13 @@ async def activate(adapter: Adapter) -> None:
         expect(result.ok and result.payload == ACTIVE_RECEIPT, f"activation returned {result.text!r}")
 
 
+async def active_call(ctx: Context, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+    """One call on a fresh adapter, activated first: all that most checks do with it."""
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        return await adapter.call(tool, arguments)
+
+
 def no_raw_ids(outcome: Outcome, where: str) -> None:
     text = " ".join(outcome.blocks or (outcome.text,))
     found = RAW_ID.search(text)
@@ -310,9 +317,7 @@ async def _unknown_action(ctx: Context) -> None:
 
 @check("host-keys-ignored", "7.2", "keys a host adds (wait_for_previous) never break a call")
 async def _host_keys(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "hi", "wait_for_previous": True})
+    result = await active_call(ctx, SEND_TOOL, {"to": "reviewer", "message": "hi", "wait_for_previous": True})
     expect(result.ok, f"an added key broke send: {result.text!r}")
 
 
@@ -321,9 +326,7 @@ async def _host_keys(ctx: Context) -> None:
 
 @check("peers-self-and-peers", "4.3", "peers names the caller and its same-workspace peers")
 async def _peers(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(PEERS_TOOL, {})
+    result = await active_call(ctx, PEERS_TOOL, {})
     payload = result.payload or {}
     expect(payload.get("self", {}).get("name") == "brain", f"self was {payload.get('self')}")
     listed = [peer.get("name") for peer in payload.get("peers", [])]
@@ -332,18 +335,14 @@ async def _peers(ctx: Context) -> None:
 
 @check("peers-privacy", "5", "peers never lists another workspace's agents or raw ids")
 async def _peers_private(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(PEERS_TOOL, {})
+    result = await active_call(ctx, PEERS_TOOL, {})
     expect("outsider" not in result.text, "an agent of another workspace was listed")
     no_raw_ids(result, "the peers receipt")
 
 
 @check("send-receipt", "4.4", "send returns sent with the envelope's id and the recipient")
 async def _send_receipt(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "please review"})
+    result = await active_call(ctx, SEND_TOOL, {"to": "reviewer", "message": "please review"})
     envelope = envelope_of(only_delivery(ctx, ctx.reviewer))
     expect(result.payload == {"status": "sent", "id": envelope.id, "to": "reviewer"}, f"receipt {result.text!r}")
 
@@ -370,26 +369,20 @@ async def _send_outside(ctx: Context) -> None:
 
 @check("send-empty", "4.4", "an empty message is SEND_FAILED and nothing is delivered")
 async def _send_empty(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": ""})
+    result = await active_call(ctx, SEND_TOOL, {"to": "reviewer", "message": ""})
     tool_error(result, "SEND_FAILED", "send of an empty message")
     expect(delivered(ctx, ctx.reviewer) == [], "an empty message was delivered")
 
 
 @check("send-bad-name", "4.4", "a recipient that is not an Agent Name is PEER_NOT_FOUND")
 async def _send_bad_name(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(SEND_TOOL, {"to": "w1:p2", "message": "x"})
+    result = await active_call(ctx, SEND_TOOL, {"to": "w1:p2", "message": "x"})
     expect(not result.ok and delivered(ctx, ctx.reviewer) == [], f"a raw pane id was accepted: {result.text!r}")
 
 
 @check("close-peer", "4.5", "close closes the named peer's pane and nothing else")
 async def _close(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(CLOSE_TOOL, {"agent": "reviewer"})
+    result = await active_call(ctx, CLOSE_TOOL, {"agent": "reviewer"})
     expect(result.payload == {"status": "closed", "agent": "reviewer"}, f"receipt {result.text!r}")
     try:
         ctx.sim.agent("reviewer")
@@ -401,9 +394,7 @@ async def _close(ctx: Context) -> None:
 
 @check("close-other-workspace", "5", "close of another workspace's agent is PEER_NOT_FOUND and closes nothing")
 async def _close_outside(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(CLOSE_TOOL, {"agent": "outsider"})
+    result = await active_call(ctx, CLOSE_TOOL, {"agent": "outsider"})
     tool_error(result, "PEER_NOT_FOUND", "close in another workspace")
     expect(ctx.sim.agent("outsider")["pane_id"] == ctx.outsider, "the other workspace's pane was closed")
 
@@ -445,9 +436,7 @@ async def _one_submission(ctx: Context) -> None:
 
 @check("escaping-controls", "2.5", "no raw control, format or separator character reaches a pane", addition=True)
 async def _escaping(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": HOSTILE})
+    result = await active_call(ctx, SEND_TOOL, {"to": "reviewer", "message": HOSTILE})
     expect(result.ok, f"send failed: {result.text!r}")
     delivery = only_delivery(ctx, ctx.reviewer)
     expect(delivery.raw_controls == (), f"raw controls reached the pane: {delivery.raw_controls}")
@@ -470,9 +459,7 @@ async def _roundtrip(ctx: Context) -> None:
 @check("start-new-tab", "4.2", "an explicit start opens a new tab and starts the agent", needs=("start",))
 async def _start_tab(ctx: Context) -> None:
     tabs = len(ctx.sim.request("tab.list")["tabs"])
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(START_TOOL, {"name": "worker", "kind": "pi", "args": []})
+    result = await active_call(ctx, START_TOOL, {"name": "worker", "kind": "pi", "args": []})
     expect(result.payload == {"status": "started", "agent": "worker", "kind": "pi"}, f"receipt {result.text!r}")
     expect(len(ctx.sim.request("tab.list")["tabs"]) == tabs + 1, "no new tab")
     no_raw_ids(result, "the start receipt")
@@ -480,9 +467,7 @@ async def _start_tab(ctx: Context) -> None:
 
 @check("start-with", "4.2", "with: places the agent beside a live peer", needs=("start",))
 async def _start_with(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(START_TOOL, {"name": "aide", "kind": "claude", "args": [], "with": "reviewer"})
+    result = await active_call(ctx, START_TOOL, {"name": "aide", "kind": "claude", "args": [], "with": "reviewer"})
     expect(result.ok, f"start failed: {result.text!r}")
     info = ctx.sim.agent("aide")
     expect(info["tab_id"] == ctx.sim.agent("reviewer")["tab_id"], "the agent is not in its peer's tab")
@@ -506,9 +491,7 @@ async def _round_robin(ctx: Context) -> None:
 async def _rollback(ctx: Context) -> None:
     ctx.sim.script_start("pi", StartScript(outcome="exit"))
     panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(START_TOOL, {"name": "doomed", "kind": "pi", "args": []})
+    result = await active_call(ctx, START_TOOL, {"name": "doomed", "kind": "pi", "args": []})
     tool_error(result, "START_FAILED", "a start whose agent exits")
     after = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
     expect(after == panes, f"left behind: {sorted(after - panes)}")
@@ -516,9 +499,7 @@ async def _rollback(ctx: Context) -> None:
 
 @check("start-raw-id-refused", "4.2", "a raw pane id in start input is START_INPUT_INVALID", needs=("start",))
 async def _start_raw(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        await activate(adapter)
-        result = await adapter.call(START_TOOL, {"name": "x", "kind": "pi", "args": [], "pane": ctx.reviewer})
+    result = await active_call(ctx, START_TOOL, {"name": "x", "kind": "pi", "args": [], "pane": ctx.reviewer})
     tool_error(result, "START_INPUT_INVALID", "start with a raw pane id")
 
 
