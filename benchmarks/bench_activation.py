@@ -10,16 +10,14 @@ Run with ``python3 -m nox -s bench``.
 """
 
 import json
-import os
 import statistics
 import time
 
-from servers import StdioServer, servers
+from servers import OUTSIDE_HERDR, StdioServer, servers
 
 from herdr_link_testkit import HerdrSim
 
 RUNS = 10
-BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("HERDR_")}
 CLIENTS = {
     "re-lists (Claude Code)": ("claude-code", True),
     "known never to re-list (Codex)": ("codex-mcp-client", False),
@@ -54,7 +52,7 @@ def figures() -> dict[str, dict[str, float]]:
     with HerdrSim() as sim:
         pane = sim.create_workspace()
         sim.add_agent(pane, "claude", name="brain")
-        env = sim.env(pane, base=BASE_ENV)
+        env = sim.env(pane, base=OUTSIDE_HERDR)
         for _ in range(RUNS):
             for kind, (client, relists) in CLIENTS.items():
                 for name, command in commands.items():

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from servers import OURS, TYPESCRIPT, servers
+from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, servers
 
 from herdr_link_testkit import HerdrSim
 
@@ -168,7 +168,6 @@ def figures() -> dict[str, float]:
     result["sdk_over_bare"] = median([sdk - bare for sdk, bare in zip(samples["sdk"], samples["bare"], strict=True)])
     result["ours_over_sdk"] = median([ours_after_sdk() for _ in range(RUNS)])
     suffix = {OURS: "", TYPESCRIPT: "_ts"}
-    outside_env = {k: v for k, v in BASE_ENV.items() if not k.startswith("HERDR_")}
     with HerdrSim() as sim:
         pane = sim.create_workspace()
         sim.add_agent(pane, "claude", name="brain")
@@ -176,7 +175,7 @@ def figures() -> dict[str, float]:
         starts: dict[str, list[float]] = {}
         for _ in range(RUNS):
             for name, command in commands.items():
-                starts.setdefault("outside" + suffix[name], []).append(spawn_to_initialize(command, outside_env))
+                starts.setdefault("outside" + suffix[name], []).append(spawn_to_initialize(command, OUTSIDE_HERDR))
                 starts.setdefault("inside" + suffix[name], []).append(spawn_to_initialize(command, inside_env))
         result |= {key: median(values) for key, values in starts.items()}
         for name, command in commands.items():

@@ -8,13 +8,12 @@ Part of ``python3 -m nox -s bench``.
 """
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import tiktoken
-from servers import OURS, TYPESCRIPT, StdioServer, servers, text_of
+from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, running, servers, text_of
 
 from herdr_link_opencode_bridge import RUNTIMES, link_data as opencode_data
 from herdr_link_pi_bridge import link_data as pi_data
@@ -26,7 +25,6 @@ TS_FIXTURES = Path(__file__).resolve().parents[1] / "packages/herdr-link-protoco
 """Real TypeScript 0.5.1 outputs, recorded once (``ts-fixtures.md`` says how): its lists are measured here
 the same way as ours, array against array, when the bundle itself is not here."""
 MESSAGE = "x" * 100
-BASE_ENV = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
 
 
 def measure(text: str) -> tuple[int, int]:
@@ -41,39 +39,31 @@ def _compact(value: Any) -> str:
 def wire(command: list[str]) -> dict[str, Any]:
     """From one real server: ``tools/list`` outside Herdr, and inside it before and after activation,
     the activation text, and the wrapper its send of a 100-byte message typed into the peer's pane."""
-    outside = StdioServer(command, BASE_ENV)
-    try:
-        outside.initialize()
+    with running(command, OUTSIDE_HERDR) as outside:
         found: dict[str, Any] = {"outside": outside.request("tools/list")["result"]["tools"]}
-    finally:
-        outside.close()
     with HerdrSim() as sim:
         brain = sim.create_workspace()
         sim.add_agent(brain, "claude", name="brain")
         reviewer = sim.split(brain)
         sim.add_agent(reviewer, "codex", name="reviewer")
-        server = StdioServer(command, sim.env(brain, base=BASE_ENV))
-        try:
-            server.initialize()
+        with running(command, sim.env(brain, base=OUTSIDE_HERDR)) as server:
             found["dormant_result"] = server.request("tools/list")["result"]
             found["activation"] = text_of(server.call("herdr_link", {}))
             found["active"] = server.request("tools/list")["result"]["tools"]
             server.call("herdr_link_send", {"to": "reviewer", "message": MESSAGE})
             found["wrapper"] = sim.wait_for_delivery(reviewer, timeout=60)[-1].text
-        finally:
-            server.close()
     found["dormant"] = found["dormant_result"]["tools"]
     return found
 
 
-def _ts_texts(bundle: str) -> dict[str, str]:
+def _ts_texts(command: list[str]) -> dict[str, str]:
     """The TypeScript contract and its prefixed presentation, from the bundle's own exported builder."""
+    node, bundle = command
     script = (
         "import { pathToFileURL } from 'node:url';"
         f"const m = await import(pathToFileURL({json.dumps(bundle)}).href);"
         "process.stdout.write(m.buildMcpPrefixedCommunicationContract('herdr_link'));"
     )
-    node = servers()[TYPESCRIPT][0]
     prefixed = subprocess.run(
         [node, "--input-type=module", "-e", script], capture_output=True, text=True, check=True, timeout=60
     ).stdout
@@ -90,7 +80,7 @@ def _typescript_figures() -> dict[str, str]:
     commands = servers()
     if TYPESCRIPT in commands:
         live = wire(commands[TYPESCRIPT])
-        texts = _ts_texts(commands[TYPESCRIPT][1])
+        texts = _ts_texts(commands[TYPESCRIPT])
         header = live["wrapper"].rsplit("\n", 1)[0] + "\n"
         return {
             "outside": _figure(_compact(live["outside"])),

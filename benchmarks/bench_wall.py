@@ -8,19 +8,17 @@ Part of ``python3 -m nox -s bench``; ``uv run python benchmarks/bench_wall.py`` 
 """
 
 import json
-import os
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
-from servers import StdioServer, running, servers, text_of
+from servers import OUTSIDE_HERDR, StdioServer, running, servers, text_of
 
 from herdr_link_testkit import Fault, HerdrSim
 
 SAMPLES = 20
 PARALLEL = 20
-BASE_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("HERDR_")}
 OPERATIONS = ("peers", "send", "start, new tab", "start, with", "close")
 
 
@@ -48,7 +46,7 @@ def operations() -> dict[str, dict[str, dict[str, float]]]:
         sim.add_agent(brain, "claude", name="brain")
         reviewer = sim.split(brain)
         sim.add_agent(reviewer, "codex", name="reviewer")
-        env = sim.env(brain, base=BASE_ENV)
+        env = sim.env(brain, base=OUTSIDE_HERDR)
         opened = {name: StdioServer(command, env) for name, command in commands.items()}
         try:
             for server in opened.values():
@@ -111,7 +109,7 @@ def parallel_peers(command: list[str], latency: float = 0.0) -> dict[str, Any]:
         for index in range(3):
             pane = sim.split(brain)
             sim.add_agent(pane, "codex", name=f"peer-{index}")
-        with running(command, sim.env(brain, base=BASE_ENV)) as server:
+        with running(command, sim.env(brain, base=OUTSIDE_HERDR)) as server:
             server.call("herdr_link", {})
             server.call("herdr_link_peers", {})  # warm: bootstrap and caches
             sequential = _timed(lambda: [server.call("herdr_link_peers", {}) for _ in range(PARALLEL)])

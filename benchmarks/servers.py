@@ -24,6 +24,9 @@ COPIED = (
 )
 """Where a TypeScript figure comes from when the bundle did not run beside ours."""
 CLIENT_HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}}
+OUTSIDE_HERDR = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE" and not k.startswith("HERDR_")}
+"""The environment a server gets outside any Herdr pane: no ``HERDR_*``, and bytecode cached as an
+installed package's is (``HerdrSim.env(pane, base=OUTSIDE_HERDR)`` puts it in a simulated pane)."""
 
 
 def servers() -> dict[str, list[str]]:
@@ -33,10 +36,6 @@ def servers() -> dict[str, list[str]]:
     if bundle and node and os.path.isfile(bundle):
         found[TYPESCRIPT] = [node, bundle]
     return found
-
-
-def typescript_ran() -> bool:
-    return TYPESCRIPT in servers()
 
 
 class StdioServer:
@@ -121,7 +120,7 @@ def typescript_version() -> str | None:
     command = servers().get(TYPESCRIPT)
     if command is None:
         return None
-    server = StdioServer(command, {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")})
+    server = StdioServer(command, OUTSIDE_HERDR)
     try:
         version: str = server.initialize()["serverInfo"]["version"]
     finally:
