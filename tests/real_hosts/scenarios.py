@@ -2,6 +2,7 @@
 and the receive and start-then-close scenarios with their checks."""
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,6 +119,11 @@ def sent_to_reviewer(sim: HerdrSim, workspace: dict[str, str], message: str) -> 
 RULE = "Never wait or poll for the reply"
 """From rule 1 of the contract, which no tool description repeats: where it is, the rules are."""
 assert RULE in COMMUNICATION_CONTRACT
+
+
+def outside_herdr() -> dict[str, str]:
+    """The rig's environment without any ``HERDR_*``: a host started outside every Herdr pane."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
 
 
 def rules_in(body: Body) -> int:

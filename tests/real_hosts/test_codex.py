@@ -11,7 +11,6 @@ What each scenario holds in place (issue: real hosts, part 2):
 """
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    outside_herdr,
     pair_workspace,
     reply_steps,
     scenario_row,
@@ -160,7 +160,7 @@ def test_a_slow_server_start_is_still_offered_in_the_first_request(workspace, he
 
 
 def test_outside_herdr_the_required_server_starts_and_offers_nothing(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+    env = outside_herdr()
     done, model = run_codex([Step("herdr_link")], env, tmp_path / "plain")
     requests = model.primary_requests
     assert HINT not in json.dumps(requests[0])  # the hook printed nothing outside Herdr

@@ -12,7 +12,6 @@ What each scenario holds in place (issue: real hosts, part 3):
 - the V2 runtime, which OpenCode 1.x cannot load, is refused by the installer.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    outside_herdr,
     pair_workspace,
     reply_steps,
     rules_in,
@@ -122,7 +122,7 @@ def test_start_with_then_close(workspace, herdr_sim, tmp_path):
 
 
 def test_outside_herdr_opencode_offers_nothing_of_ours(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+    env = outside_herdr()
     done, model = run_opencode([Step("herdr_link")], env, tmp_path / "plain")
     assert all(DIALECT.ours(r, PREFIX) == [] for r in model.primary_requests)
 

@@ -9,7 +9,6 @@ What each scenario holds in place (issue: real hosts, part 3):
 - a wrapper sent by another host's adapter becomes Pi's prompt and is answered to ``from``.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from scenarios import (
     asked_by_another_host,
     assert_answered,
     assert_started_and_closed,
+    outside_herdr,
     pair_workspace,
     reply_steps,
     rules_in,
@@ -116,6 +116,6 @@ def test_start_with_then_close(workspace, herdr_sim, tmp_path):
 
 
 def test_outside_herdr_pi_offers_nothing_of_ours(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+    env = outside_herdr()
     done, model = run_pi([Step("herdr_link")], env, tmp_path / "plain")
     assert all(DIALECT.ours(r, PREFIX) == [] for r in model.primary_requests)
