@@ -437,9 +437,11 @@ class OpenCode:
         """``@opencode-ai/plugin`` in the config dir by a real ``npm install`` (offline, from npm's
         cache, which ``hosts.py`` filled before isolation); OpenCode otherwise installs it itself at
         start-up and, offline, waits about 70 s for that to fail."""
-        # The machine's npm on its own Node (the wheel's npm shim cannot run).
+        # The machine's npm on its own Node (the wheel's npm shim cannot run). With HOME moved, npm
+        # reads no ~/.npmrc, so its update notifier would look up the registry once a day: the one
+        # name lookup of a first run on a fresh machine. It is a check of npm's, not OpenCode's.
         env = {**os.environ, "HOME": str(self.home), "PATH": "/usr/local/bin:/usr/bin:/bin",
-               "npm_config_cache": str(Path.home() / ".npm")}  # fmt: skip
+               "npm_config_cache": str(Path.home() / ".npm"), "npm_config_update_notifier": "false"}  # fmt: skip
         subprocess.run(
             ["npm", "install", "--offline", "--no-audit", "--no-fund", "--prefix", str(self.config),
              f"{self.plugin_package.package}@{self.plugin_package.version}"],

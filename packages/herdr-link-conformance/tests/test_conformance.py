@@ -2,6 +2,7 @@
 is checked in the root ``tests/test_conformance_kit.py``), a broken adapter (the checks can fail),
 and its command line's convention (--json, --only/--skip, exit codes)."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -76,3 +77,25 @@ def test_the_command_line_lines_and_summary_and_selection():
 def test_usage_errors_exit_2():
     assert kit().returncode == 2  # neither --mcp nor --bridge
     assert kit("--mcp", "x", "--only", "no-such-check").returncode == 2
+
+
+def test_a_bug_inside_a_check_is_the_kits_error_not_the_adapters():
+    async def buggy(context) -> None:
+        async with context.adapter():
+            empty: dict[str, int] = {}
+            empty["missing"]  # a bug in the check's own code, with a healthy adapter
+
+    check = dataclasses.replace(next(c for c in CHECKS if c.id == "send-receipt"), run=buggy)
+    [result] = anyio.run(lambda: run_checks(BRIDGE, [check]))
+    assert result.status == "ERROR", result
+    assert "the kit itself failed at test_conformance.py:" in result.detail and "KeyError" in result.detail
+    assert "this says nothing of the adapter" in result.detail
+
+
+@pytest.mark.parametrize(
+    "argv", [("/bin/true",), (sys.executable, "-c", "print('not json')")], ids=["exits", "babbles"]
+)
+def test_an_adapter_that_dies_or_babbles_fails_the_check_as_the_adapters_fault(argv):
+    checks = [c for c in CHECKS if c.id == "dormant-gateway-only"]
+    [result] = anyio.run(lambda: run_checks(AdapterSpec("mcp", argv), checks))
+    assert result.status == "FAIL" and result.detail.startswith("the adapter broke the check"), result

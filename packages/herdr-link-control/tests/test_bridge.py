@@ -1,6 +1,7 @@
 """The JSON-lines bridge, in process: contract, concurrency, the close ordering rule, errors."""
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -9,6 +10,7 @@ from scripted_herdr import agent, got, link, ok, scripted
 
 from herdr_link_control import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply
 from herdr_link_control.bridge import BridgeServer
+from herdr_link_protocol import MAX_LINE_BYTES, JsonLine, JsonLineReader
 
 pytestmark = pytest.mark.anyio
 SELF = ("agent", "get", "w1:p1")
@@ -29,11 +31,13 @@ class Harness:
         assert line.endswith(b"\n") and line.count(b"\n") == 1
         self.replies.append(json.loads(line))
 
-    async def read_line(self) -> bytes:
-        try:
-            return await self.receive_lines.receive()
-        except anyio.EndOfStream:
-            return b""
+    async def lines(self) -> AsyncIterator[JsonLine]:
+        reader = JsonLineReader()
+        async for chunk in self.receive_lines:
+            for line in reader.feed(chunk):
+                yield line
+        for line in reader.end():
+            yield line
 
     async def line(self, value: Any) -> None:
         await self.send_lines.send((value if isinstance(value, str) else json.dumps(value)).encode() + b"\n")
@@ -50,7 +54,7 @@ class Harness:
 
 async def run(harness: Harness, body: Any) -> None:
     async with harness.receive_lines, anyio.create_task_group() as group:
-        group.start_soon(harness.server.serve, harness.read_line)
+        group.start_soon(harness.server.serve, harness.lines())
         await body()
         await harness.send_lines.aclose()
 
@@ -230,3 +234,52 @@ async def test_eof_finishes_and_answers_what_is_still_running():
     with anyio.fail_after(5):
         await run(harness, body)
     assert harness.replies[1]["id"] == 1 and harness.replies[1]["result"]["status"] == "sent"
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+async def test_hostile_lines_get_one_answer_each_under_their_own_id_and_never_end_the_bridge():
+    harness = Harness(BASE)
+
+    async def body() -> None:
+        await harness.line(HELLO)
+        for raw in (
+            "[" * 5000,  # not JSON at any depth: id null
+            DEEP,  # JSON, but not an object: id null
+            f'{{"id":"deep-args","op":"peers","args":{{"x":{DEEP}}}}}',  # too deep below a readable top level
+            f'{{"id":{DEEP},"op":"peers"}}',  # an id that cannot be read: id null
+            '{"id":"cr",\r"op":"peers",\r"args":{}}\r',  # raw CRs are whitespace, a CRLF ending is an ending
+            '{"\\u0069d":"escaped","op":"peers"}',  # an escaped key is still the id
+            '{"id":"decoy","op":"peers","id":"last"}',  # duplicate keys: the last one wins
+            '{"id":"x\\ud800","op":"peers"}',  # a lone surrogate in the id comes back exactly
+        ):
+            await harness.line(raw)
+        await harness.line({"id": "ok", "op": "peers"})
+        await harness.until(10)
+
+    await run(harness, body)
+    replies = harness.replies[1:]
+    assert [r.get("id") for r in replies if "error" in r] == [None, None, "deep-args", None]
+    assert harness.reply("deep-args")["error"] == {
+        "code": "INVALID_CALL",
+        "message": "INVALID_CALL: nested deeper than 128 levels",
+    }
+    assert all("result" in harness.reply(i) for i in ("cr", "escaped", "last", "x\ud800", "ok"))
+    assert len(replies) == 9
+
+
+async def test_a_line_over_the_size_limit_is_answered_under_an_early_id_and_the_next_line_is_served():
+    harness = Harness(BASE)
+
+    async def body() -> None:
+        await harness.line(HELLO)
+        filler = "y" * (MAX_LINE_BYTES + 10)
+        await harness.line(f'{{"id":"long","op":"send","args":{{"to":"reviewer","message":"{filler}"}}}}')
+        await harness.line({"id": "next", "op": "peers"})
+        await harness.until(3)
+
+    await run(harness, body)
+    assert harness.reply("long")["error"]["message"] == f"INVALID_CALL: the line is longer than {MAX_LINE_BYTES} bytes"
+    assert "result" in harness.reply("next")
+    assert not [c for c in harness.runner.calls if c[:2] == ("agent", "prompt")]  # the cut send was not served

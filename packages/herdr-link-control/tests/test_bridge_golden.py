@@ -2,6 +2,7 @@
 
 import json
 import re
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import anyio
@@ -10,6 +11,7 @@ from scripted_herdr import agent, err, got, link, ok, scripted
 
 from herdr_link_control import BridgeHello, BridgeHelloReply, BridgeReply, BridgeRequest
 from herdr_link_control.bridge import BridgeServer
+from herdr_link_protocol import JsonLine, JsonLineReader
 
 pytestmark = pytest.mark.anyio
 DOC = Path(__file__).resolve().parents[3] / "docs" / "bridge.md"
@@ -63,12 +65,12 @@ async def test_the_documented_exchanges_are_what_the_bridge_does(tmp_path):
 
     for request, expected in exchanges():
         before = len(replies)
-        lines = [localise(request).encode() + b"\n"]
 
-        async def read_line(lines: list[bytes] = lines) -> bytes:
-            return lines.pop(0) if lines else b""
+        async def lines(request: str = request) -> AsyncIterator[JsonLine]:
+            for line in JsonLineReader().feed(localise(request).encode() + b"\n"):
+                yield line
 
         with anyio.fail_after(5):
-            await server.serve(read_line)
+            await server.serve(lines())
         assert len(replies) == before + 1, request
         assert MESSAGE_ID.sub('"hl_ID"', replies[-1]) == MESSAGE_ID.sub('"hl_ID"', localise(expected)), request

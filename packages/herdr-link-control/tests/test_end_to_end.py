@@ -136,7 +136,9 @@ async def test_explicit_new_tab_start_end_to_end(herdr_sim: HerdrSim, team, tmp_
     assert receipt.to_json() == '{"status":"started","agent":"worker","kind":"pi"}'
     record = herdr_sim.agent("worker")
     assert record["tab_id"] == "w1:t2" and record["interactive_ready"] is True and record["cwd"] == str(tmp_path)
-    assert not any(c[:2] in {("pane", "list"), ("pane", "get")} for c in herdr_sim.log.commands())
+    heads = [c[:2] for c in herdr_sim.log.commands()]
+    assert heads.count(("pane", "list")) == 1 and ("pane", "get") not in heads  # the snapshot before allocating
+    assert heads.index(("pane", "list")) < heads.index(("tab", "create"))
 
 
 async def test_with_start_end_to_end_inherits_the_anchor_cwd(herdr_sim: HerdrSim, team, tmp_path):

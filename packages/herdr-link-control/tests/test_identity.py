@@ -183,3 +183,98 @@ async def test_a_not_yet_detected_agent_in_an_unmoved_pane_is_not_looked_up_twic
     assert await link(runner).bootstrap() is None
     assert runner.calls.count(SELF) == 3  # the readiness probes only
     assert ("agent", "get", "w1:p1") in runner.calls and not any(c[2:] == ("w2:p3",) for c in runner.calls)
+
+
+async def test_a_refused_retry_after_the_pane_moved_is_the_retrys_own_refusal():
+    pane_reply = ok({"result": {"pane": {"pane_id": "w2:p3"}}})
+    runner = scripted(
+        {
+            SELF: err("agent_not_found"),
+            ("pane", "get", "w1:p1"): pane_reply,
+            ("agent", "get", "w2:p3"): err("internal_error"),
+        }
+    )
+    with pytest.raises(LinkError) as caught:
+        await link(runner).peers()
+    assert caught.value.cause is Cause.NO_STABLE_NAME  # not the first lookup's "not yet detected"
+    assert ("agent", "get", "w2:p3") in runner.calls
+
+
+@pytest.mark.parametrize(
+    "pane_reply",
+    [
+        ok({"result": "pane"}),
+        ok({"result": {"pane": "w2:p3"}}),
+        ok({"result": {"pane": {"pane_id": ""}}}),
+        ok({"result": {"pane": {"pane_id": 7}}}),
+        ok({"result": {"pane": {}}}),
+        err("pane_not_found"),
+    ],
+    ids=["result-not-object", "pane-not-object", "empty-id", "non-string-id", "no-id", "refused"],
+)
+async def test_a_pane_get_that_gives_no_usable_id_keeps_the_first_lookups_error(pane_reply):
+    runner = scripted({SELF: err("agent_not_found"), ("pane", "get", "w1:p1"): pane_reply})
+    with pytest.raises(LinkError) as caught:
+        await link(runner).peers()
+    assert caught.value.code is ErrorCode.SELF_UNNAMED
+    retried = [c for c in runner.calls if c[:2] == ("agent", "get") and c != SELF]
+    assert retried == []  # no lookup by an id Herdr did not give
+
+
+async def test_callers_sharing_a_failing_bootstrap_all_get_its_error():
+    release = anyio.Event()
+
+    async def refused_rename(argv):
+        await release.wait()
+        return err("internal_error")
+
+    runner = scripted({SELF: UNNAMED, RENAME: refused_rename})
+    subject = link(runner)
+    errors: list[LinkError] = []
+
+    async def peers() -> None:
+        try:
+            await subject.peers()
+        except LinkError as error:
+            errors.append(error)
+
+    async with anyio.create_task_group() as group:
+        for _ in range(3):
+            group.start_soon(peers)
+        await anyio.wait_all_tasks_blocked()
+        release.set()
+    assert len(errors) == 3 and {e.cause for e in errors} == {Cause.NO_STABLE_NAME}
+    assert sum(c[:2] == ("agent", "rename") for c in runner.calls) == 1
+
+
+async def test_a_caller_waiting_on_a_cancelled_bootstrap_gets_an_error_not_a_crash():
+    renaming = anyio.Event()
+
+    async def hanging_rename(argv):
+        renaming.set()
+        await anyio.sleep_forever()
+
+    runner = scripted({SELF: UNNAMED, RENAME: hanging_rename})
+    subject = link(runner)
+    outcome: list[object] = []
+    first = anyio.CancelScope()
+
+    async def bootstrapper() -> None:
+        with first:
+            await subject.peers()
+
+    async def waiter() -> None:
+        try:
+            outcome.append(await subject.peers())
+        except LinkError as error:
+            outcome.append(error)
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as group:
+            group.start_soon(bootstrapper)
+            await renaming.wait()
+            group.start_soon(waiter)
+            await anyio.wait_all_tasks_blocked()
+            first.cancel()  # the caller that runs the bootstrap gives up
+    [error] = outcome
+    assert isinstance(error, LinkError) and error.cause is Cause.NO_STABLE_NAME

@@ -6,11 +6,12 @@ placements, plus the finder's rules on their own.
 
 import logging
 
+import anyio
 import pytest
-from scripted_herdr import agent, got, link, ok, scripted
+from scripted_herdr import ENV, agent, err, got, link, ok, scripted
 
-from herdr_link_control import Link, Timeouts
-from herdr_link_control._leftovers import pane_number, split_candidates, tab_candidates
+from herdr_link_control import Link, ScriptedRunner, Timeouts
+from herdr_link_control._leftovers import Snapshot, split_candidates, tab_candidates
 from herdr_link_protocol import ErrorCode, LinkError
 from herdr_link_testkit import Fault, HerdrSim, StartScript
 
@@ -70,55 +71,190 @@ async def test_a_refusal_made_nothing_and_nothing_is_looked_for(herdr_sim: Herdr
     with pytest.raises(LinkError):
         await Link(herdr_sim.env(brain)).start({"name": "w", "kind": "pi", "args": [], **extra})
     assert herdr_sim.pane_ids() == before
-    assert ("pane", "list") not in {c[:2] for c in herdr_sim.log.commands()}
+    assert [c[:2] for c in herdr_sim.log.commands()].count(("pane", "list")) == 1  # the snapshot only
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
-async def test_the_success_path_asks_nothing_more(herdr_sim: HerdrSim, team, placement):
+async def test_the_success_path_lists_the_panes_once_before_and_closes_nothing(herdr_sim: HerdrSim, team, placement):
     brain, _ = team
     _, extra = PLACEMENTS[placement]
     herdr_sim.log.clear()
     await Link(herdr_sim.env(brain)).start({"name": "w", "kind": "pi", "args": [], **extra})
-    assert ("pane", "list") not in {c[:2] for c in herdr_sim.log.commands()}
+    heads = [c[:2] for c in herdr_sim.log.commands()]
+    allocate = ("tab", "create") if placement == "new_tab" else ("pane", "split")
+    assert heads.count(("pane", "list")) == 1
+    assert heads.index(("pane", "list")) < heads.index(allocate)
+    assert ("tab", "close") not in heads and ("pane", "close") not in heads
 
 
-def test_pane_numbers_are_bijective_base_32():
-    assert [pane_number(f"w1:p{s}") for s in ("1", "9", "A", "Z", "0", "11", "1A")] == [1, 9, 10, 31, 32, 33, 42]
-    assert pane_number("w1:t2") is None and pane_number("w1:pI") is None and pane_number(None) is None
+async def test_two_starts_at_once_one_failing_never_take_the_other_agents_tab(herdr_sim: HerdrSim, team, caplog):
+    """The failing start's reply comes late, after the other start's tab exists as a plain shell."""
+    brain, _ = team
+    herdr_sim.fault_method("tab.create", Fault("empty_result", seconds=1.5))  # the first tab create only
+    herdr_sim.fault_method("agent.start", Fault("delay", seconds=3.0))  # the other stays a plain shell meanwhile
+    caplog.set_level(logging.INFO, "herdr_link")
+    outcomes: dict[str, object] = {}
+
+    async def start(name: str) -> None:
+        try:
+            outcomes[name] = await Link(herdr_sim.env(brain)).start({"name": name, "kind": "pi", "args": []})
+        except LinkError as error:
+            outcomes[name] = error
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(start, "failing")
+        with anyio.fail_after(60):
+            while "tab.create" not in herdr_sim.log.methods():  # noqa: ASYNC110
+                await anyio.sleep(0.01)
+        group.start_soon(start, "other")
+    assert isinstance(outcomes["failing"], LinkError)
+    assert not isinstance(outcomes["other"], LinkError), outcomes["other"]
+    assert "other" in {herdr_sim.name_of(pane) for pane in herdr_sim.pane_ids()}  # its tab was not taken
+    assert "left them all" in caplog.text  # two new plain shells: in doubt, both left and logged
 
 
 def shell(pane: str, tab: str, cwd: str = "/p") -> dict[str, object]:
     return {"pane_id": pane, "tab_id": tab, "cwd": cwd, "agent_status": "unknown"}
 
 
-def test_only_a_plain_shell_that_looks_like_the_request_is_a_candidate():
+EMPTY = Snapshot(frozenset({"w1:p1"}), frozenset({"w1:t1"}))
+
+
+def test_only_a_new_plain_shell_that_looks_like_the_request_is_a_candidate(tmp_path):
     pick = tab_candidates("/p")
     agent_pane = {**shell("w1:p5", "w1:t3"), "agent": "pi", "agent_status": "idle"}
-    assert pick([shell("w1:p1", "w1:t1"), agent_pane], None) == []  # the newest runs an agent
-    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3", cwd="/q")], None) == []  # elsewhere
-    assert pick([shell("w1:p4", "w1:t3"), shell("w1:p5", "w1:t3")], None) == []  # not alone in its tab
-    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3")], None) == [["tab", "close", "w1:t3"]]
-    # Without an answer, only a pane that was not there before counts, however new it looks.
-    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3")], {"w1:p1", "w1:p5"}) == []
+    launching = {**shell("w1:p5", "w1:t3"), "agent": "pi"}  # just launched: status still unknown
+    assert pick([shell("w1:p1", "w1:t1"), agent_pane], EMPTY) == []  # it runs an agent
+    assert pick([shell("w1:p1", "w1:t1"), launching], EMPTY) == []  # an agent, even before its status
+    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3", cwd="/q")], EMPTY) == []  # elsewhere
+    assert pick([shell("w1:p4", "w1:t3"), shell("w1:p5", "w1:t3")], EMPTY) == []  # not alone in its tab
+    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3")], EMPTY) == [["tab", "close", "w1:t3"]]
+    assert pick([shell("w1:p5", "w1:t1")], EMPTY) == []  # a new pane in a tab that was there before
+    # A pane that was there before our command began is never taken, however new it looks.
+    before = Snapshot(frozenset({"w1:p1", "w1:p5"}), frozenset({"w1:t1", "w1:t3"}))
+    assert pick([shell("w1:p1", "w1:t1"), shell("w1:p5", "w1:t3")], before) == []
     split = split_candidates("w1:p2", "/p")
     panes = [shell("w1:p2", "w1:t1"), shell("w1:p6", "w1:t1"), shell("w1:p7", "w1:t9")]
-    assert split(panes, {"w1:p2", "w1:p7"}) == [["pane", "close", "w1:p6"]]
-    assert split(panes, {"w1:p2"}) == [["pane", "close", "w1:p6"]]  # p7 is in another tab
+    assert split(panes, Snapshot(frozenset({"w1:p2", "w1:p7"}), frozenset())) == [["pane", "close", "w1:p6"]]
+    assert split(panes, Snapshot(frozenset({"w1:p2"}), frozenset())) == [["pane", "close", "w1:p6"]]  # p7: elsewhere
+    assert split(panes[1:], Snapshot(frozenset({"w1:p2"}), frozenset())) == []  # the anchor is not listed
+    assert split([shell("w1:p2", "w1:t1"), {**shell("w1:p6", "w1:t1"), "agent": "pi"}], EMPTY) == []
+
+
+def test_a_cwd_reported_through_a_symlink_or_another_spelling_still_matches(tmp_path):
+    real = tmp_path / "real"
+    real.mkdir()
+    link_path = tmp_path / "link"
+    link_path.symlink_to(real)
+    for reported in (str(link_path), f"{real}/", f"{tmp_path}/./real"):
+        assert tab_candidates(str(real))([shell("w1:p5", "w1:t3", cwd=reported)], EMPTY) == [["tab", "close", "w1:t3"]]
+        assert split_candidates("w1:p2", str(real))(
+            [shell("w1:p2", "w1:t1"), shell("w1:p6", "w1:t1", cwd=reported)], EMPTY
+        ) == [["pane", "close", "w1:p6"]]
+    assert tab_candidates(str(real))([shell("w1:p5", "w1:t3", cwd=str(tmp_path))], EMPTY) == []
+
+
+def listing(*panes: dict[str, object]) -> object:
+    return ok({"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1", "cwd": "/proj", "agent": "claude",
+                                     "agent_status": "idle"}, *panes]}})  # fmt: skip
+
+
+def starting(
+    tab_create: object, *pane_lists: object, more: dict[tuple[str, ...], object] | None = None
+) -> ScriptedRunner:
+    return scripted(
+        {
+            ("agent", "get", "w1:p1"): got(agent("brain", cwd="/proj")),
+            ("tab", "create"): tab_create,
+            ("pane", "list"): list(pane_lists),
+            **(more or {}),
+        }
+    )
 
 
 async def test_two_candidates_are_logged_and_left(caplog):
-    panes = ok(
-        {"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1", "cwd": "/proj", "agent_status": "idle",
-                               "agent": "claude"}] + [shell(f"w1:p{n}", f"w1:t{n}", "/proj") for n in (5, 6)]}}
-    )  # fmt: skip
-    runner = scripted(
-        {
-            ("agent", "get", "w1:p1"): got(agent("brain", cwd="/proj")),
-            ("tab", "create"): TimeoutError(),
-            ("pane", "list"): [ok({"result": {"panes": []}}), panes],  # before, then two new tabs
-        }
-    )
+    runner = starting(TimeoutError(), listing(), listing(*(shell(f"w1:p{n}", f"w1:t{n}", "/proj") for n in (5, 6))))
     with pytest.raises(LinkError):
         await link(runner).start({"name": "w", "kind": "pi", "args": []})
     assert not any(call[:2] == ("tab", "close") for call in runner.calls)
     assert "left them all" in caplog.text
+
+
+async def test_a_plain_shell_tab_that_was_there_before_is_not_taken_on_the_answered_path(caplog):
+    old_shell = shell("w1:p5", "w1:t5", "/proj")  # someone's own shell tab in the same cwd, and the newest
+    runner = starting(ok({"result": {}}), listing(old_shell), listing(old_shell))
+    with pytest.raises(LinkError) as caught:
+        await link(runner).start({"name": "w", "kind": "pi", "args": []})
+    assert caught.value.code is ErrorCode.START_FAILED
+    assert not any(call[:2] == ("tab", "close") for call in runner.calls)
+    assert "nothing recognisable" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [ok({"result": "panes"}), ok({"result": {"panes": {"w1:p5": {}}}}), ok({"result": {}}), ok({"other": 1})],
+    ids=["result-not-object", "panes-not-list", "no-panes", "no-result"],
+)
+async def test_a_malformed_pane_list_closes_nothing(reply, caplog):
+    runner = starting(ok({"result": {}}), listing(), reply)
+    with pytest.raises(LinkError):
+        await link(runner).start({"name": "w", "kind": "pi", "args": []})
+    assert not any(call[:2] == ("tab", "close") for call in runner.calls)
+    assert "without a list of panes" in caplog.text
+
+
+async def test_no_snapshot_before_means_nothing_is_taken(caplog):
+    runner = starting(ok({"result": {}}), err("internal_error"), listing(shell("w1:p5", "w1:t5", "/proj")))
+    with pytest.raises(LinkError):
+        await link(runner).start({"name": "w", "kind": "pi", "args": []})
+    assert not any(call[:2] == ("tab", "close") for call in runner.calls)
+    assert "none was listed before it" in caplog.text
+
+
+async def test_a_refused_rollback_close_is_logged_and_the_start_error_kept(caplog):
+    runner = starting(
+        ok({"result": {}}),
+        listing(),
+        listing(shell("w1:p5", "w1:t5", "/proj")),
+        more={("tab", "close"): err("tab_not_found")},
+    )
+    with pytest.raises(LinkError) as caught:
+        await link(runner).start({"name": "w", "kind": "pi", "args": []})
+    assert caught.value.code is ErrorCode.START_FAILED
+    assert [c for c in runner.calls if c[:2] == ("tab", "close")] == [("tab", "close", "w1:t5")]
+    assert "herdr tab close w1:t5 (left by a failed tab create) failed" in caplog.text
+
+
+async def test_a_start_cancelled_during_the_search_still_closes_what_appears():
+    appeared = listing(shell("w1:p5", "w1:t5", "/proj"))
+    listed = anyio.Event()
+
+    async def late(argv: object) -> object:  # the allocation shows up on the third look
+        listed.set()
+        await anyio.sleep(0.3)
+        return appeared
+
+    runner = starting(TimeoutError(), listing(), listing(), late, appeared, more={("tab", "close"): ok({"result": {}})})
+    subject = link(runner)
+    async with anyio.create_task_group() as group:
+
+        async def start() -> None:
+            with pytest.raises(LinkError):
+                await subject.start({"name": "w", "kind": "pi", "args": []})
+
+        group.start_soon(start)
+        with anyio.fail_after(30):
+            await listed.wait()
+        group.cancel_scope.cancel()  # the caller gives up while the search is looking
+    assert ("tab", "close", "w1:t5") in runner.calls  # the shielded search finished and closed it
+
+
+async def test_an_allocation_that_never_appears_ends_the_search_within_one_more_timeout(caplog):
+    runner = starting(TimeoutError(), listing())
+    subject = Link(ENV, runner=runner, timeouts=Timeouts(command=1.0))
+    with anyio.fail_after(30):
+        with pytest.raises(LinkError):
+            await subject.start({"name": "w", "kind": "pi", "args": []})
+    looks = [c for c in runner.calls if c[:2] == ("pane", "list")]
+    assert 2 <= len(looks) < 60  # it looked again, and then stopped
+    assert "made nothing within one more command timeout" in caplog.text

@@ -11,6 +11,7 @@ from herdr_link_control import Link, RunResult, ScriptedRunner, SpawnFailed
 from herdr_link_protocol import (
     WRAPPER_HEADER,
     AgentState,
+    Cause,
     ErrorCode,
     InvalidToolCall,
     LinkError,
@@ -281,3 +282,44 @@ async def test_states_map_onto_the_closed_vocabulary():
     )
     receipt = await link(runner).peers()
     assert receipt.self_.state is AgentState.DONE and receipt.peers[0].state is AgentState.UNKNOWN
+
+
+async def test_two_rows_with_the_same_name_are_one_peer():
+    runner = scripted(
+        {
+            SELF: got(agent("brain")),
+            ("agent", "list"): listing(
+                agent("brain"), agent("twin", pane="w1:p2"), agent("twin", pane="w1:p3", status="working")
+            ),
+        }
+    )
+    receipt = await link(runner).peers()
+    assert [(p.name, p.state) for p in receipt.peers] == [("twin", "idle")]
+
+
+async def test_the_session_rule_fails_closed_when_herdr_refuses_the_list():
+    runner = scripted({SELF: got(agent("brain", kind="opencode")), ("agent", "list"): err("internal_error")})
+    with pytest.raises(LinkError) as caught:
+        await link(runner).check_session_pane("/proj")
+    assert caught.value.cause is Cause.PEERS_REFUSED
+
+
+@pytest.mark.parametrize("directory", ["", None])
+async def test_the_session_rule_with_no_directory_never_matches_the_process_cwd(directory, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # "" resolved as a path would be this directory, the caller's own cwd
+    mine = agent("brain", cwd=str(tmp_path), kind="opencode")
+    runner = scripted({SELF: got(mine), ("agent", "list"): listing(mine)})
+    with pytest.raises(LinkError) as caught:
+        await link(runner).check_session_pane(directory)
+    assert caught.value.cause is Cause.SESSION_PANE_AMBIGUOUS
+    await link(runner).check_session_pane(str(tmp_path))  # the same pane, named by its directory, holds
+
+
+async def test_the_survey_lists_only_named_agents_and_none_for_a_caller_without_a_workspace():
+    rows = listing(agent("brain"), agent(None, pane="w1:p2"), agent("reviewer", pane="w1:p3"))
+    survey = await link(scripted({SELF: got(agent("brain")), ("agent", "list"): rows})).survey()
+    assert [p.name for p in survey.peers] == ["reviewer"]  # the unnamed row is left out
+    homeless = agent("brain", ws="")
+    rows = listing(homeless, agent("drifter", ws="", pane="w1:p4"), agent("reviewer", pane="w1:p3"))
+    survey = await link(scripted({SELF: got(homeless), ("agent", "list"): rows})).survey()
+    assert survey.workspace_id == "" and survey.peers == ()  # no workspace, no peers: not even another without one

@@ -29,7 +29,15 @@ def split(pane: str = "w1:p3", ws: str = "w1") -> RunResult:
 
 
 STARTED = ok({"id": "cli:agent:start", "result": {"type": "agent_started", "agent": {}, "argv": []}})
-BASE = {SELF: got(agent("brain", cwd="/proj")), ("tab", "create"): tab_created(), ("agent", "start"): STARTED}
+SNAPSHOT = ("pane", "list", "--workspace", "w1")
+"""The panes listed before a tab or pane is allocated, so that only what the start made is ever closed."""
+PANES = ok({"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1"}]}})
+BASE = {
+    SELF: got(agent("brain", cwd="/proj")),
+    SNAPSHOT: PANES,
+    ("tab", "create"): tab_created(),
+    ("agent", "start"): STARTED,
+}
 
 
 def project(tmp_path: Path, agents: dict[str, Any]) -> str:
@@ -44,6 +52,7 @@ async def test_explicit_start_allocates_a_new_tab_and_uses_its_root_pane():
     assert receipt.to_json() == '{"status":"started","agent":"worker-01","kind":"pi"}'
     assert runner.calls == [
         SELF,
+        SNAPSHOT,
         ("tab", "create", "--workspace", "w1", "--cwd", "/proj", "--no-focus"),
         ("agent", "start", "worker-01", "--kind", "pi", "--pane", "w1:p4", "--", "--model", "model-x"),
     ]
@@ -53,9 +62,9 @@ async def test_the_root_pane_is_found_by_listing_when_tab_create_omits_it():
     panes = ok(
         {"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1"}, {"pane_id": "w1:p7", "tab_id": "w1:t2"}]}}
     )
-    runner = scripted({**BASE, ("tab", "create"): tab_created(root=None), ("pane", "list"): panes})
+    runner = scripted({**BASE, ("tab", "create"): tab_created(root=None), SNAPSHOT: [PANES, panes]})
     await link(runner).start({"name": "w", "kind": "pi", "args": []})
-    assert runner.calls[2] == ("pane", "list", "--workspace", "w1") and runner.calls[3][6] == "w1:p7"
+    assert runner.calls[3] == SNAPSHOT and runner.calls[4][6] == "w1:p7"
 
 
 @pytest.mark.parametrize(("cwd", "expected"), [(None, "/ctx"), ("sub/dir", "/ctx/sub/dir"), ("/abs", "/abs")])
@@ -63,18 +72,18 @@ async def test_new_tab_cwd_resolves_against_the_context_directory(cwd, expected)
     runner = scripted(BASE)
     arguments = {"name": "w", "kind": "pi", "args": []} | ({"cwd": cwd} if cwd else {})
     await link(runner).start(arguments, context_directory="/ctx")
-    assert runner.calls[1][5] == expected
+    assert runner.calls[2][5] == expected
 
 
 async def test_the_context_directory_falls_back_to_the_callers_live_cwd_then_the_process_cwd():
     runner = scripted(BASE)
     await link(runner).start({"name": "w", "kind": "pi", "args": []})
-    assert runner.calls[1][5] == "/proj"
+    assert runner.calls[2][5] == "/proj"
     runner = scripted({**BASE, SELF: got(agent("brain", cwd=""))})
     subject = link(runner)
     subject._starter.process_cwd = lambda: "/process"  # type: ignore[union-attr]
     await subject.start({"name": "w", "kind": "pi", "args": []})
-    assert runner.calls[1][5] == "/process"
+    assert runner.calls[2][5] == "/process"
 
 
 async def test_configured_new_tab_uses_the_label_and_no_topology_in_the_receipt(tmp_path):
@@ -85,8 +94,8 @@ async def test_configured_new_tab_uses_the_label_and_no_topology_in_the_receipt(
     runner = scripted(BASE)
     receipt = await link(runner).start({"name": "writer", "config_agent": "docs"}, context_directory=context)
     assert receipt.to_json() == '{"status":"started","agent":"writer","kind":"claude"}'
-    assert runner.calls[1] == ("tab", "create", "--workspace", "w1", "--cwd", context, "--label", "docs", "--no-focus")
-    assert runner.calls[2][-2:] == ("--", "-p")
+    assert runner.calls[2] == ("tab", "create", "--workspace", "w1", "--cwd", context, "--label", "docs", "--no-focus")
+    assert runner.calls[3][-2:] == ("--", "-p")
 
 
 async def test_the_published_example_starts(tmp_path):
@@ -240,6 +249,7 @@ async def test_with_placement_splits_the_anchor_inheriting_its_live_cwd():
     assert runner.calls == [
         SELF,
         ("agent", "get", "cv-anchor"),
+        SNAPSHOT,
         ("pane", "split", "w1:p2", "--direction", "right", "--cwd", "/worktrees/slice-a", "--no-focus"),
         ("agent", "start", "cv-01", "--kind", "pi", "--pane", "w1:p3", "--", "--model", "cv/model"),
     ]

@@ -4,14 +4,17 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from install_faults import CRASH_STEPS, FAIL_STEPS, inject
 
 from herdr_link_installer import (
     EXIT_DUPLICATE,
     InstallError,
     Platform,
+    ProgramFailed,
     _install as module,
     global_config_dir,
     install,
@@ -26,8 +29,6 @@ NODE_DIR = Path(__file__).parent / "node"
 LINUX = Platform("linux")
 BUNDLE = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
 BUNDLE_V2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
-STEPS = ["after-backup", "after-temp-write", "after-rename", "before-final-check"]
-CRASH_STEPS = ["during-backup", *STEPS, "before-location"]
 
 
 @pytest.fixture(scope="session")
@@ -59,16 +60,20 @@ def target(home: Path) -> Path:
     return config(home) / "plugins" / "herdr-link.js"
 
 
-def run(home: Path, *, yes: bool = False, runtime: str = "v1", fail_at: str | None = None) -> tuple[int, list[str]]:
+def run(
+    home: Path, *, yes: bool = False, runtime: str = "v1", fail_at: str | None = None, monkeypatch=None
+) -> tuple[int, list[str]]:
+    """One install; ``fail_at`` injects an ``OSError`` at that step (``faults.py``) through ``monkeypatch``."""
     lines: list[str] = []
     plan = plan_install(runtime, {}, home, home / "project", LINUX, run=lambda argv: None)
+    if fail_at is not None:
+        inject(fail_at, "fail", target(home), lambda o, n, v: monkeypatch.setattr(o, n, v, raising=False))
     code = install(
         plan,
         confirmed=yes,
         environ={"XDG_CONFIG_HOME": str(home / ".config")},
         home=home,
         say=lines.append,
-        fail_at=fail_at,
         complain=lines.append,
     )
     return code, lines
@@ -245,20 +250,20 @@ def test_a_symlinked_target_is_an_error_that_changes_nothing(home, tmp_path):
     assert real.read_text() == "mine\n" and target(home).is_symlink()
 
 
-@pytest.mark.parametrize("step", STEPS)
+@pytest.mark.parametrize("step", FAIL_STEPS)
 @pytest.mark.parametrize("before", [None, "export default {}; // someone's\n"])
-def test_a_failure_at_any_step_leaves_the_old_state(home, step, before):
+def test_a_failure_at_any_step_leaves_the_old_state(home, step, before, monkeypatch):
     if before is not None:
         target(home).write_text(before)
-    code, lines = run(home, yes=True, fail_at=step)
-    assert code == 1 and any(line.startswith("error: simulated failure") for line in lines)
+    code, lines = run(home, yes=True, fail_at=step, monkeypatch=monkeypatch)
+    assert code == 1 and any(line.startswith(f"error: injected failure {step}") for line in lines)
     if before is None:
         assert not target(home).exists()
     else:
         assert target(home).read_text() == before
     assert sorted(p.name for p in target(home).parent.iterdir()) == ([] if before is None else ["herdr-link.js"])
     rolled = " ".join(lines)
-    assert ("rolled back" in rolled) == (step in ("after-rename", "before-final-check"))
+    assert ("rolled back" in rolled) == (step in ("after-rename", "node-check"))
 
 
 @pytest.mark.parametrize("step", CRASH_STEPS)
@@ -266,10 +271,12 @@ def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, ste
     before = "export default {}; // someone's\n"
     target(home).write_text(before)
     code = (
-        "import sys; from pathlib import Path; from herdr_link_installer import install, plan_install, Platform;"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from pathlib import Path;"
+        "from install_faults import inject; from herdr_link_installer import install, plan_install, Platform;"
         f"home = Path({str(home)!r});"
         "plan = plan_install('v1', {}, home, home, Platform('linux'), run=lambda argv: None);"
-        f"install(plan, confirmed=True, environ={{'HERDR_LINK_INSTALL_CRASH': {step!r}}}, home=home, say=print)"
+        f"inject({step!r}, 'crash', Path({str(target(home))!r}));"
+        "install(plan, confirmed=True, environ={}, home=home, say=print)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 9  # killed at the step
@@ -283,22 +290,23 @@ def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, ste
         assert backup.read_text() == before
 
 
-def test_a_failure_after_the_replace_says_the_plugin_is_the_new_bundle(home):
-    code, lines = run(home, yes=True, fail_at="before-location")
+def test_a_failure_after_the_replace_says_the_plugin_is_the_new_bundle(home, monkeypatch):
+    code, lines = run(home, yes=True, fail_at="before-location", monkeypatch=monkeypatch)
     assert code == 1 and target(home).read_bytes() == BUNDLE
     assert not any("nothing was changed" in line for line in lines)
     assert lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle;")
-    assert "bridge location not written: simulated failure before-location" in lines[-1]
+    assert "bridge location not written: injected failure before-location" in lines[-1]
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_the_last_line_says_what_each_file_is(home, step):
+@pytest.mark.parametrize("step", FAIL_STEPS)
+def test_the_last_line_says_what_each_file_is(home, step, monkeypatch):
     target(home).write_text("export default {}; // someone's\n")
-    code, lines = run(home, yes=True, fail_at=step)
+    code, lines = run(home, yes=True, fail_at=step, monkeypatch=monkeypatch)
     assert code == 1 and lines[-1].startswith("state: ")
-    renamed = step in ("after-rename", "before-final-check")
+    renamed = step in ("after-rename", "node-check")
     assert ("is restored from" in lines[-1]) == renamed and ("is unchanged" in lines[-1]) == (not renamed)
     assert "; backup " in lines[-1]
+    monkeypatch.undo()
     code, lines = run(home, yes=True)
     assert code == 0 and lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle; backup ")
 
@@ -441,3 +449,77 @@ def test_a_plan_asks_opencode_for_its_config_dir_once(home):
 
     plan_install("v1", {}, home, home / "project", LINUX, run=opencode)
     assert asked.count(["opencode", "debug", "paths"]) == 1 and asked.count(["opencode", "--version"]) == 1
+
+
+def fake_program(directory: Path, name: str, script: str) -> None:
+    directory.mkdir(exist_ok=True)
+    program = directory / name
+    program.write_text(f"#!/bin/sh\n{script}\n")
+    program.chmod(0o755)
+
+
+def test_an_opencode_that_exits_non_zero_is_reported_as_that_not_as_missing(home, tmp_path, monkeypatch):
+    fake_program(tmp_path / "bin", "opencode", "echo 'config file broken' >&2; exit 3")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    plan = plan_install("v1", {}, home, home / "project", LINUX)
+    [note] = [n for n in plan.notes if "opencode" in n]
+    assert "exited with status 3: config file broken" in note and "not on PATH" not in note
+    fake_program(tmp_path / "bin", "opencode", "echo 'a banner'")
+    [note] = [n for n in plan_install("v1", {}, home, home / "project", LINUX).notes if "opencode" in n]
+    assert "printed no version" in note and "not on PATH" not in note
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    [note] = [n for n in plan_install("v1", {}, home, home / "project", LINUX).notes if "opencode" in n]
+    assert "opencode is not on PATH" in note
+
+
+def test_a_node_that_fails_to_run_is_reported_as_that_not_as_unresolved(tmp_path, monkeypatch):
+    fake_program(tmp_path / "bin", "node", "echo 'node: bad option' >&2; exit 9")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    home = tmp_path / "home"
+    (home / ".config" / "opencode" / "plugins").mkdir(parents=True)
+    plan = plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
+    [blocker] = plan.blockers
+    assert "Node (" in blocker and "failed to run the check (exit status 9): node: bad option" in blocker
+    assert "it does not resolve" not in blocker
+    with pytest.raises(ProgramFailed):
+        plugin_package_version(home / ".config" / "opencode" / "plugins")
+
+
+def test_uninstall_that_meets_an_os_error_says_the_state_and_exits_1_without_a_traceback(home, monkeypatch, capsys):
+    assert run(home)[0] == 0
+    real_unlink = Path.unlink
+
+    def refuse(self: Path, missing_ok: bool = False) -> None:
+        if self == target(home):
+            raise PermissionError(13, "Permission denied", str(self))
+        real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: home))
+    from herdr_link_installer.cli import main
+
+    assert main(["--uninstall"]) == 1
+    out, err = capsys.readouterr()
+    assert f"error: Permission denied: {target(home)}" in err and "Traceback" not in out + err
+    assert out.splitlines()[-1].startswith(f"state: plugin {target(home)} unchanged; bridge location ")
+    assert target(home).read_bytes() == BUNDLE
+
+
+def test_backup_names_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_path, monkeypatch):
+    stamps = []
+    for zone in ("ASIA-14", "AMER+12"):  # 26 hours apart on the wall clock, written a moment apart
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        stamps.append(module.backup_stamp())
+        time.sleep(0.01)
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    assert sorted(stamps) == stamps
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    for stamp in ["20000101T000000.000000000Z-1", "20000101T000001.000000000Z-1", *stamps]:
+        (backups / f"herdr-link.js.{stamp}").write_text(stamp)
+    module.prune_backups(backups, keep=2)
+    assert sorted(p.read_text() for p in backups.iterdir()) == stamps  # the two newest stay

@@ -15,9 +15,10 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
+from stdio_probe import holds_null_stdin_and_stderr_stdout
 
-from herdr_link_mcp._transport import decode_line
-from herdr_link_protocol import extract_envelope
+from herdr_link_mcp._transport import StdioCodec, decode_line
+from herdr_link_protocol import extract_envelope, parse_json_line
 from herdr_link_testkit import HerdrSim
 
 INITIALIZE = {
@@ -45,7 +46,9 @@ def request(request_id: object, method: str, params: object = None, **extra: Any
         (request(True, "ping"), types.INVALID_REQUEST),
         (request(1.5, "ping"), types.INVALID_REQUEST),
         (request(None, "ping"), types.INVALID_REQUEST),
-        ('{"jsonrpc":"2.0","id":"x\\ud800","method":"ping"}', types.INVALID_REQUEST),
+        ("[" * 5000, types.PARSE_ERROR),
+        ("[" * 5000 + "]" * 5000, types.INVALID_REQUEST),
+        ('{"jsonrpc":"2.0","id":' + "[" * 5000 + "]" * 5000 + ',"method":"ping"}', types.INVALID_REQUEST),
     ],
 )
 def test_lines_without_a_usable_id_are_answered_with_a_null_id(line, code):
@@ -80,7 +83,57 @@ def test_readable_lines_pass_unchanged_and_unreadable_notifications_are_dropped(
     ping = decode_line(request(1, "ping"))
     assert isinstance(ping, SessionMessage) and isinstance(ping.message, types.JSONRPCRequest)
     assert decode_line('{"jsonrpc":"2.0","method":"notifications/cancelled","params":[1]}') is None
+    assert (
+        decode_line('{"jsonrpc":"2.0","method":"notifications/x","params":{"a":' + "[" * 500 + "]" * 500 + "}}") is None
+    )
     assert decode_line("   \n") is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"jsonrpc":"2.0",\r"id":4,\r"method":"ping"}',  # a raw CR is JSON whitespace
+        '{"jsonrpc":"2.0","id":4,"method":"ping"}\r\n',  # a CRLF ending
+        '{"jsonrpc":"2.0","\\u0069d":4,"method":"ping"}',  # an escaped key is still the id
+        '{"jsonrpc":"2.0","id":"decoy","method":"ping","id":4}',  # duplicate keys: the last one wins
+        '\ufeff{"jsonrpc":"2.0","id":4,"method":"ping"}',  # a byte order mark
+    ],
+)
+def test_lines_that_read_as_a_request_are_served_under_their_id(line):
+    decoded = decode_line(line)
+    assert isinstance(decoded, SessionMessage) and isinstance(decoded.message, types.JSONRPCRequest)
+    assert decoded.message.id == 4
+
+
+@pytest.mark.parametrize("where", ["params", "arguments"])
+def test_too_deep_params_are_invalid_params_with_the_requests_id(where):
+    deep = "[" * 5000 + "]" * 5000
+    params = f'{{"name":"herdr_link","arguments":{{"x":{deep}}}}}' if where == "arguments" else f'{{"x":{deep}}}'
+    decoded = decode_line(f'{{"jsonrpc":"2.0","id":"d","method":"tools/call","params":{params}}}')
+    assert isinstance(decoded, types.JSONRPCError)
+    assert (decoded.id, decoded.error.code) == ("d", types.INVALID_PARAMS)
+    assert "deeper than 128" in decoded.error.message
+
+
+def test_a_string_id_with_a_lone_surrogate_is_answered_under_that_exact_id():
+    codec = StdioCodec()
+    line = parse_json_line(b'{"jsonrpc":"2.0","id":"x\\ud800","method":"ping"}')
+    assert line is not None
+    decoded = codec.decode(line)
+    assert isinstance(decoded, SessionMessage) and isinstance(decoded.message, types.JSONRPCRequest)
+    served = decoded.message.id
+    assert isinstance(served, str) and "\ud800" not in served
+    answer = codec.encode(types.JSONRPCResponse(jsonrpc="2.0", id=served, result={}))
+    assert answer == b'{"jsonrpc":"2.0","id":"x\\ud800","result":{}}\n'
+    assert json.loads(answer)["id"] == "x\ud800"
+    assert codec.encode(types.JSONRPCResponse(jsonrpc="2.0", id=served, result={})).count(b"ud800") == 0  # once
+
+
+def test_an_answer_that_cannot_be_serialised_becomes_an_internal_error_under_its_id():
+    codec = StdioCodec()
+    unserialisable = types.JSONRPCResponse(jsonrpc="2.0", id=8, result={"text": "\ud800"})
+    answer = json.loads(codec.encode(unserialisable))
+    assert (answer["id"], answer["error"]["code"]) == (8, types.INTERNAL_ERROR)
 
 
 class Server:
@@ -107,9 +160,12 @@ class Server:
                 self.changed.notify_all()
 
     def send(self, *lines: str) -> None:
+        self.send_raw([line.encode("utf-8", "surrogatepass") for line in lines])
+
+    def send_raw(self, lines: list[bytes]) -> None:
         assert self.process.stdin is not None
         for line in lines:
-            self.process.stdin.write(line.encode("utf-8", "surrogatepass") + b"\n")
+            self.process.stdin.write(line + b"\n")
         self.process.stdin.flush()
 
     def wait_for(self, ids: set[object], timeout: float = 120.0) -> dict[object, list[dict[str, Any]]]:
@@ -161,49 +217,130 @@ def test_the_reported_sequence_answers_every_request_and_delivers_the_surrogate_
         server.close()
 
 
-def _fuzz_line(rng: random.Random, request_id: int) -> tuple[str, bool]:
-    """One hostile line and whether it is a request with a usable id (so it must be answered)."""
-    methods = ["ping", "tools/list", "tools/call", "initialize", "resources/list", "no/such", "notifications/x"]
-    values: list[object] = [[], [1], "s", 0, 1.5, True, None, {}, {"name": "herdr_link"}, {"name": "herdr_link_send"}]
-    kind = rng.randrange(10)
-    if kind == 0:
-        return rng.choice(["{", "}", "nul\x00l", "[]", '{"jsonrpc":', "\ud800", '{"id":1']), False
+DEEP = "[" * 3000 + "]" * 3000
+
+
+def _member(rng: random.Random, key: str, value: str) -> str:
+    """``"key":value`` with the key sometimes escaped (``\\u0069d``) and odd whitespace around."""
+    if rng.random() < 0.3:
+        key = "".join(f"\\u{ord(c):04x}" if rng.random() < 0.5 else c for c in key)
+    space = rng.choice(["", " ", "\t", "\r", " \r\t "])
+    return f'{space}"{key}"{space}:{space}{value}{space}'
+
+
+def _hostile_line(rng: random.Random, serial: int) -> tuple[bytes, object, int]:
+    """One hostile line, the id its one answer must carry (``MISSING`` when it is owed none), and how
+    many answers with ``id: null`` it is owed (0 or 1)."""
+    methods = ["ping", "tools/list", "tools/call", "initialize", "resources/list", "no/such"]
+    params = [None, "[]", "[1]", '"s"', "0", "{}", '{"name":"herdr_link"}', '{"name":"herdr_link_send"}', "null"]
+    kind = rng.randrange(16)
+    if kind == 0:  # not JSON, or not an object: answered with id null; blank lines are owed nothing
+        text = rng.choice(["{", "}", "nul\x00l", "[]", '{"jsonrpc":', '{"id":1', "[" * 3000, DEEP, '"x"', "  \t"])
+        return text.encode("utf-8", "surrogatepass"), MISSING, 0 if not text.strip() else 1
+    if kind == 1:  # unusable ids: answered with id null
+        bad = rng.choice(["true", "1.5", "null", "[]", "{}", "1e3", DEEP])
+        members = [_member(rng, "jsonrpc", '"2.0"'), _member(rng, "id", bad), _member(rng, "method", '"ping"')]
+        return ("{" + ",".join(members) + "}").encode(), MISSING, 1
+    if kind == 2:  # a notification, however broken: never answered
+        value = rng.choice([None, "[1]", DEEP, '{"a":' + DEEP + "}"])
+        members = [_member(rng, "jsonrpc", '"2.0"'), _member(rng, "method", '"notifications/x"')]
+        members += [_member(rng, "params", value)] if value else []
+        return ("{" + ",".join(members) + "}").encode(), MISSING, 0
+    request_id: object = rng.choice(
+        [serial, -serial, 10**20 + serial, f"s{serial}", f"s\ud800{serial}", f"é\u2028{serial}", f"{serial}\udfff"]
+    )
     method = rng.choice(methods)
-    params = rng.choice(values)
-    if kind == 1:  # a notification: never answered
-        return request(None, method, params).replace('"id": null, ', ""), False
-    if kind == 2:  # an id nobody can answer with, still answered (with null)
-        return request(rng.choice([True, 1.5, None, [], {}]), method, params), False
-    text = "".join(rng.choice(["a", "\u2028", "\x1b[201~", "\ud800", "\udfff", "é", "\x00"]) for _ in range(5))
-    if kind == 3 and isinstance(params, dict):
-        params = {**params, "arguments": {"to": "reviewer", "message": text, "extra": text}}
-    line = request(request_id, method, params)
-    if kind == 4:
-        line = line.replace('"jsonrpc": "2.0"', '"jsonrpc": "1.0"')
-    return line, True
+    value = rng.choice(params)
+    if kind == 3:  # nested far too deep inside params or the tool's arguments
+        value = rng.choice(['{"x":' + DEEP + "}", f'{{"name":"herdr_link_send","arguments":{{"to":{DEEP}}}}}', DEEP])
+    if kind == 4 and method == "tools/call":  # hostile text inside the arguments
+        text = "".join(
+            rng.choice(["a", "\\u2028", "\\u001b[201~", "\\ud800", "\\udfff", "é", "\\u0000"]) for _ in range(5)
+        )
+        value = f'{{"name":"herdr_link_send","arguments":{{"to":"reviewer","message":"{text}","extra":"{text}"}}}}'
+    members = [
+        _member(rng, "jsonrpc", '"1.0"' if kind == 5 else '"2.0"'),
+        _member(rng, "id", json.dumps(request_id)),
+        _member(rng, "method", DEEP if kind == 6 else json.dumps(method)),
+    ]
+    if value is not None:
+        members.append(_member(rng, "params", value))
+    if kind == 7:  # a duplicate id: the last one wins
+        members.insert(0, _member(rng, "id", '"decoy"'))
+    rng.shuffle(members) if kind != 7 else None
+    line = ("{" + ",".join(members) + "}").encode("utf-8", "surrogatepass")
+    if kind == 8:
+        line = b"\xef\xbb\xbf" + line  # a byte order mark
+    if kind == 9:
+        line = line.replace(b'"2.0"', b'"2.\xff0"') if rng.random() < 0.5 else line + b" \xfe"  # invalid UTF-8
+        if not line.startswith(b"{") or b"\xfe" in line:
+            return line, MISSING, 1  # outside a string: the line is not JSON
+    if kind == 10:
+        line += b"\r"  # a CRLF ending
+    return line, request_id, 0
+
+
+MISSING = object()
+
+
+def fuzz_session(count: int, seed: int = 20261201) -> tuple[list[bytes], list[object], int]:
+    """``count`` hostile lines, the ids owed exactly one answer each, and the answers owed with ``id: null``."""
+    rng = random.Random(seed)
+    lines: list[bytes] = []
+    owed: list[object] = []
+    null_answers = 0
+    for serial in range(count):
+        line, request_id, nulls = _hostile_line(rng, 1000 + serial)
+        lines.append(line)
+        null_answers += nulls
+        if request_id is not MISSING:
+            owed.append(request_id)
+    return lines, owed, null_answers
 
 
 def test_fuzz_every_request_with_an_id_is_answered_exactly_once():
+    """The closing figures (lines, answers owed, seen, crashes) are printed for the record."""
     count = int(os.environ.get("HERDR_LINK_FUZZ_COUNT", "1000"))
-    rng = random.Random(20261201)
-    lines: list[str] = []
-    expected: set[object] = {"init"}
-    for index in range(count):
-        line, answered = _fuzz_line(rng, 1000 + index)
-        lines.append(line)
-        if answered:
-            expected.add(1000 + index)
+    lines, owed, null_answers = fuzz_session(count)
+    assert len(set(map(repr, owed))) == len(owed)  # every owed id is unique, so each is counted alone
     server = Server(outside_herdr())
     try:
         server.send(json.dumps(INITIALIZE), json.dumps(INITIALIZED))
         for start in range(0, len(lines), 200):
-            server.send(*lines[start : start + 200])
-        found = server.wait_for(expected, timeout=300)
-        missing = expected - found.keys()
-        assert not missing, (
-            f"{len(missing)} of {len(expected)} requests unanswered, e.g. {sorted(map(str, missing))[:5]}"
+            server.send_raw(lines[start : start + 200])
+        server.send(request("last", "ping"))  # a well-behaved request after all of it
+        found = server.wait_for({"init", "last", *owed}, timeout=600)
+        with server.changed:
+            seen = list(server.responses)
+        crashed = server.process.poll() is not None
+        by_id = {repr(k): len(v) for k, v in found.items()}
+        print(
+            f"fuzz: {len(lines)} lines, {len(owed)} answers owed by id and {null_answers} with id null, "
+            f"{len(seen) - 2} answers seen, {int(crashed)} crashes"
         )
-        assert [i for i in expected if len(found[i]) != 1] == []
-        assert server.process.poll() is None  # no line ended the server
+        missing = [i for i in owed if repr(i) not in by_id]
+        assert not missing, f"{len(missing)} of {len(owed)} requests unanswered, e.g. {missing[:5]}"
+        assert [i for i in owed if by_id[repr(i)] != 1] == []
+        assert sum(1 for r in seen if r.get("id") is None) == null_answers
+        assert len(seen) == len(owed) + null_answers + 2  # "init" and "last": nothing more, nothing less
+        assert not crashed
     finally:
         assert server.close() == 0
+
+
+def test_the_server_holds_the_null_device_on_fd_0_and_stderr_on_fd_1(herdr_sim: HerdrSim, tmp_path):
+    """So a child the server starts reads end-of-file and its output misses the wire (the claim itself
+    is tested with real children in herdr-link-control's ``test_stdio.py``)."""
+    holds_null_stdin_and_stderr_stdout(herdr_sim, tmp_path, "herdr_link_mcp")
+
+
+def test_the_shared_reader_loads_neither_the_mcp_sdk_nor_pydantic():
+    """The cold-start path may answer the handshake with it before the SDK has loaded."""
+    probe = (
+        "import sys, herdr_link_control, herdr_link_protocol\n"
+        "herdr_link_control.read_json_lines, herdr_link_control.claimed_stdio, herdr_link_protocol.JsonLineReader\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic', 'pydantic_core'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

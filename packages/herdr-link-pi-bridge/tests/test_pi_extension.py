@@ -249,6 +249,28 @@ BLOCK = [
     "herdr agent prompt x hi --until idle --wait",
     "2>/dev/null herdr agent wait x",
     "herdr agent wait x > /tmp/out 2>&1",
+    # where a shell would expand: braces, ANSI-C quoting, variables and substitutions in command position
+    "{herdr,} agent wait x",
+    "{h..h}erdr agent wait x",
+    "$'herdr' agent wait x",
+    "$'\\x68erdr' agent wait x",
+    "$'\\150erdr' agent prompt x hi --wait",
+    "${HERDR_BIN_PATH:-herdr} agent wait x",
+    "${HERDR:-herdr} agent wait x",
+    "h=herdr; $h agent wait x",
+    '"$h" agent prompt x hi --wait',
+    "$(command -v herdr) agent wait x",
+    "`which herdr` agent wait x",
+    # programs that run a command line or a command of their own
+    "script -c 'herdr agent wait x'",
+    'script -qc "herdr agent wait x" /dev/null',
+    "script --command='herdr agent wait x' /dev/null",
+    "find . -maxdepth 0 -exec herdr agent wait x \\;",
+    "find . -execdir herdr agent wait {} +",
+    "find . -name a -ok $HERDR_BIN_PATH agent wait {} ;",
+    "printf 'x\\n' | xargs -r herdr agent wait",
+    # a here-document whose unquoted delimiter lets a substitution run
+    "cat <<EOF\n$(herdr agent wait x)\nEOF",
 ]
 ALLOW = [
     "herdr agent list",
@@ -280,6 +302,20 @@ ALLOW = [
     "env FOO='herdr agent wait x' printenv FOO",
     "echo $(echo herdr agent wait)",
     "bash -c \"grep 'agent wait' log\"",
+    # unresolvable command words that do not read as a Herdr wait, and here-document bodies (data)
+    "$EDITOR notes.md",
+    "${PAGER:-less} README.md",
+    '"$EDITOR" agent-wait.md',
+    "cat <<EOF\nherdr agent wait x\nEOF",
+    "cat <<'EOF' > notes.md\nrun: herdr agent prompt x hi --wait\nEOF\necho done",
+    "cat <<-END\n\therdr agent wait x\n\tEND",
+    'cat <<"EOF"\n$(herdr agent wait x)\nEOF',
+    "echo {a,b}.txt",
+    "find . -name '*.md' -exec grep -l 'agent wait' {} +",
+    "script -q /dev/null",
+    "$'echo' 'herdr agent wait x'",
+    "her{d,}r agent wait x",  # herdr runs with "herr" as its command: no wait
+    "/usr/bin/{herdr,} agent wait x",  # herdr runs with "/usr/bin/" as its command
 ]
 
 

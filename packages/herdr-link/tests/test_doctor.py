@@ -297,3 +297,24 @@ def test_json_output_has_every_check_and_the_verdict(herdr_sim: HerdrSim, brain,
     report = json.loads(done.stdout)
     assert [c["name"] for c in report["checks"]] == NAMES and report["failed"] == 0 and report["warnings"] == 1
     assert done.returncode == 0 and report["verdict"].startswith("OK: 0 failed, 1 warning(s), of 18 checks")
+
+
+def test_a_corrupt_bridge_location_is_unreadable_at_its_path_not_unconfigured(home, tmp_path):
+    env = {"PATH": "/usr/bin", "XDG_CONFIG_HOME": str(home / ".config")}
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    location.parent.mkdir(parents=True)
+
+    def check():
+        return next(c for c in diagnose(env, tmp_path, home) if c.name == "bridge")
+
+    location.write_text('{"command": ["/x/herdr-link-bridge"')  # cut short
+    unused = check()  # no plugin or extension needs a bridge yet
+    assert unused.status == "WARN" and f"unreadable at {location} (not JSON)" in unused.detail
+    assert "no bridge configured" not in unused.detail
+    plugins = home / ".config" / "opencode" / "plugins"
+    plugins.mkdir(parents=True)
+    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    needed = check()
+    assert needed.status == "FAIL" and f"unreadable at {location} (not JSON)" in needed.detail and needed.fix
+    location.write_text('{"command": "herdr-link-bridge"}')
+    assert f'unreadable at {location} (no "command" list of strings)' in check().detail

@@ -24,13 +24,36 @@ from mcp.shared.exceptions import MCPError
 
 from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
 
-__all__ = ["CALL_TIMEOUT", "CAPABILITIES", "Adapter", "AdapterSpec", "Outcome", "open_adapter"]
+__all__ = ["CALL_TIMEOUT", "CAPABILITIES", "Adapter", "AdapterError", "AdapterSpec", "Outcome", "open_adapter"]
 
 CALL_TIMEOUT: Final = 60.0
 """Seconds any one call may take before the check fails (a hung adapter fails, it never hangs the kit)."""
 
 CAPABILITIES_MCP: Final = frozenset({"tools", "gateway", "list_changed", "start", "bootstrap"})
 CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap"})
+
+
+class AdapterError(Exception):
+    """The adapter, not the kit, broke a check: it would not start, died, stopped answering, or wrote
+    what its protocol does not allow. A check's verdict is then FAIL; any other exception is the kit's
+    own error."""
+
+
+@asynccontextmanager
+async def _adapter_faults(what: str) -> AsyncIterator[None]:
+    """Every exception inside becomes an :class:`AdapterError` naming ``what`` was being done."""
+    try:
+        yield
+    except AdapterError:
+        raise
+    except Exception as error:
+        raise AdapterError(f"{what}: {_describe(error)}") from error
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        return _describe(error.exceptions[0])
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 @dataclass(frozen=True)
@@ -102,16 +125,20 @@ class _Mcp:
     notices: list[str] = field(default_factory=list)
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        with anyio.fail_after(CALL_TIMEOUT):
-            listed = await self.session.list_tools()
+        async with _adapter_faults("tools/list"):
+            with anyio.fail_after(CALL_TIMEOUT):
+                listed = await self.session.list_tools()
         return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
         try:
-            with anyio.fail_after(CALL_TIMEOUT):
-                result = await self.session.call_tool(tool, dict(arguments))
-        except MCPError as error:
-            return Outcome(False, str(error), protocol_error=True)
+            async with _adapter_faults(f"tools/call {tool}"):
+                with anyio.fail_after(CALL_TIMEOUT):
+                    result = await self.session.call_tool(tool, dict(arguments))
+        except AdapterError as error:
+            if isinstance(error.__cause__, MCPError):
+                return Outcome(False, str(error.__cause__), protocol_error=True)
+            raise
         texts = tuple(c.text for c in result.content if isinstance(c, types.TextContent))
         return Outcome(not result.is_error, texts[0] if texts else "", blocks=texts)
 
@@ -131,14 +158,17 @@ class _Bridge:
             chunk = await self.process.stdout.receive()
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
-        value: dict[str, Any] = json.loads(line)
+        value = json.loads(line)
+        if not isinstance(value, dict):
+            raise ValueError(f"a reply line that is not a JSON object: {line[:80]!r}")
         return value
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         assert self.process.stdin is not None
-        with anyio.fail_after(CALL_TIMEOUT):
-            await self.process.stdin.send(json.dumps(message).encode() + b"\n")
-            return await self._line()
+        async with _adapter_faults(f"bridge request {message.get('op') or message.get('type')!r}"):
+            with anyio.fail_after(CALL_TIMEOUT):
+                await self.process.stdin.send(json.dumps(message).encode() + b"\n")
+                return await self._line()
 
     async def hello(self) -> dict[str, Any]:
         hello = {"type": "hello", "contract": 1, "protocol": "herdr-link/1", "client": "herdr-link-conformance"}
@@ -162,7 +192,36 @@ class _Bridge:
 
 @asynccontextmanager
 async def open_adapter(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[Adapter]:
-    """Start the adapter in a pane's environment; stop it (stdin closed, then terminated) after."""
+    """Start the adapter in a pane's environment; stop it (stdin closed, then terminated) after.
+
+    What goes wrong starting, running or stopping the adapter is an :class:`AdapterError`; what the
+    body raises passes through unchanged (a check's verdict, or the kit's own error).
+    """
+    from_body: list[BaseException] = []
+    try:
+        async with _opened(spec, env, cwd) as adapter:
+            try:
+                yield adapter
+            except BaseException as error:
+                from_body.append(error)
+                raise
+    except AdapterError:
+        raise
+    except Exception as error:
+        if from_body and (error is from_body[0] or _holds(error, from_body[0])):
+            raise
+        raise AdapterError(f"the adapter's process or transport failed: {_describe(error)}") from error
+
+
+def _holds(group: BaseException, error: BaseException) -> bool:
+    """Whether ``group`` is ``error`` or an exception group that holds it (anyio wraps task-group errors)."""
+    if group is error:
+        return True
+    return isinstance(group, BaseExceptionGroup) and any(_holds(e, error) for e in group.exceptions)
+
+
+@asynccontextmanager
+async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[Adapter]:
     if spec.kind == "mcp":
         notices: list[str] = []
 
@@ -175,8 +234,9 @@ async def open_adapter(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> A
             async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(
                 read, write, message_handler=on_message
             ) as session:  # fmt: skip
-                with anyio.fail_after(CALL_TIMEOUT):
-                    await session.initialize()
+                async with _adapter_faults("initialize"):
+                    with anyio.fail_after(CALL_TIMEOUT):
+                        await session.initialize()
                 yield _Mcp(session, notices=notices)
         return
     async with await anyio.open_process(
@@ -185,7 +245,7 @@ async def open_adapter(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> A
         bridge = _Bridge(process, cwd)
         answer = await bridge.hello()
         if answer.get("error"):
-            raise RuntimeError(f"the bridge refused hello: {answer['error']}")
+            raise AdapterError(f"the bridge refused hello: {answer['error']}")
         try:
             yield bridge
         finally:

@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 import anyio
 
-from ._adapters import AdapterSpec
+from ._adapters import AdapterError, AdapterSpec
 from ._checks import CHECKS, CheckSpec, Failed, world
 
 __all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected"]
@@ -25,7 +25,8 @@ class Result:
 
     id: str
     section: str
-    status: Literal["PASS", "FAIL", "SKIP"]
+    status: Literal["PASS", "FAIL", "SKIP", "ERROR"]
+    """``ERROR``: the kit itself failed (a bug in ``herdr-link-conformance``), so nothing is said of the adapter."""
     detail: str
 
     def line(self, check: CheckSpec) -> str:
@@ -58,14 +59,30 @@ async def _one(spec: AdapterSpec, check: CheckSpec, herdr_version: str) -> Resul
         with anyio.fail_after(CHECK_TIMEOUT):
             async with world(spec, herdr_version) as context:
                 await check.run(context)
-    except Failed as failure:
-        return Result(check.id, check.section, "FAIL", str(failure))
-    except TimeoutError:
-        return Result(check.id, check.section, "FAIL", f"no verdict within {CHECK_TIMEOUT:.0f} s")
-    except Exception as error:  # the adapter crashed, refused to start or broke the protocol
-        last = traceback.format_exception_only(type(error), error)[-1].strip()
-        return Result(check.id, check.section, "FAIL", f"the adapter broke the check: {last}")
+    except Exception as error:
+        return _verdict(check, _leaf(error))
     return Result(check.id, check.section, "PASS", "")
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups (anyio's task groups wrap)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def _verdict(check: CheckSpec, error: BaseException) -> Result:
+    if isinstance(error, Failed):
+        return Result(check.id, check.section, "FAIL", str(error))
+    if isinstance(error, TimeoutError):
+        return Result(check.id, check.section, "FAIL", f"no verdict within {CHECK_TIMEOUT:.0f} s")
+    if isinstance(error, AdapterError):  # the adapter crashed, refused to start or broke its protocol
+        return Result(check.id, check.section, "FAIL", f"the adapter broke the check: {error}")
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""
+    last = traceback.format_exception_only(type(error), error)[-1].strip()
+    detail = f"the kit itself failed{where} ({last}); this says nothing of the adapter: please report it"
+    return Result(check.id, check.section, "ERROR", detail)
 
 
 async def run_checks(

@@ -22,7 +22,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="herdr-link-conformance",
         description="Check a herdr-link/1 adapter against PROTOCOL.md on a simulated Herdr: a stdio MCP server "
         "(--mcp) or a JSON-lines bridge (--bridge). Commands are split like a shell would, but no shell runs.",
-        epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error.",
+        epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error; "
+        "3 the kit itself failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter).",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
@@ -65,9 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     results = anyio.run(lambda: run_checks(spec, checks, herdr_version=args.herdr_version, report=report))
     failed = sum(r.status == "FAIL" for r in results)
+    errors = sum(r.status == "ERROR" for r in results)
     if args.json:
         sys.stdout.write(to_json(results) + "\n")
     else:
         passed, skipped = sum(r.status == "PASS" for r in results), sum(r.status == "SKIP" for r in results)
-        sys.stdout.write(f"{passed} passed, {failed} failed, {skipped} skipped, of {len(results)} checks\n")
+        kit_errors = f", {errors} kit errors" if errors else ""
+        sys.stdout.write(f"{passed} passed, {failed} failed, {skipped} skipped{kit_errors}, of {len(results)} checks\n")
+    if errors:
+        sys.stderr.write(f"herdr-link-conformance: the kit itself failed on {errors} checks (ERROR lines)\n")
+        return 3
     return 1 if failed else 0

@@ -41,6 +41,7 @@ _EXPORTS = {
     "_operations": ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey"],
     "_runner": ["ProcessRunner", "Runner", "RunResult", "ScriptedRunner", "SpawnFailed"],
     "_start": ["Starter"],
+    "_stdio": ["StdioWire", "claimed_stdio", "read_json_lines"],
     "_stub": ["bridge_client_data", "bridge_client_js"],
     "_version": ["__version__"],
 }

@@ -42,5 +42,6 @@ from ._runner import (
     SpawnFailed as SpawnFailed,
 )
 from ._start import Starter as Starter
+from ._stdio import StdioWire as StdioWire, claimed_stdio as claimed_stdio, read_json_lines as read_json_lines
 from ._stub import bridge_client_data as bridge_client_data, bridge_client_js as bridge_client_js
 from ._version import __version__ as __version__

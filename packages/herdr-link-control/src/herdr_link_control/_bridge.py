@@ -9,13 +9,23 @@ Herdr call is bounded by its timeout), then the bridge exits with nothing left r
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any, BinaryIO, Final
+from collections.abc import AsyncIterable, Callable
+from typing import Any, Final
 
 import anyio
 from pydantic import ValidationError
 
-from herdr_link_protocol import ACTION_TOOLS, PROTOCOL_ID, Cause, InvalidToolCall, LinkError
+from herdr_link_protocol import (
+    ACTION_TOOLS,
+    MAX_JSON_DEPTH,
+    MAX_LINE_BYTES,
+    PROTOCOL_ID,
+    Cause,
+    InvalidToolCall,
+    JsonLine,
+    LineFault,
+    LinkError,
+)
 
 from ._bridge_messages import (
     BRIDGE_CONTRACT,
@@ -28,6 +38,7 @@ from ._bridge_messages import (
     BridgeRequest,
 )
 from ._link import Link
+from ._stdio import claimed_stdio, read_json_lines
 
 __all__ = ["BridgeServer"]
 
@@ -67,24 +78,30 @@ class BridgeServer:
         safe_id = request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
         await self._send(BridgeReply(id=safe_id, error=BridgeError(code=code, message=message)))
 
-    async def serve(self, read_line: Callable[[], Awaitable[bytes]]) -> None:
-        """Serve until ``read_line`` returns ``b""`` (EOF) and every request read has been answered."""
+    async def serve(self, lines: AsyncIterable[JsonLine]) -> None:
+        """Serve every line until ``lines`` ends (EOF), then return once every request read has been
+        answered. ``lines``: :func:`herdr_link_control.read_json_lines` in production."""
         async with anyio.create_task_group() as group:
-            while line := await read_line():
-                if line.strip():
-                    try:
-                        await self._accept(line, group)
-                    except Exception:  # no single line may end the serve loop
-                        log.exception("a bridge line could not be handled")
+            async for line in lines:
+                try:
+                    await self._accept(line, group)
+                except Exception:  # no single line may end the serve loop
+                    log.exception("a bridge line could not be handled")
+                    await self._fail(line.request_id, INVALID_CALL, "INVALID_CALL: the bridge failed to read the line")
 
-    async def _accept(self, line: bytes, group: anyio.abc.TaskGroup) -> None:
-        try:
-            raw = json.loads(line)
-        except ValueError:
-            await self._fail(None, INVALID_CALL, "INVALID_CALL: the line is not JSON")
+    async def _accept(self, line: JsonLine, group: anyio.abc.TaskGroup) -> None:
+        raw = line.message
+        if raw is None:
+            what = "not a JSON object" if line.fault is LineFault.NOT_OBJECT else "not JSON"
+            await self._fail(None, INVALID_CALL, f"INVALID_CALL: the line is {what}")
             return
-        if not isinstance(raw, dict):
-            await self._fail(None, INVALID_CALL, "INVALID_CALL: the line is not a JSON object")
+        if line.fault is LineFault.TOO_LONG:
+            await self._fail(
+                line.request_id, INVALID_CALL, f"INVALID_CALL: the line is longer than {MAX_LINE_BYTES} bytes"
+            )
+            return
+        if line.too_deep:
+            await self._fail(line.request_id, INVALID_CALL, f"INVALID_CALL: nested deeper than {MAX_JSON_DEPTH} levels")
             return
         if raw.get("type") == "hello":
             await self._hello(raw)
@@ -179,20 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="herdr-link-bridge: %(message)s")
-    stdin: BinaryIO = sys.stdin.buffer
-    stdout: BinaryIO = sys.stdout.buffer
-
-    def write(line: bytes) -> None:
-        stdout.write(line)
-        stdout.flush()
-
-    server = BridgeServer(Link(), version("herdr-link-control"), write)
-
-    async def run() -> None:
-        await server.serve(lambda: anyio.to_thread.run_sync(stdin.readline, abandon_on_cancel=True))
-
-    try:
-        anyio.run(run)
-    except KeyboardInterrupt:
-        return 130
+    with claimed_stdio() as wire:  # children (herdr) read EOF and print to stderr, never to the wire
+        server = BridgeServer(Link(), version("herdr-link-control"), wire.write)
+        try:
+            anyio.run(server.serve, read_json_lines(wire.read_fd))
+        except KeyboardInterrupt:
+            return 130
     return 0

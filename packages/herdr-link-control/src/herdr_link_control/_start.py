@@ -40,7 +40,7 @@ from ._commands import (
 )
 from ._herdr import HerdrCLI
 from ._identity import Identity
-from ._leftovers import Pick, reclaim, split_candidates, tab_candidates
+from ._leftovers import Pick, Snapshot, reclaim, snapshot, split_candidates, tab_candidates
 from ._operations import check_same_workspace, resolve_peer
 
 __all__ = ["Starter"]
@@ -122,11 +122,12 @@ class Starter:
     async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
         leftovers = tab_candidates(cwd)
-        async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers):
+        before = await snapshot(self.cli, me.workspace_id)
+        async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers, before):
             reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
         tab_id = _dig(reply, "result", "tab", "tab_id") or _dig(reply, "result", "root_pane", "tab_id")
         if tab_id is None:
-            await reclaim(self.cli, me.workspace_id, "tab create", leftovers, answered=True)
+            await reclaim(self.cli, me.workspace_id, "tab create", leftovers, before, answered=True)
             raise LinkError(Cause.START_REJECTED, f"tab create reported no tab id: {reply!r}")
         rollback = tab_close(tab_id)
         root = _dig(reply, "result", "root_pane", "pane_id")
@@ -151,11 +152,12 @@ class Starter:
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
         leftovers = split_candidates(anchor.pane_id, anchor.cwd)
-        async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers):
+        before = await snapshot(self.cli, me.workspace_id)
+        async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers, before):
             reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)
         pane_id = _dig(reply, "result", "pane", "pane_id")
         if pane_id is None:
-            await reclaim(self.cli, me.workspace_id, "pane split", leftovers, answered=True)
+            await reclaim(self.cli, me.workspace_id, "pane split", leftovers, before, answered=True)
             raise LinkError(Cause.START_REJECTED, f"pane split reported no pane id: {reply!r}")
         rollback = pane_close(pane_id)
         if _dig(reply, "result", "pane", "workspace_id") not in (None, me.workspace_id):
@@ -164,16 +166,18 @@ class Starter:
         return pane_id, rollback
 
     @asynccontextmanager
-    async def _reclaimed_on_silence(self, workspace_id: str, what: str, leftovers: Pick) -> AsyncIterator[None]:
+    async def _reclaimed_on_silence(
+        self, workspace_id: str, what: str, leftovers: Pick, before: Snapshot | None
+    ) -> AsyncIterator[None]:
         """When an allocating command fails without Herdr's own refusal (a timeout, no or an unreadable
-        reply, a crash, cancellation), look for what it may still make (:func:`reclaim`), then re-raise.
-        A structured refusal means Herdr made nothing."""
+        reply, a crash, cancellation), look for what it may still make (:func:`reclaim`, against the
+        snapshot ``before`` it), then re-raise. A structured refusal means Herdr made nothing."""
         try:
             yield
         except HerdrCommandError:
             raise
         except BaseException:
-            await reclaim(self.cli, workspace_id, what, leftovers, answered=False)
+            await reclaim(self.cli, workspace_id, what, leftovers, before, answered=False)
             raise
 
     @asynccontextmanager

@@ -14,6 +14,7 @@ from ._install import (
 from ._paths import (
     Platform,
     PluginFile,
+    ProgramFailed,
     config_dirs,
     current_platform,
     global_config_dir,
@@ -29,6 +30,7 @@ __all__ = [
     "Plan",
     "Platform",
     "PluginFile",
+    "ProgramFailed",
     "config_dirs",
     "current_platform",
     "global_config_dir",

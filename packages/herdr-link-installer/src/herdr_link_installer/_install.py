@@ -31,7 +31,14 @@ from herdr_link_opencode_bridge import (
     packaged_dir,
 )
 
-from ._paths import Platform, global_config_dir, herdr_link_plugins, is_typescript_bundle, opencode_version
+from ._paths import (
+    Platform,
+    ProgramFailed,
+    global_config_dir,
+    herdr_link_plugins,
+    is_typescript_bundle,
+    opencode_version,
+)
 
 __all__ = [
     "EXIT_DUPLICATE",
@@ -183,6 +190,9 @@ def plugin_package_version(directory: Path) -> str | None:
 
     Node resolves it (``import.meta.resolve`` from that directory, so ``exports`` and the
     ``node_modules`` walk apply as Node applies them); without Node, the ``node_modules`` walk alone.
+
+    Raises:
+        ProgramFailed: Node is on PATH but failed to run the check, and the walk found nothing.
     """
     node = shutil.which("node")
     if node is None:
@@ -190,11 +200,28 @@ def plugin_package_version(directory: Path) -> str | None:
     base = next((d for d in (directory, *directory.parents) if d.is_dir()), directory)
     try:
         done = subprocess.run(
-            [node, "--input-type=module", "-e", _RESOLVE], cwd=base, capture_output=True, text=True, timeout=60
+            [node, "--input-type=module", "-e", _RESOLVE],
+            cwd=base,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
         )
-    except (OSError, subprocess.TimeoutExpired):
-        return _walk_node_modules(directory)
-    return (done.stdout.strip() or None) if done.returncode == 0 else None
+    except subprocess.TimeoutExpired:
+        failure = f"Node ({node}) did not answer within 60 s"
+    except OSError as error:
+        failure = f"Node ({node}) cannot be run: {error.strerror or error}"
+    else:
+        if done.returncode == 0:
+            return done.stdout.strip() or None
+        if done.returncode in (3, 4):  # the check's own answer: it does not resolve
+            return None
+        last = (done.stderr.strip().splitlines() or [""])[-1][:200]
+        failure = f"Node ({node}) failed to run the check (exit status {done.returncode}): {last}".rstrip(": ")
+    walked = _walk_node_modules(directory)
+    if walked is None:
+        raise ProgramFailed(failure)
+    return walked
 
 
 def runtime_problem(runtime: str, opencode: str | None) -> str | None:
@@ -246,18 +273,27 @@ def plan_install(
             "modified": "replace a Herdr Link bundle that was edited",
             "foreign": f"replace {target}, which is not Herdr Link's",
         }[plan.existing]
-    plan.opencode = opencode_version(run)
+    try:
+        plan.opencode = opencode_version(run)
+        failed = None
+    except ProgramFailed as failure:
+        failed = str(failure)
     problem = runtime_problem(runtime, plan.opencode)
-    if plan.opencode is None:
+    if failed is not None:
+        plan.notes.append(f"warning: {failed}, so which runtime it loads was not checked")
+    elif plan.opencode is None:
         plan.notes.append("warning: opencode is not on PATH, so which runtime it loads was not checked")
     elif problem and force_runtime:
         plan.notes.append(f"warning: --force-runtime: {problem}")
     elif problem:
         plan.blockers.append(f"{problem} (or --force-runtime to install it anyway)")
     if runtime == "opencode-v1":
-        found = plugin_package_version(target.parent)
+        try:
+            found, where = plugin_package_version(target.parent), ""
+        except ProgramFailed as failure:
+            found, where = None, f"{failure}, so it is unknown whether it resolves"
         if found is None or not plugin_version_ok(found):
-            where = f"found {found}" if found else "it does not resolve"
+            where = where or (f"found {found}" if found else "it does not resolve")
             plan.blockers.append(
                 f"the V1 bundle needs @opencode-ai/plugin {V1_PLUGIN_RANGE} resolvable from {target.parent} "
                 f"({where}): start OpenCode once while online (it installs the package into {config}), or run "
@@ -326,16 +362,13 @@ def _teller(say: Callable[[str], None]) -> Callable[[str], None]:
     return tell
 
 
-def _complete_copy(source: Path, destination: Path, midway: Callable[[], None]) -> None:
+def _complete_copy(source: Path, destination: Path) -> None:
     """Copy ``source`` so that ``destination`` exists only complete: copy under a partial name, flush,
     then rename. A crash leaves at most ``<destination>.partial``, never a short file named like a backup."""
     partial = destination.with_name(destination.name + ".partial")
     try:
         with open(source, "rb") as reader, open(partial, "wb") as writer:
-            data = reader.read()
-            writer.write(data[: len(data) // 2])
-            midway()
-            writer.write(data[len(data) // 2 :])
+            shutil.copyfileobj(reader, writer)
             writer.flush()
             os.fsync(writer.fileno())
         shutil.copystat(source, partial)
@@ -346,9 +379,10 @@ def _complete_copy(source: Path, destination: Path, midway: Callable[[], None]) 
 
 
 def backup_stamp() -> str:
-    """A name part that sorts by time, to the nanosecond: ``20261201T105500.123456789-<pid>``."""
+    """A name part that sorts by time, to the nanosecond, in UTC (so a change of the local clock's
+    zone or daylight saving never sorts a newer backup first): ``20261201T105500.123456789Z-<pid>``."""
     now = time.time_ns()
-    return time.strftime("%Y%m%dT%H%M%S", time.localtime(now // 10**9)) + f".{now % 10**9:09d}-{os.getpid()}"
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z-{os.getpid()}"
 
 
 def prune_backups(directory: Path, keep: int = KEEP_BACKUPS) -> list[Path]:
@@ -378,12 +412,6 @@ def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) 
         )
 
 
-def _crash(step: str, crash_at: str | None) -> None:
-    # A test seam: HERDR_LINK_INSTALL_CRASH=<step> kills the process right there, as a power cut would.
-    if crash_at == step:
-        os._exit(9)
-
-
 def install(
     plan: Plan,
     *,
@@ -391,7 +419,6 @@ def install(
     environ: Mapping[str, str],
     home: Path,
     say: Callable[[str], None],
-    fail_at: str | None = None,
     complain: Callable[[str], None] | None = None,
     show_plan: bool = True,
 ) -> int:
@@ -405,7 +432,6 @@ def install(
     Raises:
         InstallError: when writing is impossible before anything changed (permissions, disk).
     """
-    crash_at = environ.get("HERDR_LINK_INSTALL_CRASH")
     refuse = complain or _stderr
     if show_plan:
         for line in plan.describe():
@@ -421,11 +447,6 @@ def install(
         refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
         return 1
 
-    def step(name: str) -> None:
-        _crash(name, crash_at)
-        if fail_at == name:
-            raise OSError(f"simulated failure {name}")
-
     tell = _teller(say)
     work = plan.config / WORK_DIR
     stamp = backup_stamp()
@@ -437,26 +458,26 @@ def install(
         (work / "backups").mkdir(parents=True, exist_ok=True)
         plan.target.parent.mkdir(parents=True, exist_ok=True)
         if had_file:
-            _complete_copy(plan.target, backup, lambda: step("during-backup"))
+            _complete_copy(plan.target, backup)
             state.backup = backup
             tell(f"backup: {backup}")
             prune_backups(backup.parent)
-        step("after-backup")
         with open(temporary, "wb") as handle:
             handle.write(plan.bundle)
             handle.flush()
             os.fsync(handle.fileno())
         if _sha(temporary.read_bytes()) != plan.sha256 or not _export_shape_ok(temporary.read_bytes(), plan.runtime):
             raise OSError("the temporary copy does not match the manifest")
-        step("after-temp-write")
         os.replace(temporary, plan.target)
         state.plugin = "the new bundle, not yet checked"
-        step("after-rename")
-        step("before-final-check")
         written = plan.target.read_bytes()
         if _sha(written) != plan.sha256 or not _export_shape_ok(written, plan.runtime):
             raise OSError("the installed file does not match the manifest after the rename")
-        if plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent):
+        try:
+            resolvable = plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent)
+        except ProgramFailed as failure:
+            raise OSError(f"the installed plugin cannot be checked: {failure}") from None
+        if resolvable:
             tell("checking that Node can import the installed plugin (up to 60 s)…")
             if _node_import_ok(plan.target, plan.runtime) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
@@ -470,7 +491,6 @@ def install(
         return 1
     tell(f"installed: {plan.target} ({plan.runtime})")
     try:
-        step("before-location")
         location = location_file(environ, home)
         command = bridge_command()
         if not Path(command[0]).exists():

@@ -2,6 +2,7 @@
 
 import os
 import platform as _platform
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ __all__ = [
     "is_typescript_bundle",
     "Platform",
     "PluginFile",
+    "ProgramFailed",
     "config_dirs",
     "current_platform",
     "global_config_dir",
@@ -50,9 +52,17 @@ def current_platform() -> Platform:
     return Platform("linux", wsl="microsoft" in _platform.release().lower())
 
 
+class ProgramFailed(Exception):
+    """A program this installer asks (``opencode``, ``node``) is there but did not answer: it could not
+    be executed, timed out, or exited non-zero. The message says which and how."""
+
+
 def _ask_opencode(run: Callable[[list[str]], str | None] | None) -> Path | None:
     """``opencode debug paths`` when OpenCode is installed: its own word on the config directory."""
-    output = run(["opencode", "debug", "paths"]) if run else _run(["opencode", "debug", "paths"])
+    try:
+        output = run(["opencode", "debug", "paths"]) if run else _run(["opencode", "debug", "paths"])
+    except ProgramFailed:
+        return None  # the platform default stands; opencode_version reports the failure
     for line in (output or "").splitlines():
         key, _, value = line.strip().partition(" ")
         if key == "config" and value.strip():
@@ -61,11 +71,24 @@ def _ask_opencode(run: Callable[[list[str]], str | None] | None) -> Path | None:
 
 
 def _run(argv: list[str]) -> str | None:
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
+    """The program's stdout; ``None`` when it is not on PATH.
+
+    Raises:
+        ProgramFailed: it is on PATH but could not be run, timed out or exited non-zero.
+    """
+    found = shutil.which(argv[0])
+    if found is None:
         return None
-    return done.stdout if done.returncode == 0 else None
+    try:
+        done = subprocess.run([found, *argv[1:]], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise ProgramFailed(f"`{' '.join(argv)}` ({found}) did not answer within 30 s") from None
+    except OSError as error:
+        raise ProgramFailed(f"{found} cannot be run: {error.strerror or error}") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1][:200]
+        raise ProgramFailed(f"`{' '.join(argv)}` ({found}) exited with status {done.returncode}: {last}".rstrip(": "))
+    return done.stdout
 
 
 def _default(environ: Mapping[str, str], home: Path, platform: Platform) -> Path:
@@ -116,10 +139,18 @@ def installed_plugin(
 
 
 def opencode_version(run: Callable[[list[str]], str | None] | None = None) -> str | None:
-    """``opencode --version`` of the OpenCode on PATH (``1.18.33``), or ``None`` when there is none."""
+    """``opencode --version`` of the OpenCode on PATH (``1.18.33``), or ``None`` when there is none.
+
+    Raises:
+        ProgramFailed: ``opencode`` is on PATH but failed, or printed no version.
+    """
     output = run(["opencode", "--version"]) if run else _run(["opencode", "--version"])
-    words = (output or "").strip().split()
-    return words[-1] if words and words[-1][:1].isdigit() else None
+    if output is None:
+        return None
+    words = output.strip().split()
+    if not words or not words[-1][:1].isdigit():
+        raise ProgramFailed(f"`opencode --version` printed no version ({output.strip()[:80]!r})")
+    return words[-1]
 
 
 @dataclass(frozen=True)

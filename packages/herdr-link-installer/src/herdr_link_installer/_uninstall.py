@@ -33,21 +33,32 @@ def uninstall(
         refuse(f"{path} is not Herdr Link's: left alone")
         tell(f"state: {path} is unchanged; bridge location {location} unchanged")
         return 1
-    plugin = "absent (there was none)"
-    if path is not None and state != "absent":
-        if state == "modified":
-            stamp = backup_stamp()
-            backup = path.parent.parent / WORK_DIR / "backups" / f"{path.name}.{stamp}"
-            backup.parent.mkdir(parents=True, exist_ok=True)
-            _complete_copy(path, backup, lambda: None)
-            tell(f"backup of the edited file: {backup}")
-        path.unlink()
-        plugin = "removed"
-        tell(f"removed: {path}")
-    else:
-        looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
-        tell(f"nothing to remove: no Herdr Link plugin in {looked}")
-    bridge = release_location_file(location, "opencode")
+    plugin = "absent (there was none)" if path is None or state == "absent" else "unchanged"
+    shown = "unchanged"
+
+    def final_state() -> str:
+        return f"state: plugin {path or ''} {plugin}; bridge location {location} {shown}".replace("  ", " ")
+
+    try:
+        if path is not None and state != "absent":
+            if state == "modified":
+                stamp = backup_stamp()
+                backup = path.parent.parent / WORK_DIR / "backups" / f"{path.name}.{stamp}"
+                backup.parent.mkdir(parents=True, exist_ok=True)
+                _complete_copy(path, backup)
+                plugin = f"unchanged (backed up to {backup})"
+                tell(f"backup of the edited file: {backup}")
+            path.unlink()
+            plugin = "removed"
+            tell(f"removed: {path}")
+        else:
+            looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
+            tell(f"nothing to remove: no Herdr Link plugin in {looked}")
+        bridge = release_location_file(location, "opencode")
+    except OSError as error:
+        refuse(f"error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}")
+        tell(final_state())
+        return 1
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
-    tell(f"state: plugin {path or ''} {plugin}; bridge location {location} {shown}".replace("  ", " "))
+    tell(final_state())
     return 0

@@ -53,6 +53,10 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     - ``gemini``: SessionStart hook JSON with ``additionalContext``; ``{}`` outside Herdr;
     - ``agy``: PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside Herdr.
 
+    Outside Herdr the ``hint`` command also writes one line to stderr for the hook hosts (``codex``,
+    ``gemini``, ``agy``): that it is not in a Herdr pane, so the hook adds no hint. Hosts keep a hook's
+    stderr in their logs; none shows it to the model.
+
     Raises:
         ValueError: for a host without a hint.
     """

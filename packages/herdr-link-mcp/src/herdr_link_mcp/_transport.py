@@ -1,51 +1,48 @@
-"""The stdio transport: the SDK's stdout writer, and our own reader in front of the server.
+"""The stdio transport: our reader and writer around the SDK's server.
 
-Rule: every request with an id gets exactly one response, whatever the line holds. The SDK's own
-reader parses each line with ``pydantic_core`` and, when that fails, hands the server an exception
-that no one answers: a request with non-object ``params`` (JSON-RPC requires an error reply) or with
-a lone surrogate escape (``"\\ud800"``, which JavaScript hosts write when they cut a string inside a
-surrogate pair) then simply vanishes, and the host waits until its own timeout. :func:`decode_line`
-decides every line here instead, in one place:
+Rule: every request with an id gets exactly one response, whatever its line holds, and no line ends
+the process. Lines are read by the one reader both servers share
+(:func:`herdr_link_control.read_json_lines`: split on ``\\n``, parsed once, nesting bounded), and
+:class:`StdioCodec` decides each read line here, in one place:
 
-* a line the SDK reads is passed on unchanged;
-* a lone surrogate is JSON that Python reads: the message is passed on, its tool arguments intact
-  (``PROTOCOL.md`` §2.5 delivers such a character escaped), and every other lone surrogate is
-  replaced by U+FFFD so that nothing the server echoes back (ids, names) can fail to serialise;
-* anything else gets its JSON-RPC error at once: a parse error, an invalid request, or invalid
-  params, with the request's id when it has a usable one (else ``null``); notifications and
-  client responses that cannot be read are logged and dropped, as JSON-RPC says.
+* a readable request, notification or response goes to the server (lone surrogates replaced by
+  U+FFFD except inside a ``tools/call``'s arguments, which ``PROTOCOL.md`` §2.5 delivers escaped);
+* a request whose id is a string holding a lone surrogate is served under a private alias, and its
+  answer carries the id back exactly as it was sent;
+* anything else with a method and an id gets its JSON-RPC error at once: a parse error or an invalid
+  request with ``id: null`` when the line's top level cannot be read or its id is unusable, else an
+  invalid request or invalid params with the request's own id (params that are not an object, or
+  nested deeper than the reader reads, or a line over the size limit); notifications and client
+  responses that cannot be read are logged and dropped, as JSON-RPC says.
+
+The writer writes what the SDK's own writer would (``model_dump_json(by_alias=True,
+exclude_unset=True)``, one line each); a message that cannot be serialised is answered with an
+internal error under its id instead of being lost.
 """
 
 import json
 import logging
-import sys
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from io import TextIOWrapper
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
 import mcp_types as types
-from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-__all__ = ["Decoded", "decode_line", "stdio_transport"]
+from herdr_link_control import StdioWire, claimed_stdio, read_json_lines
+from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault, parse_json_line
+
+__all__ = ["Decoded", "StdioCodec", "decode_line", "stdio_transport"]
 
 log: Final = logging.getLogger("herdr_link")
 
 Decoded = SessionMessage | types.JSONRPCError | None
 """What a line becomes: a message for the server, an error to send back at once, or nothing."""
 
-
-def _replace_surrogates(value: Any) -> Any:
-    if isinstance(value, str):
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value) if _has_surrogate(value) else value
-    if isinstance(value, dict):
-        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_surrogates(v) for v in value]
-    return value
+_ALIAS_PREFIX: Final = "herdr-link-id:"
 
 
 def _has_surrogate(text: str) -> bool:
@@ -56,11 +53,14 @@ def _has_surrogate(text: str) -> bool:
     return False
 
 
-def _usable_id(raw: dict[str, Any]) -> str | int | None:
-    request_id = raw.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, str | int):
-        return None
-    return None if isinstance(request_id, str) and _has_surrogate(request_id) else request_id
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in value) if _has_surrogate(value) else value
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    return value
 
 
 def _error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
@@ -77,86 +77,159 @@ def _keep_arguments_raw(raw: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def decode_line(line: str | bytes) -> Decoded:
-    """Decide one input line (see the module docstring). Never raises."""
-    try:
-        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-    except ValidationError:
-        pass
-    else:
-        # The SDK reads a request whose id is unusable (``true``, ``1.5``, ``null``) as a notification,
-        # which no one answers: look again at those, and pass every other message on as it is.
-        if not isinstance(message, types.JSONRPCNotification) or '"id"' not in str(line):
-            return SessionMessage(message)
-    try:
-        raw = json.loads(line)
-    except ValueError:
-        if not line.strip():
-            return None  # a blank line is no message
-        return _error(None, types.PARSE_ERROR, "Parse error: the line is not JSON")
-    if not isinstance(raw, dict):
-        return _error(None, types.INVALID_REQUEST, "Invalid request: a message must be a JSON object")
-    request_id = _usable_id(raw)
-    is_request = "method" in raw and "id" in raw
-    if is_request and request_id is not None:
-        try:
-            return SessionMessage(
-                types.jsonrpc_message_adapter.validate_python(_keep_arguments_raw(raw), by_name=False)
-            )
-        except ValidationError:
-            pass
+_FAULTS: Final = {
+    LineFault.NOT_JSON: (types.PARSE_ERROR, "Parse error: the line is not JSON"),
+    LineFault.NOT_OBJECT: (types.INVALID_REQUEST, "Invalid request: a message must be a JSON object"),
+}
+_TOO_LONG: Final = f"Invalid request: the line is longer than {MAX_LINE_BYTES} bytes"
+_TOO_DEEP: Final = f"Invalid params: nested deeper than {MAX_JSON_DEPTH} levels"
+
+
+class StdioCodec:
+    """Read lines to messages and messages to lines, for one connection (it remembers the aliases of
+    ids that cannot be serialised as they are)."""
+
+    def __init__(self) -> None:
+        self._originals: dict[str, str] = {}  # alias -> the id as the client sent it
+        self._aliases: dict[str, str] = {}  # the id as sent -> alias
+
+    def __repr__(self) -> str:
+        return f"<StdioCodec aliased={len(self._originals)}>"
+
+    def _alias(self, request_id: str | int) -> str | int:
+        if not isinstance(request_id, str) or not _has_surrogate(request_id):
+            return request_id
+        if request_id not in self._aliases:
+            alias = f"{_ALIAS_PREFIX}{uuid.uuid4().hex}"
+            self._aliases[request_id], self._originals[alias] = alias, request_id
+        return self._aliases[request_id]
+
+    def decode(self, line: JsonLine) -> Decoded:
+        """Decide one read line (see the module docstring). Never raises."""
+        raw = line.message
+        if raw is None:
+            code, message = _FAULTS[line.fault or LineFault.NOT_JSON]
+            return _error(None, code, message)
+        request_id = line.request_id
+        if "method" not in raw or "id" not in raw:
+            return self._other(raw, line)
+        if request_id is None:
+            return _error(None, types.INVALID_REQUEST, "Invalid request: the id must be a string or an integer")
+        served_id = self._alias(request_id)
+        if line.fault is LineFault.TOO_LONG:
+            return _error(served_id, types.INVALID_REQUEST, _TOO_LONG)
+        if raw.get("params", {}) is not None and "params" in line.too_deep:
+            return _error(served_id, types.INVALID_PARAMS, _TOO_DEEP)
         if "params" in raw and not isinstance(raw["params"], dict):
-            return _error(request_id, types.INVALID_PARAMS, "Invalid params: params must be an object")
-        return _error(request_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request")
-    if is_request:
-        return _error(None, types.INVALID_REQUEST, "Invalid request: the id must be a string or an integer")
-    try:  # a notification or a client's response, readable once its lone surrogates are replaced
-        return SessionMessage(types.jsonrpc_message_adapter.validate_python(_replace_surrogates(raw), by_name=False))
-    except ValidationError as error:
-        log.warning("dropped an unreadable %s: %s", "response" if "id" in raw else "notification", error.title)
-        return None
+            return _error(served_id, types.INVALID_PARAMS, "Invalid params: params must be an object")
+        cleaned = {k: v for k, v in _keep_arguments_raw(raw).items() if k not in line.too_deep}
+        cleaned["id"] = served_id
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False))
+        except ValidationError:
+            return _error(served_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request")
+        except RecursionError:
+            return _error(served_id, types.INVALID_PARAMS, _TOO_DEEP)
+
+    def _other(self, raw: dict[str, Any], line: JsonLine) -> Decoded:
+        """A notification or a client's response: served when readable, else logged and dropped."""
+        kind = "response" if "id" in raw else "notification"
+        if line.fault is not None or line.too_deep:
+            log.warning("dropped an unreadable %s (%s)", kind, line.fault.value if line.fault else "too deep")
+            return None
+        cleaned = _replace_surrogates(raw)
+        params = raw.get("params")
+        if raw.get("method") == "notifications/cancelled" and isinstance(params, dict):
+            cancelled = params.get("requestId")
+            if isinstance(cancelled, str) and cancelled in self._aliases:
+                cleaned["params"]["requestId"] = self._aliases[cancelled]
+        try:
+            return SessionMessage(types.jsonrpc_message_adapter.validate_python(cleaned, by_name=False))
+        except (ValidationError, RecursionError) as error:
+            log.warning("dropped an unreadable %s: %s", kind, type(error).__name__)
+            return None
+
+    def encode(self, message: types.JSONRPCMessage) -> bytes:
+        """One output line, ``\\n`` included; the request's own id restored where it was aliased."""
+        message_id = getattr(message, "id", None)
+        original = self._originals.get(message_id) if isinstance(message_id, str) else None
+        if (
+            isinstance(message_id, str)
+            and original is not None
+            and isinstance(message, types.JSONRPCResponse | types.JSONRPCError)
+        ):
+            del self._originals[message_id], self._aliases[original]  # answered: the alias is done
+        try:
+            text = message.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception as error:  # a value that cannot be serialised: the request still gets its answer
+            if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                log.warning("dropped an outgoing %s that cannot be serialised: %s", type(message).__name__, error)
+                return b""
+            log.warning("answering with an internal error: the response cannot be serialised: %s", error)
+            failure = _error(message.id, types.INTERNAL_ERROR, "Internal error: the response cannot be serialised")
+            text = failure.model_dump_json(by_alias=True, exclude_unset=True)
+        if original is not None:
+            text = text.replace(f'"id":{json.dumps(message_id)}', f'"id":{json.dumps(original)}', 1)
+        return text.encode() + b"\n"
 
 
-class _NoLines:
-    """The SDK reader's input: no lines; it ends when our reader has seen stdin's end."""
-
-    def __init__(self, finished: anyio.Event) -> None:
-        self.finished = finished
-
-    def __aiter__(self) -> "_NoLines":
-        return self
-
-    async def __anext__(self) -> str:
-        await self.finished.wait()
-        raise StopAsyncIteration
+def decode_line(line: str | bytes) -> Decoded:
+    """Decide one input line on its own (a fresh :class:`StdioCodec`); ``None`` for a blank line."""
+    data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    read = parse_json_line(data.removesuffix(b"\n"))
+    return None if read is None else StdioCodec().decode(read)
 
 
 @asynccontextmanager
 async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run``: the SDK's stdout writer (which keeps stray
-    output off the wire) and our reader of stdin (:func:`decode_line` for every line)."""
-    finished = anyio.Event()
-    stdin = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    no_lines = cast("anyio.AsyncFile[str]", _NoLines(finished))  # the SDK only iterates it
-    async with stdio_server(stdin=no_lines) as (_unused, write_stream):
-        read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    """``(read_stream, write_stream)`` for ``Server.run`` over the process's stdin and stdout, which
+    stay claimed (:func:`herdr_link_control.claimed_stdio`) until the server returns and every answer
+    is written."""
+    with claimed_stdio() as wire:
+        async with _serve_wire(wire) as streams:
+            yield streams
 
-        async def reader() -> None:
-            try:
-                async with read_writer:
-                    async for line in stdin:
-                        decoded = decode_line(line)
+
+@asynccontextmanager
+async def _serve_wire(wire: StdioWire) -> AsyncIterator[tuple[Any, Any]]:
+    codec = StdioCodec()
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    answers = write_stream.clone()  # the reader's own way to the writer, for errors it answers itself
+    reading = anyio.CancelScope()
+
+    async def reader() -> None:
+        try:
+            with reading:
+                async with read_writer, answers:
+                    async for line in read_json_lines(wire.read_fd):
+                        decoded = codec.decode(line)
                         if isinstance(decoded, SessionMessage):
                             await read_writer.send(decoded)
                         elif decoded is not None:
                             log.warning("answered an unreadable request: %s", decoded.error.message)
-                            await write_stream.send(SessionMessage(decoded))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass
-            finally:
-                finished.set()
+                            await answers.send(SessionMessage(decoded))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(reader)
+    async def writer() -> None:
+        broken = False
+        async with write_reader:
+            async for session_message in write_reader:
+                data = codec.encode(session_message.message)
+                if not data or broken:
+                    continue
+                try:
+                    await anyio.to_thread.run_sync(wire.write, data)
+                except OSError as error:  # the host is gone: nobody can be told; drain until the end
+                    log.warning("could not write to stdout (%s); serving on until stdin closes", error)
+                    broken = True
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(writer)
+        group.start_soon(reader)
+        try:
             yield read_stream, write_stream
-            group.cancel_scope.cancel()
+        finally:  # the server has returned: stop reading, then let the writer finish what it was given
+            reading.cancel()
+            await write_stream.aclose()

@@ -121,7 +121,8 @@ def _codex_wiring(command: str, args: list[str]) -> Wiring:
             "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
             "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
             "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
-            "hooks.json: keep ours first there, or trust it in /hooks instead. The hook prints nothing outside Herdr.",
+            "hooks.json: keep ours first there, or trust it in /hooks instead. Outside Herdr the hook writes "
+            "nothing to stdout (no hint is added) and one line to stderr that says why.",
             "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
             "Restart Codex completely after changing either file.",
         ],

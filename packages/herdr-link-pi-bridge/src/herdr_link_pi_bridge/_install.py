@@ -58,7 +58,8 @@ def install(
             )
         action = "unchanged" if current == data else "updated" if ours else "replaced"
         if not ours:
-            stamp = f"{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+            now = time.time_ns()  # UTC: a change of the local zone or daylight saving never sorts newer first
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z-{os.getpid()}"
             backup = target.parent.parent / BACKUP_DIR / f"{target.name}.{stamp}"
     else:
         action = "installed"

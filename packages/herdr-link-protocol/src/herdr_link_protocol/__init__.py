@@ -53,6 +53,16 @@ _EXPORTS = {
     "_envelope": ["Envelope", "build_envelope", "is_blank_message", "parse_envelope"],
     "_errors": ["Cause", "ErrorCode", "InvalidToolCall", "LinkError", "RemoteProtocolError"],
     "_escape": ["UNSAFE_CODE_POINT_RANGES", "dumps_terminal_safe", "is_terminal_safe"],
+    "_jsonline": [
+        "MAX_JSON_DEPTH",
+        "MAX_LINE_BYTES",
+        "TOO_DEEP",
+        "JsonLine",
+        "JsonLineReader",
+        "LineFault",
+        "TooDeep",
+        "parse_json_line",
+    ],
     "_models": ["LinkModel"],
     "_names": [
         "AGENT_NAME_PATTERN",

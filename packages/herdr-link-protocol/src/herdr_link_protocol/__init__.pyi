@@ -57,6 +57,16 @@ from ._escape import (
     dumps_terminal_safe as dumps_terminal_safe,
     is_terminal_safe as is_terminal_safe,
 )
+from ._jsonline import (
+    MAX_JSON_DEPTH as MAX_JSON_DEPTH,
+    MAX_LINE_BYTES as MAX_LINE_BYTES,
+    TOO_DEEP as TOO_DEEP,
+    JsonLine as JsonLine,
+    JsonLineReader as JsonLineReader,
+    LineFault as LineFault,
+    TooDeep as TooDeep,
+    parse_json_line as parse_json_line,
+)
 from ._models import LinkModel as LinkModel
 from ._names import (
     AGENT_NAME_PATTERN as AGENT_NAME_PATTERN,

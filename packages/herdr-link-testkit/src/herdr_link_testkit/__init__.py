@@ -1,4 +1,6 @@
-"""A faithful simulated Herdr 0.8.2 (socket protocol 20) for tests and demos.
+"""A faithful simulated Herdr for tests and demos: 0.8.2 (socket protocol 20, the default) and a
+0.9.0 mode (protocol 22, ``HerdrSim(herdr_version="0.9.0")``; what that mode models, and what it
+assumes unchanged, is in ``docs/herdr-versions.md``).
 
 ``HerdrSim`` runs the socket server in a background thread and writes a ``herdr`` executable that
 behaves like the real CLI; point ``HERDR_BIN_PATH`` at it. This package depends on nothing else of

@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Final
 
 from herdr_link_control import BRIDGE_COMMAND, BRIDGE_CONTRACT, BRIDGE_ENV_VAR, Check, location_file
-from herdr_link_installer import current_platform, herdr_link_plugins, opencode_version, runtime_problem
+from herdr_link_installer import (
+    ProgramFailed,
+    current_platform,
+    herdr_link_plugins,
+    opencode_version,
+    runtime_problem,
+)
 from herdr_link_pi_bridge import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
@@ -58,7 +64,13 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
     runtime = plugin.detail if plugin.state in ("current", "older") else ""
     flag = " --runtime v2" if runtime == "opencode-v2" or "runtime opencode-v2" in plugin.detail else ""
     if plugin.state == "current":
-        problem = runtime_problem(runtime, opencode_version())
+        try:
+            problem = runtime_problem(runtime, opencode_version())
+        except ProgramFailed as failure:
+            detail = (
+                f"{plugin.path} is the current {runtime} bundle; which runtime OpenCode loads is unknown: {failure}"
+            )
+            return Check(name, "WARN", detail)
         if problem:
             other = "v1" if runtime == "opencode-v2" else "v2"
             return Check(
@@ -102,14 +114,17 @@ def _configured_command(environ: Mapping[str, str], home: Path) -> tuple[list[st
         return (value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None), BRIDGE_ENV_VAR
     path = location_file(environ, home)
     try:
-        command = json.loads(path.read_text(encoding="utf-8")).get("command")
+        body = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         found = shutil.which(BRIDGE_COMMAND, path=environ.get("PATH", os.defpath))  # the stub's own PATH
         return ([found] if found else None), f"{path} (missing) and {BRIDGE_COMMAND} on PATH"
-    except (OSError, ValueError, AttributeError):
-        return None, str(path)
+    except OSError as error:
+        return None, f"unreadable at {path} ({error.strerror or error})"
+    except ValueError:
+        return None, f"unreadable at {path} (not JSON)"
+    command = body.get("command") if isinstance(body, dict) else None
     ok = isinstance(command, list) and command and all(isinstance(v, str) for v in command)
-    return (command if ok else None), str(path)
+    return (command if ok else None), str(path) if ok else f'unreadable at {path} (no "command" list of strings)'
 
 
 def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
@@ -119,8 +134,13 @@ def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
     name = "bridge"
     command, source = _configured_command(environ, home)
     if command is None:
+        unreadable = source.startswith("unreadable at ")
         if not needed:
+            if unreadable:
+                return Check(name, "WARN", f"the bridge location is {source}; no plugin or extension needs it now")
             return Check(name, "SKIP", f"no bridge configured ({source}); no plugin or extension needs one")
+        if unreadable:
+            return Check(name, "FAIL", f"the bridge location is {source}", REINSTALL)
         return Check(name, "FAIL", f"no usable bridge command in {source}", REINSTALL)
     if os.sep in command[0] and not os.access(command[0], os.X_OK):
         return Check(name, "FAIL", f"{source} names {command[0]}, which does not exist or cannot be run", REINSTALL)

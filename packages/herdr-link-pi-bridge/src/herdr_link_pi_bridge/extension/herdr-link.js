@@ -307,16 +307,22 @@ function gatewayCall(raw) {
 
 
 // ---- the Bash boundary: no waiting on agents in an active session (spec §8) ------------------
-// A command line is lexed the way a shell splits it: quotes are honoured (quoted text is never a
-// command), and ; & | && || newlines, ( ) subshells and { } groups end a simple command. The
-// bodies of $( ), backticks and `eval`, `sh -c`/`bash -c`/`su -c` and `env -S` scripts are command
-// lines of their own, checked recursively. In each simple command, assignments, redirections,
-// shell keywords and wrappers with their options (env, sudo, doas, timeout, nice, nohup, time,
-// command, exec, xargs, stdbuf, setsid, ionice, chrt, taskset, watch, flock, builtin) are skipped;
-// what remains is blocked when it is Herdr (any path, or $HERDR_BIN_PATH) running `agent wait`, or
-// `agent prompt` with --wait anywhere but in the text's place.
+// A best-effort lexer for honest mistakes, not a sandbox: a model that means to wait can always find
+// a way (a script file, another language). A command line is split the way a shell splits it:
+// quotes are honoured (quoted text is never a command; $'…' is decoded), brace expansion is applied
+// ({herdr,} is herdr), and ; & | && || newlines, ( ) subshells and { } groups end a simple command.
+// Here-document bodies are data, except the $( ) and backticks an unquoted delimiter lets run. The
+// bodies of $( ), backticks, `eval`, `sh -c`/`bash -c`/`su -c`/`script -c`, `env -S` and the
+// commands of `find -exec` are command lines of their own, checked recursively. In each simple
+// command, assignments, redirections, shell keywords and wrappers with their options (env, sudo,
+// doas, timeout, nice, nohup, time, command, exec, xargs, stdbuf, setsid, ionice, chrt, taskset,
+// watch, flock, builtin) are skipped; what remains is blocked when it is Herdr (any path, or
+// $HERDR_BIN_PATH) running `agent wait`, or `agent prompt` with --wait anywhere but in the text's
+// place. A command word the lexer cannot resolve (a variable, a substitution) fails closed when the
+// words after it read as such a wait, and runs otherwise (`$EDITOR notes.md`).
 
 const MAX_DEPTH = 8;
+const MAX_BRACE_WORDS = 256;
 
 function closing(line, open) {
   // The index of the ")" that closes line[open] === "(", honouring quotes; line.length if none.
@@ -335,40 +341,198 @@ function closing(line, open) {
   return line.length;
 }
 
+const ANSI_C = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v" };
+
+function ansiC(line, start) {
+  // Decode $'…' whose opening quote is at line[start]; returns [text, index of the closing quote].
+  let text = "";
+  let i = start + 1;
+  for (; i < line.length && line[i] !== "'"; i++) {
+    if (line[i] !== "\\" || i + 1 >= line.length) {
+      text += line[i];
+      continue;
+    }
+    const next = line[++i];
+    const digits = (pattern, max) => {
+      let value = "";
+      while (value.length < max && i + 1 < line.length && pattern.test(line[i + 1])) value += line[++i];
+      return value;
+    };
+    if (Object.hasOwn(ANSI_C, next)) text += ANSI_C[next];
+    else if (/[0-7]/.test(next)) text += String.fromCodePoint(parseInt(next + digits(/[0-7]/, 2), 8));
+    else if (next === "x" || next === "u" || next === "U") {
+      const hex = digits(/[0-9A-Fa-f]/, { x: 2, u: 4, U: 8 }[next]);
+      text += hex ? String.fromCodePoint(Math.min(parseInt(hex, 16), 0x10ffff)) : "\\" + next;
+    } else if (next === "c" && i + 1 < line.length) text += String.fromCharCode(line[++i].charCodeAt(0) & 31);
+    else text += next; // \\ \' \" \? and anything else: the character itself
+  }
+  return [text, i];
+}
+
+function braceExpand(chars) {
+  // Bash's brace expansion of one word, given as [character, unquoted] pairs: {a,b} and {x..y}.
+  for (let open = 0; open < chars.length; open++) {
+    if (chars[open][0] !== "{" || !chars[open][1]) continue;
+    let depth = 0;
+    const commas = [];
+    let close = -1;
+    for (let i = open; i < chars.length; i++) {
+      const [char, unquoted] = chars[i];
+      if (!unquoted) continue;
+      if (char === "{") depth++;
+      else if (char === "}" && --depth === 0) {
+        close = i;
+        break;
+      } else if (char === "," && depth === 1) commas.push(i);
+    }
+    if (close < 0) return [chars];
+    const prefix = chars.slice(0, open);
+    const suffix = chars.slice(close + 1);
+    let parts = [];
+    if (commas.length) {
+      let from = open + 1;
+      for (const comma of [...commas, close]) {
+        parts.push(chars.slice(from, comma));
+        from = comma + 1;
+      }
+    } else {
+      const body = chars.slice(open + 1, close).map(([c]) => c).join("");
+      const range = /^(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?$/.exec(body);
+      if (!range) continue; // not an expansion: look further along the word
+      const numeric = /\d/.test(range[1]);
+      if (numeric !== /\d/.test(range[2])) continue;
+      const [from, to] = numeric ? [Number(range[1]), Number(range[2])] : [range[1].charCodeAt(0), range[2].charCodeAt(0)];
+      const step = Math.max(1, Math.abs(Number(range[3] ?? 1))) * (to >= from ? 1 : -1);
+      for (let value = from; step > 0 ? value <= to : value >= to; value += step) {
+        parts.push([...(numeric ? String(value) : String.fromCharCode(value))].map((c) => [c, false]));
+        if (parts.length > MAX_BRACE_WORDS) break;
+      }
+    }
+    const words = [];
+    for (const part of parts) {
+      for (const word of braceExpand([...prefix, ...part, ...suffix])) {
+        words.push(word);
+        if (words.length > MAX_BRACE_WORDS) return words;
+      }
+    }
+    return words;
+  }
+  return [chars];
+}
+
+function substitutions(body) {
+  // The command lines of the $( ) and backticks in an unquoted here-document's body.
+  const found = [];
+  for (let i = 0; i < body.length; i++) {
+    if (body[i] === "\\") i++;
+    else if (body[i] === "$" && body[i + 1] === "(") {
+      const end = closing(body, i + 1);
+      found.push(body.slice(i + 2, end));
+      i = end;
+    } else if (body[i] === "`") {
+      const end = body.indexOf("`", i + 1) < 0 ? body.length : body.indexOf("`", i + 1);
+      found.push(body.slice(i + 1, end));
+      i = end;
+    }
+  }
+  return found;
+}
+
 function commands(line, depth = 0, out = []) {
-  // Every simple command of a command line, as word lists (nested bodies included).
+  // Every simple command of a command line (nested bodies included), each a list of words; the
+  // indexes of the words whose text an expansion decides are in the list's `unresolved` set.
   if (depth > MAX_DEPTH) {
-    out.push(["herdr", "agent", "wait"]); // too deep to read: fail closed
+    out.push(Object.assign(["herdr", "agent", "wait"], { unresolved: new Set() })); // too deep to read: fail closed
     return out;
   }
   let words = [];
-  let current = "";
+  let unresolved = new Set();
+  let chars = [];
   let started = false;
+  let expands = false;
   let quote = null;
+  const heredocs = [];
+  const add = (text, unquoted) => {
+    for (const char of text) chars.push([char, unquoted]);
+    started = true;
+  };
   const endWord = () => {
-    if (started) words.push(current);
-    current = "";
+    if (started) {
+      const expanded = chars.some(([c, unquoted]) => unquoted && c === "{") ? braceExpand(chars) : [chars];
+      const quoted = chars.some(([, unquoted]) => !unquoted);
+      for (const word of expanded) {
+        if (!word.length && !quoted && expanded.length > 1) continue; // a null word of an expansion is dropped
+        if (expands) unresolved.add(words.length);
+        words.push(word.map(([c]) => c).join(""));
+      }
+    }
+    chars = [];
     started = false;
+    expands = false;
   };
   const endCommand = () => {
     endWord();
-    if (words.length) out.push(words);
+    if (words.length) out.push(Object.assign(words, { unresolved }));
     words = [];
+    unresolved = new Set();
   };
   const nested = (body) => {
     commands(body, depth + 1, out);
-    current += "$(…)";
-    started = true;
+    add("$(…)", false);
+    expands = true;
+  };
+  const heredoc = (from) => {
+    // `<<` or `<<-` at line[from]: read its delimiter word; returns the index of its last character.
+    let i = from + 2;
+    const strip = line[i] === "-";
+    if (strip) i++;
+    while (line[i] === " " || line[i] === "\t") i++;
+    let delimiter = "";
+    let quoted = false;
+    let inside = null;
+    for (; i < line.length; i++) {
+      const char = line[i];
+      if (inside) {
+        if (char === inside) inside = null;
+        else delimiter += char;
+      } else if (char === "'" || char === '"') {
+        inside = char;
+        quoted = true;
+      } else if (char === "\\" && i + 1 < line.length) {
+        delimiter += line[++i];
+        quoted = true;
+      } else if (/[\s;&|()<>]/.test(char)) break;
+      else delimiter += char;
+    }
+    heredocs.push({ delimiter, strip, quoted });
+    add("<<" + delimiter, false);
+    return i - 1;
+  };
+  const bodies = (newline) => {
+    // Skip the bodies of the here-documents begun on the line that ends at `newline`.
+    let i = newline;
+    for (const { delimiter, strip, quoted } of heredocs.splice(0)) {
+      let body = "";
+      while (i < line.length) {
+        const end = line.indexOf("\n", i + 1) < 0 ? line.length : line.indexOf("\n", i + 1);
+        const text = line.slice(i + 1, end);
+        i = end;
+        if ((strip ? text.replace(/^\t+/, "") : text) === delimiter) break;
+        body += text + "\n";
+      }
+      if (!quoted) for (const inner of substitutions(body)) commands(inner, depth + 1, out);
+    }
+    return i;
   };
   for (let i = 0; i < line.length; i++) {
     const char = line[i];
     const next = line[i + 1];
     if (quote === "'") {
       if (char === "'") quote = null;
-      else current += char;
+      else add(char, false);
     } else if (quote === '"') {
       if (char === '"') quote = null;
-      else if (char === "\\" && next !== undefined && '"\\$`\n'.includes(next)) current += line[++i];
+      else if (char === "\\" && next !== undefined && '"\\$`\n'.includes(next)) add(line[++i], false);
       else if (char === "$" && next === "(") {
         const end = closing(line, i + 1);
         nested(line.slice(i + 2, end));
@@ -377,13 +541,23 @@ function commands(line, depth = 0, out = []) {
         const end = line.indexOf("`", i + 1) < 0 ? line.length : line.indexOf("`", i + 1);
         nested(line.slice(i + 1, end));
         i = end;
-      } else current += char;
+      } else {
+        if (char === "$" && next !== undefined && /[A-Za-z_0-9@*#?$!{-]/.test(next)) expands = true;
+        add(char, false);
+      }
     } else if (char === "'" || char === '"') {
       quote = char;
       started = true;
+    } else if (char === "$" && next === "'") {
+      const [text, end] = ansiC(line, i + 1);
+      add(text, false);
+      i = end;
+    } else if (char === "$" && next === '"') {
+      quote = '"'; // $"…", a translated string: a double-quoted one here
+      started = true;
+      i++;
     } else if (char === "\\") {
-      if (next !== undefined && next !== "\n") current += next;
-      if (next !== "\n") started = true;
+      if (next !== undefined && next !== "\n") add(next, false);
       i++;
     } else if (char === "$" && next === "(") {
       const end = closing(line, i + 1);
@@ -391,9 +565,12 @@ function commands(line, depth = 0, out = []) {
       i = end;
     } else if (char === "$" && next === "{") {
       const end = line.indexOf("}", i) < 0 ? line.length - 1 : line.indexOf("}", i);
-      current += line.slice(i, end + 1);
-      started = true;
+      add(line.slice(i, end + 1), false);
+      expands = true;
       i = end;
+    } else if (char === "$" && next !== undefined && /[A-Za-z_0-9@*#?$!-]/.test(next)) {
+      add(char, false);
+      expands = true;
     } else if (char === "`") {
       const end = line.indexOf("`", i + 1) < 0 ? line.length : line.indexOf("`", i + 1);
       nested(line.slice(i + 1, end));
@@ -401,15 +578,21 @@ function commands(line, depth = 0, out = []) {
     } else if (char === "#" && !started) {
       const end = line.indexOf("\n", i);
       i = end < 0 ? line.length : end - 1;
-    } else if (";&|()\n".includes(char)) {
+    } else if (char === "<" && next === "<" && line[i + 2] !== "<") {
+      endWord();
+      i = heredoc(i);
+      endWord();
+    } else if (char === "\n") {
+      endCommand();
+      if (heredocs.length) i = bodies(i) - 1;
+    } else if (";&|()".includes(char)) {
       endCommand();
     } else if (/\s/.test(char)) {
       endWord();
     } else if ((char === "{" || char === "}") && !started && (next === undefined || /[\s;&|]/.test(next))) {
       endCommand(); // a group brace is a word of its own
     } else {
-      current += char;
-      started = true;
+      add(char, true);
     }
   }
   endCommand();
@@ -439,7 +622,8 @@ const WRAPPERS = {
   watch: { values: ["-n", "--interval", "-d", "--differences", "-q", "--equexit"] },
   flock: { values: ["-w", "--timeout", "-E", "--conflict-exit-code"], positional: 1, script: ["-c", "--command"] },
 };
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox"]);
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "ash", "busybox", "su"]);
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 const KEYWORDS = new Set(["if", "then", "else", "elif", "do", "while", "until", "!", "coproc"]);
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 const REDIRECT = /^[0-9]*(>>?|<<?<?|&>>?|>&|<&|>\|)/;
@@ -466,46 +650,71 @@ function waits(args) {
   );
 }
 
-function blocked(line, depth = 0) {
-  if (typeof line !== "string") return false;
-  for (const simple of commands(line, depth)) {
-    let argv = simple;
-    for (;;) {
-      const head = argv[0];
-      if (head === undefined) break;
-      const name = basename(head);
-      if (ASSIGNMENT.test(head) || KEYWORDS.has(head)) argv = argv.slice(1);
-      else if (REDIRECT.test(head)) argv = argv.slice(REDIRECT.exec(head)[0] === head ? 2 : 1);
-      else if (name === "eval") {
-        if (blocked(argv.slice(1).join(" "), depth + 1)) return true;
-        argv = [];
-      }      else if (Object.hasOwn(WRAPPERS, name)) {
-        const wrapper = WRAPPERS[name];
-        let index = 1;
-        while (index < argv.length && argv[index].startsWith("-") && argv[index] !== "-") {
-          const word = argv[index];
-          if (word === "--") {
-            index++;
-            break;
-          }
-          if (wrapper.script?.includes(word)) {
-            if (blocked(argv[index + 1] ?? "", depth + 1)) return true;
-            index += 2;
-          } else index += wrapper.values.includes(word) ? 2 : 1;
+function scriptOf(argv, program) {
+  // The command line a shell, `su` or `script` runs with -c (combined short flags too), or null.
+  for (let index = 1; index < argv.length; index++) {
+    const word = argv[index];
+    if (program === "script" && word.startsWith("--command=")) return word.slice("--command=".length);
+    if (program === "script" && word === "--command") return argv[index + 1] ?? "";
+    if (/^-[A-Za-z]*c[A-Za-z]*$/.test(word)) return argv[index + 1] ?? "";
+  }
+  return null;
+}
+
+function simpleBlocked(simple, start, depth) {
+  // Whether the simple command simple[start…] waits; `simple.unresolved` marks expanded words.
+  let index = start;
+  for (;;) {
+    const head = simple[index];
+    if (head === undefined) return false;
+    const name = basename(head);
+    if (ASSIGNMENT.test(head) || KEYWORDS.has(head)) index++;
+    else if (REDIRECT.test(head)) index += REDIRECT.exec(head)[0] === head ? 2 : 1;
+    else if (name === "eval") return blocked(simple.slice(index + 1).join(" "), depth + 1);
+    else if (Object.hasOwn(WRAPPERS, name) && !simple.unresolved.has(index)) {
+      const wrapper = WRAPPERS[name];
+      index++;
+      while (index < simple.length && simple[index].startsWith("-") && simple[index] !== "-") {
+        const word = simple[index];
+        if (word === "--") {
+          index++;
+          break;
         }
-        if (name === "env") while (index < argv.length && ASSIGNMENT.test(argv[index])) index++;
-        argv = argv.slice(index + (wrapper.positional ?? 0));
-      } else break;
-    }
-    if (!argv.length) continue;
-    if (isHerdr(argv[0]) && waits(argv.slice(1))) return true;
-    const program = basename(argv[0]);
-    if (SHELLS.has(program) || program === "su") {
-      const flag = argv.findIndex((word, index) => index > 0 && /^-[A-Za-z]*c[A-Za-z]*$/.test(word));
-      if (flag >= 0 && blocked(argv[flag + 1] ?? "", depth + 1)) return true;
+        if (wrapper.script?.includes(word)) {
+          if (blocked(simple[index + 1] ?? "", depth + 1)) return true;
+          index += 2;
+        } else index += wrapper.values.includes(word) ? 2 : 1;
+      }
+      if (name === "env") while (index < simple.length && ASSIGNMENT.test(simple[index])) index++;
+      index += wrapper.positional ?? 0;
+    } else break;
+  }
+  const argv = simple.slice(index);
+  if (waits(argv.slice(1)) && (isHerdr(argv[0]) || simple.unresolved.has(index))) return true;
+  const program = basename(argv[0]);
+  if (SHELLS.has(program) || program === "script") {
+    const script = scriptOf(argv, program);
+    if (script !== null && blocked(script, depth + 1)) return true;
+  }
+  if (program === "find") {
+    for (let at = 1; at < argv.length; at++) {
+      if (!FIND_EXEC.has(argv[at])) continue;
+      let end = at + 1;
+      while (end < argv.length && argv[end] !== ";" && argv[end] !== "+") end++;
+      const inner = Object.assign(argv.slice(at + 1, end), {
+        unresolved: new Set([...simple.unresolved].map((i) => i - index - at - 1).filter((i) => i >= 0)),
+      });
+      if (simpleBlocked(inner, 0, depth + 1)) return true;
+      at = end;
     }
   }
   return false;
+}
+
+function blocked(line, depth = 0) {
+  if (typeof line !== "string") return false;
+  if (depth > MAX_DEPTH) return true; // too deep to read: fail closed
+  return commands(line, depth).some((simple) => simpleBlocked(simple, 0, depth));
 }
 
 // ---- the Pi extension -------------------------------------------------------------------------
