@@ -1,6 +1,7 @@
 """The real ``herdr-link-bridge`` process, driven by a Node client, against the simulated Herdr."""
 
 import json
+import random
 import shutil
 import subprocess
 import sys
@@ -192,3 +193,42 @@ def test_no_single_line_ends_the_bridge(herdr_sim: HerdrSim, team):
     assert "x\ud800" in by_id and "result" in by_id["x\ud800"]  # answered, the id escaped as JSON allows
     assert "result" in by_id["y"] and "result" in by_id["z"]
     assert by_id[None]["error"]["code"] == "INVALID_CALL"
+
+
+def test_a_seeded_hostile_session_gets_one_reply_per_line_and_never_ends_the_bridge(tmp_path):
+    """1,000 hostile lines (deep nesting everywhere, raw CRs, escaped and duplicate keys, odd ids, BOMs,
+    NUL bytes, invalid UTF-8, CRLF) into a real bridge outside Herdr: every line that is not blank
+    gets exactly one reply, each usable id its own, and the bridge exits 0 at EOF."""
+    rng = random.Random(20261201)
+    deep = "[" * 3000 + "]" * 3000
+    lines: list[bytes] = [json.dumps(HELLO).encode()]
+    owed: list[object] = []
+    for serial in range(1000):
+        request_id: object = rng.choice([serial, -serial, 10**20 + serial, f"s{serial}", f"s\ud800{serial}"])
+        args = rng.choice(["{}", '{"to":"x","message":"hi"}', '{"x":' + deep + "}", "[]"])
+        key = rng.choice(['"id"', '"\\u0069d"'])
+        members = [f"{key}:{json.dumps(request_id)}", f'"op":{json.dumps(rng.choice(["peers", "send", "fly"]))}']
+        members.append(f'"args":{args}')
+        rng.shuffle(members)
+        space = rng.choice(["", " ", "\r", "\t"])
+        line = ("{" + space + ("," + space).join(members) + "}").encode("utf-8", "surrogatepass")
+        kind = rng.randrange(6)
+        if kind == 0:
+            line = rng.choice([b"[" * 3000, deep.encode(), b"nul\x00l", b"\xff\xfe", b'"x"'])
+        else:
+            owed.append(request_id)
+            variants = {2: b"\xef\xbb\xbf" + line, 3: line + b"\r", 4: b'{"id":"decoy",' + line[1:]}
+            line = variants.get(kind, line)  # a BOM, a CRLF ending, a duplicate id (the last one wins)
+        lines.append(line)
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_control.bridge"],
+        input=b"\n".join(lines) + b"\n",
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        capture_output=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    replies = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    assert len(replies) == len(lines)  # the hello's, and one for every other line
+    seen = [repr(r["id"]) for r in replies[1:] if r.get("id") is not None]
+    assert sorted(seen) == sorted(map(repr, owed))

@@ -118,7 +118,7 @@ class StdioCodec:
         served_id = self._alias(request_id)
         if line.fault is LineFault.TOO_LONG:
             return _error(served_id, types.INVALID_REQUEST, _TOO_LONG)
-        if raw.get("params", {}) is not None and "params" in line.too_deep:
+        if "params" in line.too_deep:
             return _error(served_id, types.INVALID_PARAMS, _TOO_DEEP)
         if "params" in raw and not isinstance(raw["params"], dict):
             return _error(served_id, types.INVALID_PARAMS, "Invalid params: params must be an object")
