@@ -138,6 +138,8 @@ def test_only_a_new_plain_shell_that_looks_like_the_request_is_a_candidate(tmp_p
     assert split(panes, Snapshot(frozenset({"w1:p2", "w1:p7"}), frozenset())) == [["pane", "close", "w1:p6"]]
     assert split(panes, Snapshot(frozenset({"w1:p2"}), frozenset())) == [["pane", "close", "w1:p6"]]  # p7: elsewhere
     assert split(panes[1:], Snapshot(frozenset({"w1:p2"}), frozenset())) == []  # the anchor is not listed
+    tabless = {"pane_id": "w1:p6", "cwd": "/p", "agent_status": "unknown"}  # no tab: not the anchor's either
+    assert split([tabless], Snapshot(frozenset({"w1:p2"}), frozenset())) == []
     assert split([shell("w1:p2", "w1:t1"), {**shell("w1:p6", "w1:t1"), "agent": "pi"}], EMPTY) == []
 
 
@@ -201,6 +203,15 @@ async def test_a_malformed_pane_list_closes_nothing(reply, caplog):
         await link(runner).start({"name": "w", "kind": "pi", "args": []})
     assert not any(call[:2] == ("tab", "close") for call in runner.calls)
     assert "without a list of panes" in caplog.text
+
+
+async def test_a_listing_that_holds_no_pane_with_an_id_closes_nothing(caplog):
+    idless = ok({"result": {"panes": [{"tab_id": "w1:t5", "cwd": "/proj", "agent_status": "unknown"}]}})
+    runner = starting(ok({"result": {}}), listing(), idless)
+    with pytest.raises(LinkError):
+        await link(runner).start({"name": "w", "kind": "pi", "args": []})
+    assert not any(call[:2] == ("tab", "close") for call in runner.calls)
+    assert "nothing recognisable" in caplog.text
 
 
 async def test_no_snapshot_before_means_nothing_is_taken(caplog):

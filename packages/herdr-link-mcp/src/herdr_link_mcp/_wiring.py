@@ -33,6 +33,10 @@ def server_command() -> list[str]:
 
 
 def _hint_command(host: str) -> str:
+    """The hook command for ``host``: ``herdr-link-mcp hint --host HOST``. In a Herdr pane it writes the
+    hook's JSON to stdout and nothing to stderr; outside one it writes the host's "no hint" answer to
+    stdout (nothing for Codex, ``{}`` for Gemini CLI and AGY) and one line to stderr saying that it is
+    not in a Herdr pane. It always exits 0, so a hook never fails a session."""
     return shlex.join([*server_command(), "hint", "--host", host])
 
 
