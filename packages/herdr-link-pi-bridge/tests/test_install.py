@@ -1,6 +1,7 @@
 """``herdr-link-pi-bridge install`` and ``build``."""
 
 import json
+import time
 from pathlib import Path
 
 from herdr_link_control import location_file, write_location_file
@@ -98,3 +99,19 @@ def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, cap
     monkeypatch.setattr(cli, "_in_source_checkout", lambda: False)
     assert cli.main(["build"]) == 2 and "a developer command" in capsys.readouterr().err
     assert cli.main(["build", "--out", str(tmp_path)]) == 0 and (tmp_path / "herdr-link.js").is_file()
+
+
+def test_backups_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_path, monkeypatch):
+    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    target.parent.mkdir(parents=True)
+    written = []
+    for zone in ("ASIA-14", "AMER+12"):  # 26 hours apart on the wall clock, written a moment apart
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        target.write_text(f"export default function {zone[:4].lower()}(pi) {{}}\n")
+        written.append(target.read_text())
+        assert install(tmp_path, tmp_path, {}, yes=True).action == "replaced"
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    backups = sorted((tmp_path / ".pi" / "agent" / "herdr-link-backups").iterdir())
+    assert [b.read_text() for b in backups] == written  # name order is the order they were made
