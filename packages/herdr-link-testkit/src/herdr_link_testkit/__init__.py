@@ -26,18 +26,18 @@ if TYPE_CHECKING:
         decode_number as decode_number,
         encode_number as encode_number,
     )
-    from ._server import (
-        CallLog as CallLog,
-        Fault as Fault,
-        SimulatorServer as SimulatorServer,
-    )
-    from ._state import (
+    from ._methods import Simulator as Simulator
+    from ._model import (
         AGENT_KINDS as AGENT_KINDS,
         HERDR_VERSIONS as HERDR_VERSIONS,
         Delivery as Delivery,
         HerdrError as HerdrError,
-        Simulator as Simulator,
         StartScript as StartScript,
+    )
+    from ._server import (
+        CallLog as CallLog,
+        Fault as Fault,
+        SimulatorServer as SimulatorServer,
     )
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -54,12 +54,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "Fault",
         "SimulatorServer",
     ),
-    "_state": (
+    "_methods": ("Simulator",),
+    "_model": (
         "AGENT_KINDS",
         "HERDR_VERSIONS",
         "Delivery",
         "HerdrError",
-        "Simulator",
         "StartScript",
     ),
 }

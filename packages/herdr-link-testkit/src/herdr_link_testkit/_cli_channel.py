@@ -5,13 +5,11 @@ import contextlib
 import os
 import stat
 import threading
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from ._cli_invocation import run_invocation
 from ._cli_wire import REQUESTS, channel_dir, decode_request, encode_reply
-
-if TYPE_CHECKING:
-    from ._server import SimulatorServer
+from ._endpoint import Endpoint
 
 __all__ = ["CliChannel"]
 
@@ -32,7 +30,7 @@ def _alive(pid: int) -> bool:
 class CliChannel:
     """Takes ``herdr`` invocations for ``server`` at ``<socket path>.cli`` (mode 0700, like the socket's 0600)."""
 
-    def __init__(self, server: "SimulatorServer") -> None:
+    def __init__(self, server: Endpoint) -> None:
         self.server = server
         self.directory = channel_dir(server.socket_path)
         self.requests = os.path.join(self.directory, REQUESTS)

@@ -3,7 +3,7 @@
 The launcher hands over argv and environment (:mod:`._cli_wire`); this module does what the real
 CLI does with them: strip the global flags, check the arguments, send the ping guard and then the
 request as socket requests, and for ``agent start`` pin the pane, retry a busy shell and poll for
-readiness. Each socket request goes through :meth:`SimulatorServer.handle_line`, the same handler
+readiness. Each socket request goes through :meth:`Endpoint.handle_line` (the server's), the same handler
 the socket uses, so the request log and the method faults see exactly what they would. It returns
 the exit status, stdout and stderr: 0 with one sorted compact JSON line; 1 with the JSON error on
 stderr; 2 with plain usage text and no request.
@@ -12,14 +12,12 @@ stderr; 2 with plain usage text and no request.
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from ._cli_args import SHELL_NAMES, Usage, global_options, kind_label, route
 from ._cli_wire import server_not_running
-from ._state import HERDR_VERSIONS
-
-if TYPE_CHECKING:
-    from ._server import SimulatorServer
+from ._endpoint import Endpoint
+from ._model import HERDR_VERSIONS
 
 __all__ = ["Invocation", "run_invocation"]
 
@@ -43,7 +41,7 @@ def _dumps(value: Any, *, sort_keys: bool = False) -> str:
 class Invocation:
     """The output of one invocation, and the socket requests it sends."""
 
-    def __init__(self, server: "SimulatorServer", alive: Callable[[], bool]) -> None:
+    def __init__(self, server: Endpoint, alive: Callable[[], bool]) -> None:
         self.server = server
         self.alive = alive
         self.stdout: list[str] = []
@@ -70,7 +68,7 @@ class Invocation:
         """The ping protocol guard; returns the ``protocol_mismatch`` error to print, or ``None``."""
         pong = self.send("api-client:status", "ping", {})
         protocol = pong.get("result", {}).get("protocol")
-        mine = HERDR_VERSIONS[self.server.simulator.release]  # this CLI is the simulated release's own
+        mine = HERDR_VERSIONS[self.server.release]  # this CLI is the simulated release's own
         if protocol == mine:
             return None
         if isinstance(protocol, int) and protocol < mine:
@@ -271,7 +269,7 @@ def _start_error(code: str, message: str) -> dict[str, Any]:
 
 
 def run_invocation(
-    server: "SimulatorServer", argv: Sequence[str], env: Mapping[str, str], alive: Callable[[], bool]
+    server: Endpoint, argv: Sequence[str], env: Mapping[str, str], alive: Callable[[], bool]
 ) -> tuple[int, str, str]:
     """Run one invocation against ``server``; ``alive`` tells whether the launcher still waits."""
     invocation = Invocation(server, alive)

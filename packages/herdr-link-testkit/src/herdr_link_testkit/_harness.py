@@ -15,8 +15,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self
 
+from ._methods import Simulator
+from ._model import HERDR_VERSIONS, Delivery, Occupant, Pane, StartScript, canonical_kind, valid_agent_name
 from ._server import CallLog, Fault, SimulatorServer
-from ._state import HERDR_VERSIONS, Delivery, Occupant, Pane, Simulator, StartScript, canonical_kind, valid_agent_name
 
 __all__ = ["HerdrSim", "write_launcher"]
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal
 
 from ._cli_channel import CliChannel
-from ._state import HerdrError, Simulator
+from ._methods import Simulator
+from ._model import HerdrError
 
 __all__ = ["CallLog", "Fault", "SimulatorServer"]
 
@@ -151,7 +152,13 @@ class SimulatorServer:
 
     @property
     def running(self) -> bool:
+        """Whether the socket takes requests (between :meth:`start` and :meth:`stop`)."""
         return self._server is not None
+
+    @property
+    def release(self) -> str:
+        """The simulated Herdr release, which the simulated CLI reports as its own."""
+        return self.simulator.release
 
     # ---- faults --------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ._harness import HerdrSim
-from ._state import HERDR_VERSIONS, HerdrError
+from ._model import HERDR_VERSIONS, HerdrError
 
 __all__ = ["main"]
 

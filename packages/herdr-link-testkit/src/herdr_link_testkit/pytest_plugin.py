@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from ._harness import HerdrSim
-from ._state import HERDR_VERSIONS
+from ._model import HERDR_VERSIONS
 
 CommandPolicy = Callable[[Sequence[str]], str | None]
 

@@ -1,0 +1,107 @@
+"""The records the simulated Herdr prints (``PaneInfo``, ``AgentInfo``, ``TabInfo``,
+``WorkspaceInfo``, ``herdr-cli.md`` §4), as each modelled release fills them."""
+
+from typing import Any
+
+from ._model import (
+    Pane,
+    Tab,
+    Workspace,
+)
+from ._state import SimulatorState
+
+__all__ = ["SimulatorRecords"]
+
+
+class SimulatorRecords(SimulatorState):
+    """The state, and the records it shows."""
+
+    # ---- object shapes -------------------------------------------------------------------------
+
+    def _focused(self, pane: Pane) -> bool:
+        return self._tab_is_viewed(pane.tab) and pane.tab.focused_pane is pane
+
+    def public_status(self, pane: Pane) -> str:
+        occupant = pane.occupant
+        if occupant is None or (occupant.kind is None and occupant.name is None):
+            return "unknown"
+        if occupant.status == "idle" and not occupant.seen:
+            return "done"
+        return occupant.status
+
+    def pane_info(self, pane: Pane) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "pane_id": pane.id,
+            "terminal_id": pane.terminal_id,
+            "workspace_id": pane.workspace.id,
+            "tab_id": pane.tab.id,
+            "focused": self._focused(pane),
+            "cwd": pane.cwd,
+            "foreground_cwd": pane.cwd,
+        }
+        if pane.label is not None:
+            info["label"] = pane.label
+        if pane.occupant is not None and pane.occupant.kind is not None:
+            info["agent"] = pane.occupant.kind
+        self._newer_fields(info, pane.occupant.kind if pane.occupant is not None else None)
+        info["agent_status"] = self.public_status(pane)
+        info["scroll"] = {"offset_from_bottom": 0, "max_offset_from_bottom": 0, "viewport_rows": 23}
+        info["revision"] = pane.revision
+        return info
+
+    def agent_info(self, pane: Pane) -> dict[str, Any]:
+        occupant = pane.occupant
+        assert occupant is not None
+        info: dict[str, Any] = {"terminal_id": pane.terminal_id}
+        if occupant.name is not None:
+            info["name"] = occupant.name
+        if occupant.kind is not None:
+            info["agent"] = occupant.kind
+        self._newer_fields(info, occupant.kind)
+        info["agent_status"] = self.public_status(pane)
+        if occupant.hook_source is not None and occupant.hook_source.startswith("herdr:"):
+            info["screen_detection_skipped"] = True
+        info.update(workspace_id=pane.workspace.id, tab_id=pane.tab.id, pane_id=pane.id, focused=self._focused(pane))
+        launch = occupant.launch
+        if launch is not None and (launch.phase == "pending"):
+            info["launch_pending"] = True
+        if launch is not None and launch.phase == "active":
+            info["interactive_ready"] = True
+        info["state_change_seq"] = self.state_change_seq
+        info.update(cwd=pane.cwd, foreground_cwd=pane.cwd, revision=pane.revision)
+        return info
+
+    def _newer_fields(self, info: dict[str, Any], kind: str | None) -> None:
+        """Fields a 0.9.0 record carries that Herdr Link does not read (a client must ignore them)."""
+        if self.release != "0.9.0":
+            return
+        if kind is not None:
+            info["display_agent"] = kind
+        info.update(terminal_title="herdr", terminal_title_stripped="herdr")
+
+    def tab_info(self, tab: Tab) -> dict[str, Any]:
+        statuses = [self.public_status(p) for p in tab.panes()]
+        rollup = next((s for s in ("blocked", "working", "done", "idle") if s in statuses), "unknown")
+        return {
+            "tab_id": tab.id,
+            "workspace_id": tab.workspace.id,
+            "number": tab.number,
+            "label": tab.label if tab.label is not None else str(tab.workspace.tabs.index(tab) + 1),
+            "focused": self._tab_is_viewed(tab),
+            "pane_count": len(tab.panes()),
+            "agent_status": rollup,
+        }
+
+    def workspace_info(self, workspace: Workspace) -> dict[str, Any]:
+        panes = [p for t in workspace.tabs for p in t.panes()]
+        statuses = [self.public_status(p) for p in panes]
+        return {
+            "workspace_id": workspace.id,
+            "number": self.workspaces.index(workspace) + 1,
+            "label": workspace.label if workspace.label is not None else str(self.workspaces.index(workspace) + 1),
+            "focused": self.active_workspace is workspace,
+            "pane_count": len(panes),
+            "tab_count": len(workspace.tabs),
+            "active_tab_id": workspace.active_tab.id if workspace.active_tab else "",
+            "agent_status": next((s for s in ("blocked", "working", "done", "idle") if s in statuses), "unknown"),
+        }
