@@ -52,6 +52,9 @@ class FakeHerdr:
                 )
             case ["pane", "split"]:
                 return _ok({"result": {"pane": {"pane_id": "w1:p9", "workspace_id": "w1"}}})
+            case ["pane", "list"]:  # the panes a start lists before it allocates (the leftovers guard)
+                panes = [{"pane_id": p, "tab_id": "w1:t1", "cwd": "/proj"} for p in self.names]
+                return _ok({"result": {"panes": panes, "type": "pane_list"}})
             case _:
                 return _ok({"result": {"type": "ok"}})
 

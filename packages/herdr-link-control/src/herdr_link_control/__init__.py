@@ -39,6 +39,7 @@ _EXPORTS = {
         "write_location_file",
     ],
     "_operations": ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey"],
+    "_ordering": ["CallOrder", "Turn"],
     "_runner": ["ProcessRunner", "Runner", "RunResult", "ScriptedRunner", "SpawnFailed"],
     "_start": ["Starter"],
     "_stdio": ["StdioWire", "claimed_stdio", "read_json_lines"],

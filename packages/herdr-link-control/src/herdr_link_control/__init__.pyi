@@ -34,6 +34,7 @@ from ._location import (
     write_location_file as write_location_file,
 )
 from ._operations import DEFAULT_DELIVERY_LIMIT as DEFAULT_DELIVERY_LIMIT, Operations as Operations, Survey as Survey
+from ._ordering import CallOrder as CallOrder, Turn as Turn
 from ._runner import (
     ProcessRunner as ProcessRunner,
     Runner as Runner,

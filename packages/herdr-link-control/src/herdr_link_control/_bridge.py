@@ -38,6 +38,7 @@ from ._bridge_messages import (
     BridgeRequest,
 )
 from ._link import Link
+from ._ordering import CallOrder, Turn
 from ._stdio import claimed_stdio, read_json_lines
 
 __all__ = ["BridgeServer"]
@@ -53,12 +54,11 @@ class BridgeServer:
         self.version = version
         self._write = write
         self._write_lock = anyio.Lock()
-        self._in_flight: dict[str, list[anyio.Event]] = {}
+        self._order = CallOrder()
         self._greeted = False
 
     def __repr__(self) -> str:
-        running = sum(len(events) for events in self._in_flight.values())
-        return f"<BridgeServer {self.version} greeted={self._greeted} running={running}>"
+        return f"<BridgeServer {self.version} greeted={self._greeted} {self._order!r}>"
 
     async def _send(self, reply: BridgeReply | BridgeHelloReply) -> None:
         body = reply.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -119,11 +119,7 @@ class BridgeServer:
         if request.op not in BRIDGE_OPS:
             await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: unknown op; use one of {', '.join(BRIDGE_OPS)}")
             return
-        session = request.context.session
-        earlier = list(self._in_flight.get(session, ()))
-        done = anyio.Event()
-        self._in_flight.setdefault(session, []).append(done)
-        group.start_soon(self._run, request, earlier if request.op == "close" else [], done)
+        group.start_soon(self._run, request, self._order.begin(request.context.session))
 
     async def _hello(self, raw: dict[str, Any]) -> None:
         try:
@@ -141,10 +137,10 @@ class BridgeServer:
         self._greeted = True
         await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
 
-    async def _run(self, request: BridgeRequest, earlier: list[anyio.Event], done: anyio.Event) -> None:
+    async def _run(self, request: BridgeRequest, turn: Turn) -> None:
         try:
-            for event in earlier:  # a close runs after every earlier request of its session
-                await event.wait()
+            if request.op == "close":
+                await turn.after_earlier()  # spec §4.5: a final send completes before the close
             result = await self._execute(request)
         except LinkError as error:
             await self._fail(request.id, error.code, str(error))
@@ -156,12 +152,7 @@ class BridgeServer:
         else:
             await self._send(BridgeReply(id=request.id, result=result))
         finally:
-            done.set()
-            events = self._in_flight.get(request.context.session, [])
-            if done in events:
-                events.remove(done)
-            if not events:
-                self._in_flight.pop(request.context.session, None)
+            turn.end()
 
     async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
         directory = request.context.directory

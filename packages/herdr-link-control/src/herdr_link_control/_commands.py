@@ -62,7 +62,7 @@ class Role(enum.Enum):
     PROMPT = "prompt"  # agent prompt
     CLOSE = "close"  # pane close for herdr_link_close
     TAB_CREATE = "tab_create"
-    PANE_LIST = "pane_list"  # the new tab's root pane
+    PANE_LIST = "pane_list"  # the new tab's root pane; the panes before an allocation (never fails a start)
     PANE_SPLIT = "pane_split"
     AGENT_START = "agent_start"
     ROLLBACK = "rollback"  # tab close / pane close of what a failed start created (logged, never shown)

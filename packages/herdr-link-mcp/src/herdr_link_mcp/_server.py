@@ -19,7 +19,7 @@ from mcp.server import NotificationOptions, Server, ServerRequestContext
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from herdr_link_control import Link
+from herdr_link_control import CallOrder, Link
 from herdr_link_protocol import (
     CLOSE_TOOL,
     GATEWAY_TOOL,
@@ -61,10 +61,11 @@ class ConnectionState:
 
     active: bool = False
     relisted: anyio.Event | None = None
-    in_flight: list[anyio.Event] = field(default_factory=list)
+    order: CallOrder = field(default_factory=CallOrder)
+    """The calls in flight, so that a close waits for every earlier one (spec §4.5)."""
 
     def __repr__(self) -> str:
-        return f"ConnectionState(active={self.active}, in_flight={len(self.in_flight)})"
+        return f"ConnectionState(active={self.active}, {self.order!r})"
 
 
 def _text(text: str) -> types.TextContent:
@@ -169,8 +170,7 @@ def create_server(
         if not link.in_herdr:
             return _failure(LinkError(Cause.ENVIRONMENT_MISSING))
         state = ctx.lifespan_context
-        earlier, done = list(state.in_flight), anyio.Event()
-        state.in_flight.append(done)
+        turn = state.order.begin()
         try:
             tool = params.name
             if tool == GATEWAY_TOOL:
@@ -185,8 +185,7 @@ def create_server(
             else:
                 await activate(ctx, wait=False)  # a direct Tier 1 call while dormant activates, then runs
             if tool == CLOSE_TOOL:
-                for event in earlier:  # spec §4.5: a final send completes before the close
-                    await event.wait()
+                await turn.after_earlier()  # spec §4.5: a final send completes before the close
             directory = await _roots_directory(ctx) if tool == START_TOOL else None
             receipt = await link.call(tool, arguments, context_directory=directory)
             return types.CallToolResult(content=[_text(receipt.to_json())])
@@ -195,8 +194,7 @@ def create_server(
         except InvalidToolCall as error:
             raise _invalid_params(str(error)) from None
         finally:
-            done.set()
-            state.in_flight.remove(done)
+            turn.end()
 
     return Server(
         SERVER_NAME,
