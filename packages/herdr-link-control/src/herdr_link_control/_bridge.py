@@ -162,8 +162,7 @@ class BridgeServer:
             await self.link.check_session_pane(directory)
             return {"status": "resolved"}
         receipt = await self.link.call(ACTION_TOOLS[request.op], request.args, context_directory=directory)
-        result: dict[str, Any] = json.loads(receipt.to_json())
-        return result
+        return receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # the receipt's wire form
 
 
 def main(argv: list[str] | None = None) -> int:

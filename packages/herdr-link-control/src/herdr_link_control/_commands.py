@@ -250,12 +250,16 @@ def surface_violation(argv: Sequence[str]) -> str | None:
 # ---- reading replies ----------------------------------------------------------------------------
 
 
-def _structured_error(text: str) -> tuple[str, str] | None:
+def _json_object(text: str) -> dict[str, Any] | None:
     try:
         value = json.loads(text)
     except ValueError:
         return None
-    error = value.get("error") if isinstance(value, dict) else None
+    return value if isinstance(value, dict) else None
+
+
+def _structured_error(value: Mapping[str, Any] | None) -> tuple[str, str] | None:
+    error = value.get("error") if value is not None else None
     if isinstance(error, dict) and isinstance(error.get("code"), str) and error["code"]:
         message = error.get("message")
         return error["code"], message if isinstance(message, str) else ""
@@ -263,7 +267,8 @@ def _structured_error(text: str) -> tuple[str, str] | None:
 
 
 def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, Any]:
-    """Turn one finished ``herdr`` run into its JSON reply, or raise the Link error it means.
+    """Turn one finished ``herdr`` run into its JSON reply, or raise the Link error it means. Each
+    stream is parsed once: stdout's object is the reply, unless it (or stderr's) is Herdr's error.
 
     Raises:
         LinkError: ``NOT_IN_HERDR`` for anything but a well-formed reply or structured Herdr error;
@@ -271,8 +276,9 @@ def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, An
             ``START_FAILED`` for Herdr's usage refusal (exit status 2) of ``agent start``.
     """
     command = " ".join(argv[:2])
-    for stream in (result.stdout, result.stderr):
-        found = _structured_error(stream)
+    reply = _json_object(result.stdout)
+    for value in (reply, _json_object(result.stderr) if result.stderr else None):
+        found = _structured_error(value)
         if found is not None:
             code, message = found
             detail = f"herdr {command}: {code}: {message}"
@@ -284,11 +290,7 @@ def classify(argv: Sequence[str], role: Role, result: RunResult) -> dict[str, An
         raise LinkError(
             Cause.HERDR_UNREACHABLE, f"herdr {command} exited {result.returncode}: {result.stderr.strip()[:200]}"
         )
-    try:
-        reply = json.loads(result.stdout)
-    except ValueError:
-        reply = None
-    if not isinstance(reply, dict):
+    if reply is None:
         raise LinkError(Cause.HERDR_UNREACHABLE, f"herdr {command} printed no JSON object: {result.stdout[:200]!r}")
     return reply
 

@@ -7,21 +7,25 @@ from typing import Final
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
+    GATEWAY_TOOL,
     PEERS_TOOL,
     SEND_TOOL,
     START_TOOL,
+    Activate,
+    ActiveReceipt,
     Cause,
+    CloseCall,
     ClosedReceipt,
     InvalidToolCall,
     LinkError,
     LinkModel,
+    ParsedCall,
+    PeersCall,
     PeersReceipt,
+    SendCall,
     SentReceipt,
     StartedReceipt,
-    normalize_arguments,
-    validate_close_input,
-    validate_send_input,
-    validate_start_arguments,
+    parse_call,
 )
 
 from ._environment import HerdrEnvironment
@@ -36,6 +40,7 @@ __all__ = ["Link"]
 log: Final = logging.getLogger("herdr_link")
 
 FALLBACK: Final = {
+    GATEWAY_TOOL: Cause.HERDR_UNREACHABLE,
     START_TOOL: Cause.START_REJECTED,
     PEERS_TOOL: Cause.HERDR_UNREACHABLE,
     SEND_TOOL: Cause.SEND_REJECTED,
@@ -123,41 +128,49 @@ class Link:
         await self._require()[0].check_session_pane(directory)
 
     async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
-        """Validate ``herdr_link_start`` arguments and start (see :meth:`Starter.start`)."""
-        _, starter = self._require()
-        return await starter.start(validate_start_arguments(arguments), context_directory)
+        """Start an agent from raw ``herdr_link_start`` arguments (see :meth:`Starter.start`)."""
+        receipt = await self.run(parse_call(START_TOOL, arguments, in_herdr=self.in_herdr), context_directory)
+        assert isinstance(receipt, StartedReceipt)
+        return receipt
 
     async def call(self, tool: str, arguments: object, *, context_directory: str | None = None) -> LinkModel:
-        """Run a Tier 1 tool by canonical name with raw model arguments; returns its receipt.
+        """Run a tool by name with the model's raw arguments; returns its receipt.
 
-        Arguments go through :func:`herdr_link_protocol.normalize_arguments` first: keys outside the
-        tool's schema are dropped (logged at debug), raw id and layout keys are refused. Argument
-        errors then follow the protocol's argument table; a failure nothing classified becomes the
-        tool's fallback code. This is what every adapter calls.
+        The arguments are read once, by :func:`herdr_link_protocol.parse_call` (protocol-level faults,
+        then the environment gate, the gateway's form, the argument rules, each field), and the call
+        runs (:meth:`run`). This is what the bridge calls; the MCP server parses first itself, because
+        what it does around the call (activation, ordering) depends on what the call is.
 
         Raises:
-            InvalidToolCall: unknown tool, non-object arguments, or a raw id or layout key given to
-                ``herdr_link_peers`` (protocol-level errors).
+            InvalidToolCall: a protocol-level error.
             LinkError: everything else.
         """
-        if tool not in FALLBACK:
-            raise InvalidToolCall(f"Unknown tool: {tool}")
-        normalized = normalize_arguments(tool, arguments)
-        self._require()
-        if normalized.ignored:
-            log.debug("%s: ignored arguments outside its schema: %s", tool, ", ".join(normalized.ignored))
-        values = normalized.values
+        return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context_directory)
+
+    async def run(self, parsed: ParsedCall, context_directory: str | None = None) -> LinkModel:
+        """Run a parsed call; a failure nothing classified becomes the tool's fallback code.
+
+        ``context_directory``: the adapter's session directory, for a start (see :meth:`Starter.start`).
+
+        Raises:
+            LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
+        """
+        ops, starter = self._require()
+        if parsed.ignored:
+            log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
+        call = parsed.call
         try:
-            if tool == PEERS_TOOL:
-                return await self.peers()
-            if tool == SEND_TOOL:
-                send = validate_send_input(values)
-                return await self.send(send["to"], send["message"])
-            if tool == CLOSE_TOOL:
-                return await self.close(validate_close_input(values)["agent"])
-            return await self.start(values, context_directory=context_directory)
+            if isinstance(call, Activate):
+                return ActiveReceipt()
+            if isinstance(call, PeersCall):
+                return await ops.peers()
+            if isinstance(call, SendCall):
+                return await ops.send(call.to, call.message)
+            if isinstance(call, CloseCall):
+                return await ops.close(call.agent)
+            return await starter.start(call.request, context_directory)
         except (LinkError, InvalidToolCall):
             raise
         except Exception as error:
-            log.exception("unexpected failure in %s", tool)
-            raise LinkError(FALLBACK[tool], f"unexpected {type(error).__name__}: {error}") from error
+            log.exception("unexpected failure in %s", parsed.tool)
+            raise LinkError(FALLBACK[parsed.tool], f"unexpected {type(error).__name__}: {error}") from error

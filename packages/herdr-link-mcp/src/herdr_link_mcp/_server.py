@@ -21,15 +21,14 @@ from mcp.shared.exceptions import MCPError
 
 from herdr_link_control import CallOrder, Link
 from herdr_link_protocol import (
-    CLOSE_TOOL,
-    GATEWAY_TOOL,
-    START_TOOL,
+    Activate,
     ActiveReceipt,
-    Cause,
+    CloseCall,
     InvalidToolCall,
     LinkError,
+    StartCall,
     active_presentation,
-    parse_gateway_call,
+    parse_call,
     tools_list,
 )
 
@@ -52,7 +51,6 @@ the new tools out of its next model request. A host known never to re-list (stoc
 
 _DORMANT: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=False)]
 _ACTIVE: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=True)]
-_KNOWN: Final = {tool.name for tool in _ACTIVE}
 
 
 @dataclass
@@ -162,37 +160,28 @@ def create_server(
     async def call_tool(
         ctx: ServerRequestContext[ConnectionState], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        if params.name not in _KNOWN:
-            raise _invalid_params(f"Unknown tool: {params.name}")
         arguments: Any = params.arguments if params.arguments is not None else {}
-        if not isinstance(arguments, dict):
-            raise _invalid_params(f"{params.name} arguments must be an object")
-        if not link.in_herdr:
-            return _failure(LinkError(Cause.ENVIRONMENT_MISSING))
-        state = ctx.lifespan_context
-        turn = state.order.begin()
         try:
-            tool = params.name
-            if tool == GATEWAY_TOOL:
-                try:
-                    call = parse_gateway_call(arguments)
-                except InvalidToolCall as error:
-                    raise _invalid_params(str(error)) from None
-                await activate(ctx, wait=call.tool is None)
-                if call.tool is None:
-                    return activation_result(ctx)
-                tool, arguments = call.tool, call.arguments
-            else:
-                await activate(ctx, wait=False)  # a direct Tier 1 call while dormant activates, then runs
-            if tool == CLOSE_TOOL:
+            parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
+        except InvalidToolCall as error:
+            raise _invalid_params(str(error)) from None
+        except LinkError as error:
+            if link.in_herdr:  # a call of ours with a bad argument still activates, as a good one would
+                await activate(ctx, wait=False)
+            return _failure(error)
+        turn = ctx.lifespan_context.order.begin()
+        try:
+            activation = isinstance(parsed.call, Activate)
+            await activate(ctx, wait=activation)  # a direct Tier 1 call while dormant activates, then runs
+            if activation:
+                return activation_result(ctx)
+            if isinstance(parsed.call, CloseCall):
                 await turn.after_earlier()  # spec §4.5: a final send completes before the close
-            directory = await _roots_directory(ctx) if tool == START_TOOL else None
-            receipt = await link.call(tool, arguments, context_directory=directory)
+            directory = await _roots_directory(ctx) if isinstance(parsed.call, StartCall) else None
+            receipt = await link.run(parsed, directory)
             return types.CallToolResult(content=[_text(receipt.to_json())])
         except LinkError as error:
             return _failure(error)
-        except InvalidToolCall as error:
-            raise _invalid_params(str(error)) from None
         finally:
             turn.end()
 

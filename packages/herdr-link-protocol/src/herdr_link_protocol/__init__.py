@@ -19,6 +19,7 @@ _EXPORTS = {
         "NormalizedArguments",
         "normalize_arguments",
     ],
+    "_calls": ["Activate", "Call", "CloseCall", "ParsedCall", "PeersCall", "SendCall", "StartCall", "parse_call"],
     "_config": [
         "CONFIG_RELATIVE_PATH",
         "AgentConfig",
@@ -103,6 +104,7 @@ _EXPORTS = {
         "parse_gateway_call",
         "tools_list",
         "tools_list_json",
+        "typed_arguments",
         "validate_close_input",
         "validate_send_input",
         "validate_start_arguments",

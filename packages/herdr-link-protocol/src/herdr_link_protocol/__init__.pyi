@@ -8,6 +8,16 @@ from ._arguments import (
     NormalizedArguments as NormalizedArguments,
     normalize_arguments as normalize_arguments,
 )
+from ._calls import (
+    Activate as Activate,
+    Call as Call,
+    CloseCall as CloseCall,
+    ParsedCall as ParsedCall,
+    PeersCall as PeersCall,
+    SendCall as SendCall,
+    StartCall as StartCall,
+    parse_call as parse_call,
+)
 from ._config import (
     CONFIG_RELATIVE_PATH as CONFIG_RELATIVE_PATH,
     AgentConfig as AgentConfig,
@@ -114,6 +124,7 @@ from ._tools import (
     parse_gateway_call as parse_gateway_call,
     tools_list as tools_list,
     tools_list_json as tools_list_json,
+    typed_arguments as typed_arguments,
     validate_close_input as validate_close_input,
     validate_send_input as validate_send_input,
     validate_start_arguments as validate_start_arguments,

@@ -43,6 +43,7 @@ __all__ = [
     "parse_gateway_call",
     "tools_list",
     "tools_list_json",
+    "typed_arguments",
     "validate_close_input",
     "validate_send_input",
     "validate_start_arguments",
@@ -203,9 +204,17 @@ _ADAPTERS: Final[Mapping[str, TypeAdapter[Any]]] = {
 
 
 def _validate(tool: str, arguments: object) -> Any:
-    values = normalize_arguments(tool, arguments).values
+    return typed_arguments(tool, normalize_arguments(tool, arguments).values)
+
+
+def typed_arguments(tool: str, values: Mapping[str, Any]) -> Any:
+    """Validate the fields of already normalised ``values`` for ``herdr_link_send`` or ``herdr_link_close``.
+
+    Raises:
+        LinkError: the cause :data:`ARGUMENT_ERRORS` gives the first bad field.
+    """
     try:
-        return _ADAPTERS[tool].validate_python(values)
+        return _ADAPTERS[tool].validate_python(dict(values))
     except ValidationError as error:
         first = error.errors()[0]
         key = str(first["loc"][0])  # values hold only the tool's own keys, so the error names one of them

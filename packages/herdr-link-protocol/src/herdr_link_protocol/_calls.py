@@ -1,0 +1,123 @@
+"""The one inbound parse: a tool name and the model's raw arguments, read once into a typed call.
+
+Every adapter hands what the host sent to :func:`parse_call` and runs what comes back; nothing
+after it checks a name, a shape or a field again. In order:
+
+1. the tool must be one of ours and its arguments an object (protocol-level: :class:`InvalidToolCall`);
+2. outside Herdr every such call is ``NOT_IN_HERDR`` (spec §6.1), whatever else it holds;
+3. the gateway's form is read (activation, nested or flat dispatch: :func:`parse_gateway_call`);
+4. the dispatched tool's argument rules apply once (:func:`normalize_arguments`: host keys dropped,
+   raw ids and layout refused; the field lists come from the tool specs), then its fields are
+   validated once, each bad one with the code of ``PROTOCOL.md`` §7.2.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ._arguments import TOOL_FIELDS, normalize_arguments
+from ._constants import CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL
+from ._errors import Cause, InvalidToolCall, LinkError
+from ._start import StartRequest, validate_start_input
+from ._tools import parse_gateway_call, typed_arguments
+
+__all__ = ["Activate", "Call", "CloseCall", "ParsedCall", "PeersCall", "SendCall", "StartCall", "parse_call"]
+
+
+@dataclass(frozen=True, slots=True)
+class Activate:
+    """``herdr_link {}`` or ``{"action":"activate"}``: activate the session; no Herdr call."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeersCall:
+    """``herdr_link_peers``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendCall:
+    """``herdr_link_send``: a recipient string and a message string (name and blank checks are the operation's)."""
+
+    to: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CloseCall:
+    """``herdr_link_close``."""
+
+    agent: str
+
+
+@dataclass(frozen=True, slots=True)
+class StartCall:
+    """``herdr_link_start`` with its validated request (the configuration file is read when it runs)."""
+
+    request: StartRequest
+
+
+Call = Activate | PeersCall | SendCall | CloseCall | StartCall
+"""What a tool call asks for, typed."""
+
+_TOOL_OF: Final[dict[type, str]] = {
+    Activate: GATEWAY_TOOL,
+    PeersCall: PEERS_TOOL,
+    SendCall: SEND_TOOL,
+    CloseCall: CLOSE_TOOL,
+    StartCall: START_TOOL,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCall:
+    """One tool call, read: what it asks for, whether it came through the gateway, and the keys a host
+    added that were dropped (for the operator log)."""
+
+    call: Call
+    via_gateway: bool = False
+    ignored: tuple[str, ...] = ()
+
+    @property
+    def tool(self) -> str:
+        """The canonical tool that answers it: the gateway for an activation, else the Tier 1 tool."""
+        return _TOOL_OF[type(self.call)]
+
+
+def _tier1(tool: str, values: dict[str, Any]) -> Call:
+    if tool == PEERS_TOOL:
+        return PeersCall()
+    if tool == SEND_TOOL:
+        send = typed_arguments(SEND_TOOL, values)
+        return SendCall(send["to"], send["message"])
+    if tool == CLOSE_TOOL:
+        return CloseCall(typed_arguments(CLOSE_TOOL, values)["agent"])
+    return StartCall(validate_start_input(values))
+
+
+def parse_call(tool: str, arguments: object, *, in_herdr: bool = True) -> ParsedCall:
+    """Read one tool call as the host sent it (see the module docstring for the order of the rules).
+
+    Args:
+        tool: the tool name the host called (``herdr_link`` or a Tier 1 name).
+        arguments: the raw arguments (an MCP host's absent arguments are ``{}``).
+        in_herdr: whether the environment gate passes; when not, a well-formed call is ``NOT_IN_HERDR``.
+
+    Raises:
+        InvalidToolCall: protocol-level (unknown tool, non-object arguments, unknown gateway action,
+            non-object gateway ``arguments``, a raw id or layout key on peers or an activation).
+        LinkError: the tool's own code for a bad argument, or ``NOT_IN_HERDR`` outside Herdr.
+    """
+    if tool not in TOOL_FIELDS:
+        raise InvalidToolCall(f"Unknown tool: {tool}")
+    if not isinstance(arguments, dict):
+        raise InvalidToolCall(f"{tool} arguments must be an object")
+    if not in_herdr:
+        raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
+    if tool == GATEWAY_TOOL:
+        gateway = parse_gateway_call(arguments)
+        if gateway.tool is None:
+            ignored = tuple(str(key) for key in arguments if key not in TOOL_FIELDS[GATEWAY_TOOL])
+            return ParsedCall(Activate(), via_gateway=True, ignored=ignored)
+        normalized = normalize_arguments(gateway.tool, gateway.arguments)
+        return ParsedCall(_tier1(gateway.tool, normalized.values), via_gateway=True, ignored=normalized.ignored)
+    normalized = normalize_arguments(tool, arguments)
+    return ParsedCall(_tier1(tool, normalized.values), ignored=normalized.ignored)
