@@ -74,9 +74,9 @@ class BridgeServer:
             except (OSError, ValueError) as error:  # a closed or broken stdout: nobody can be told
                 log.warning("could not write a reply (%s); serving on until stdin closes", error)
 
-    async def _fail(self, request_id: object, code: str, message: str) -> None:
-        safe_id = request_id if isinstance(request_id, (str, int)) and not isinstance(request_id, bool) else None
-        await self._send(BridgeReply(id=safe_id, error=BridgeError(code=code, message=message)))
+    async def _fail(self, request_id: str | int | None, code: str, message: str) -> None:
+        """Answer ``request_id`` (``JsonLine.request_id``: ``None`` when the line has no usable id) with an error."""
+        await self._send(BridgeReply(id=request_id, error=BridgeError(code=code, message=message)))
 
     async def serve(self, lines: AsyncIterable[JsonLine]) -> None:
         """Serve every line until ``lines`` ends (EOF), then return once every request read has been
@@ -107,13 +107,13 @@ class BridgeServer:
             await self._hello(raw)
             return
         if not self._greeted:
-            await self._fail(raw.get("id"), INVALID_CALL, "INVALID_CALL: send hello first")
+            await self._fail(line.request_id, INVALID_CALL, "INVALID_CALL: send hello first")
             return
         try:
             request = BridgeRequest.model_validate(raw)
         except ValidationError as error:
             await self._fail(
-                raw.get("id"), INVALID_CALL, f"INVALID_CALL: malformed request ({error.error_count()} errors)"
+                line.request_id, INVALID_CALL, f"INVALID_CALL: malformed request ({error.error_count()} errors)"
             )
             return
         if request.op not in BRIDGE_OPS:

@@ -7,7 +7,6 @@ from typing import Final
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
-    GATEWAY_TOOL,
     PEERS_TOOL,
     SEND_TOOL,
     START_TOOL,
@@ -40,7 +39,6 @@ __all__ = ["Link"]
 log: Final = logging.getLogger("herdr_link")
 
 FALLBACK: Final = {
-    GATEWAY_TOOL: Cause.HERDR_UNREACHABLE,
     START_TOOL: Cause.START_REJECTED,
     PEERS_TOOL: Cause.HERDR_UNREACHABLE,
     SEND_TOOL: Cause.SEND_REJECTED,
@@ -159,9 +157,9 @@ class Link:
         if parsed.ignored:
             log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
         call = parsed.call
+        if isinstance(call, Activate):
+            return ActiveReceipt()  # no Herdr call, nothing that can fail
         try:
-            if isinstance(call, Activate):
-                return ActiveReceipt()
             if isinstance(call, PeersCall):
                 return await ops.peers()
             if isinstance(call, SendCall):

@@ -122,8 +122,7 @@ class Starter:
     async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
         leftovers = tab_candidates(cwd)
-        before = await snapshot(self.cli, me.workspace_id)
-        async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers, before):
+        async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers) as before:
             reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
         tab_id = _dig(reply, "result", "tab", "tab_id") or _dig(reply, "result", "root_pane", "tab_id")
         if tab_id is None:
@@ -152,8 +151,7 @@ class Starter:
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
         leftovers = split_candidates(anchor.pane_id, anchor.cwd)
-        before = await snapshot(self.cli, me.workspace_id)
-        async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers, before):
+        async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers) as before:
             reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)
         pane_id = _dig(reply, "result", "pane", "pane_id")
         if pane_id is None:
@@ -167,13 +165,16 @@ class Starter:
 
     @asynccontextmanager
     async def _reclaimed_on_silence(
-        self, workspace_id: str, what: str, leftovers: Pick, before: Snapshot | None
-    ) -> AsyncIterator[None]:
-        """When an allocating command fails without Herdr's own refusal (a timeout, no or an unreadable
-        reply, a crash, cancellation), look for what it may still make (:func:`reclaim`, against the
-        snapshot ``before`` it), then re-raise. A structured refusal means Herdr made nothing."""
+        self, workspace_id: str, what: str, leftovers: Pick
+    ) -> AsyncIterator[Snapshot | None]:
+        """Guard one allocating command: list the workspace's panes first (the :class:`Snapshot`,
+        given to the block for a reply that lacks the id), and when the command fails without Herdr's
+        own refusal (a timeout, no or an unreadable reply, a crash, cancellation), look for what it
+        may still make (:func:`reclaim`, against that snapshot), then re-raise. A structured refusal
+        means Herdr made nothing."""
+        before = await snapshot(self.cli, workspace_id)
         try:
-            yield
+            yield before
         except HerdrCommandError:
             raise
         except BaseException:

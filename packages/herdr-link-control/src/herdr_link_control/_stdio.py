@@ -89,11 +89,11 @@ def claimed_stdio() -> Iterator[StdioWire]:
             # number could be reused under that read. The process is about to end anyway.
 
 
-async def read_json_lines(fd: int, reader: JsonLineReader | None = None) -> AsyncIterator[JsonLine]:
+async def read_json_lines(fd: int) -> AsyncIterator[JsonLine]:
     """Every line read from ``fd`` until end-of-file (or a read error, logged), as
     :class:`~herdr_link_protocol.JsonLineReader` reads them. Reads in a worker thread, abandoned on
     cancellation."""
-    lines = reader or JsonLineReader()
+    lines = JsonLineReader()
     while True:
         try:
             chunk = await anyio.to_thread.run_sync(os.read, fd, CHUNK, abandon_on_cancel=True)

@@ -68,13 +68,14 @@ def _error(request_id: str | int | None, code: int, message: str) -> types.JSONR
 
 
 def _keep_arguments_raw(raw: dict[str, Any]) -> dict[str, Any]:
-    """``raw`` with lone surrogates replaced everywhere except a ``tools/call``'s arguments."""
+    """``raw`` with lone surrogates replaced everywhere except a ``tools/call``'s arguments, which are
+    passed on as they are (never walked: they may be the largest part of the message)."""
     params = raw.get("params")
-    arguments = params.get("arguments") if raw.get("method") == "tools/call" and isinstance(params, dict) else None
-    cleaned: dict[str, Any] = _replace_surrogates(raw)
-    if arguments is not None:
-        cleaned["params"]["arguments"] = arguments
-    return cleaned
+    if raw.get("method") != "tools/call" or not isinstance(params, dict) or "arguments" not in params:
+        cleaned: dict[str, Any] = _replace_surrogates(raw)
+        return cleaned
+    kept = {_replace_surrogates(k): v if k == "arguments" else _replace_surrogates(v) for k, v in params.items()}
+    return {_replace_surrogates(k): kept if k == "params" else _replace_surrogates(v) for k, v in raw.items()}
 
 
 _FAULTS: Final = {

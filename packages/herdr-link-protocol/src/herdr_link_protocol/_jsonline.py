@@ -22,7 +22,6 @@ Bytes go in (:meth:`JsonLineReader.feed`), read lines come out (:class:`JsonLine
 import enum
 import json
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -249,27 +248,29 @@ class JsonLineReader:
         start = 0
         while (newline := data.find(b"\n", start)) >= 0:
             self._take(data[start:newline])
-            lines.extend(self._line())
+            if (line := self._line()) is not None:
+                lines.append(line)
             start = newline + 1
         self._take(data[start:])
         return lines
 
     def end(self) -> list[JsonLine]:
         """The last line, when the input ends without a ``\\n``."""
-        return list(self._line())
+        line = self._line()
+        return [] if line is None else [line]
 
     def _take(self, part: bytes) -> None:
         room = self.max_line_bytes + 1 - len(self._buffer)  # one byte more than the limit marks a cut
         self._buffer += part[:room]
         self._dropped += max(0, len(part) - room)
 
-    def _line(self) -> Iterator[JsonLine]:
+    def _line(self) -> JsonLine | None:
+        """The buffered line, read (``None`` when it is blank); the buffer starts afresh."""
         line, dropped = bytes(self._buffer), self._dropped
         self._buffer.clear()
         self._dropped = 0
-        if not line:
-            return
         cut = dropped > 0 or (len(line) > self.max_line_bytes and not line.endswith(b"\r"))
-        parsed = parse_json_line(line[: self.max_line_bytes] if cut else line, cut=cut)
-        if parsed is not None:
-            yield JsonLine(parsed.message, parsed.fault, len(line) + dropped) if cut else parsed
+        if not cut:
+            return parse_json_line(line)
+        parsed = parse_json_line(line[: self.max_line_bytes], cut=True)
+        return None if parsed is None else JsonLine(parsed.message, parsed.fault, len(line) + dropped)
