@@ -24,7 +24,16 @@ from mcp.shared.exceptions import MCPError
 
 from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
 
-__all__ = ["CALL_TIMEOUT", "CAPABILITIES", "Adapter", "AdapterError", "AdapterSpec", "Outcome", "open_adapter"]
+__all__ = [
+    "CALL_TIMEOUT",
+    "CAPABILITIES",
+    "Adapter",
+    "AdapterError",
+    "AdapterSpec",
+    "Outcome",
+    "open_adapter",
+    "unwrapped",
+]
 
 CALL_TIMEOUT: Final = 60.0
 """Seconds any one call may take before the check fails (a hung adapter fails, it never hangs the kit)."""
@@ -50,9 +59,15 @@ async def _adapter_faults(what: str) -> AsyncIterator[None]:
         raise AdapterError(f"{what}: {_describe(error)}") from error
 
 
+def unwrapped(error: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups (anyio's task groups wrap)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def _describe(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        return _describe(error.exceptions[0])
+    error = unwrapped(error)
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 

@@ -10,7 +10,7 @@ from typing import Final, Literal
 
 import anyio
 
-from ._adapters import AdapterError, AdapterSpec
+from ._adapters import AdapterError, AdapterSpec, unwrapped
 from ._checks import CHECKS, CheckSpec, Failed, world
 
 __all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected"]
@@ -60,15 +60,8 @@ async def _one(spec: AdapterSpec, check: CheckSpec, herdr_version: str) -> Resul
             async with world(spec, herdr_version) as context:
                 await check.run(context)
     except Exception as error:
-        return _verdict(check, _leaf(error))
+        return _verdict(check, unwrapped(error))
     return Result(check.id, check.section, "PASS", "")
-
-
-def _leaf(error: BaseException) -> BaseException:
-    """The one exception inside nested single-member exception groups (anyio's task groups wrap)."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
 
 
 def _verdict(check: CheckSpec, error: BaseException) -> Result:

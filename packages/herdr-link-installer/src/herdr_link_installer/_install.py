@@ -38,6 +38,7 @@ from ._paths import (
     herdr_link_plugins,
     is_typescript_bundle,
     opencode_version,
+    stderr_tail,
 )
 
 __all__ = [
@@ -216,8 +217,7 @@ def plugin_package_version(directory: Path) -> str | None:
             return done.stdout.strip() or None
         if done.returncode in (3, 4):  # the check's own answer: it does not resolve
             return None
-        last = (done.stderr.strip().splitlines() or [""])[-1][:200]
-        failure = f"Node ({node}) failed to run the check (exit status {done.returncode}): {last}".rstrip(": ")
+        failure = f"Node ({node}) failed to run the check (exit status {done.returncode}){stderr_tail(done.stderr)}"
     walked = _walk_node_modules(directory)
     if walked is None:
         raise ProgramFailed(failure)

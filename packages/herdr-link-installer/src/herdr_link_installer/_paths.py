@@ -24,6 +24,7 @@ __all__ = [
     "herdr_link_plugins",
     "installed_plugin",
     "opencode_version",
+    "stderr_tail",
 ]
 
 TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
@@ -57,6 +58,13 @@ class ProgramFailed(Exception):
     be executed, timed out, or exited non-zero. The message says which and how."""
 
 
+def stderr_tail(stderr: str) -> str:
+    """``": <the last line of stderr>"`` (at most 200 characters), or ``""`` when it printed nothing:
+    the end of a :class:`ProgramFailed` message about a program that exited non-zero."""
+    lines = stderr.strip().splitlines()
+    return f": {lines[-1][:200]}" if lines else ""
+
+
 def _ask_opencode(run: Callable[[list[str]], str | None] | None) -> Path | None:
     """``opencode debug paths`` when OpenCode is installed: its own word on the config directory."""
     try:
@@ -86,8 +94,9 @@ def _run(argv: list[str]) -> str | None:
     except OSError as error:
         raise ProgramFailed(f"{found} cannot be run: {error.strerror or error}") from None
     if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [""])[-1][:200]
-        raise ProgramFailed(f"`{' '.join(argv)}` ({found}) exited with status {done.returncode}: {last}".rstrip(": "))
+        raise ProgramFailed(
+            f"`{' '.join(argv)}` ({found}) exited with status {done.returncode}{stderr_tail(done.stderr)}"
+        )
     return done.stdout
 
 

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -103,7 +104,17 @@ def pi_check(home: Path, cwd: Path) -> Check:
     )
 
 
-def _configured_command(environ: Mapping[str, str], home: Path) -> tuple[list[str] | None, str]:
+@dataclass(frozen=True)
+class _BridgeCommand:
+    """The bridge command a stub would run (``None`` when there is none to run), where it came from,
+    and why the location file could not be read (``""`` when it could, or is not the source)."""
+
+    command: list[str] | None
+    source: str
+    unreadable: str = ""
+
+
+def _configured_command(environ: Mapping[str, str], home: Path) -> _BridgeCommand:
     """The bridge command a stub would run, and where it came from (``docs/bridge.md``)."""
     if environ.get(BRIDGE_ENV_VAR):
         raw = environ[BRIDGE_ENV_VAR]
@@ -111,20 +122,22 @@ def _configured_command(environ: Mapping[str, str], home: Path) -> tuple[list[st
             value = json.loads(raw)
         except ValueError:
             value = [raw]
-        return (value if isinstance(value, list) and all(isinstance(v, str) for v in value) else None), BRIDGE_ENV_VAR
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        return _BridgeCommand(value if ok else None, BRIDGE_ENV_VAR)
     path = location_file(environ, home)
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         found = shutil.which(BRIDGE_COMMAND, path=environ.get("PATH", os.defpath))  # the stub's own PATH
-        return ([found] if found else None), f"{path} (missing) and {BRIDGE_COMMAND} on PATH"
+        return _BridgeCommand([found] if found else None, f"{path} (missing) and {BRIDGE_COMMAND} on PATH")
     except OSError as error:
-        return None, f"unreadable at {path} ({error.strerror or error})"
+        return _BridgeCommand(None, str(path), str(error.strerror or error))
     except ValueError:
-        return None, f"unreadable at {path} (not JSON)"
+        return _BridgeCommand(None, str(path), "not JSON")
     command = body.get("command") if isinstance(body, dict) else None
-    ok = isinstance(command, list) and command and all(isinstance(v, str) for v in command)
-    return (command if ok else None), str(path) if ok else f'unreadable at {path} (no "command" list of strings)'
+    if isinstance(command, list) and command and all(isinstance(v, str) for v in command):
+        return _BridgeCommand(command, str(path))
+    return _BridgeCommand(None, str(path), 'no "command" list of strings')
 
 
 def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
@@ -132,15 +145,16 @@ def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
 
     ``needed``: a plugin or an extension is installed (otherwise a missing bridge is no problem)."""
     name = "bridge"
-    command, source = _configured_command(environ, home)
-    if command is None:
-        unreadable = source.startswith("unreadable at ")
+    configured = _configured_command(environ, home)
+    command, source = configured.command, configured.source
+    if configured.unreadable:
+        where = f"the bridge location is unreadable at {source} ({configured.unreadable})"
         if not needed:
-            if unreadable:
-                return Check(name, "WARN", f"the bridge location is {source}; no plugin or extension needs it now")
+            return Check(name, "WARN", f"{where}; no plugin or extension needs it now")
+        return Check(name, "FAIL", where, REINSTALL)
+    if command is None:
+        if not needed:
             return Check(name, "SKIP", f"no bridge configured ({source}); no plugin or extension needs one")
-        if unreadable:
-            return Check(name, "FAIL", f"the bridge location is {source}", REINSTALL)
         return Check(name, "FAIL", f"no usable bridge command in {source}", REINSTALL)
     if os.sep in command[0] and not os.access(command[0], os.X_OK):
         return Check(name, "FAIL", f"{source} names {command[0]}, which does not exist or cannot be run", REINSTALL)
