@@ -5,6 +5,7 @@ placements, plus the finder's rules on their own.
 """
 
 import logging
+from typing import Any
 
 import anyio
 import pytest
@@ -87,29 +88,63 @@ async def test_the_success_path_lists_the_panes_once_before_and_closes_nothing(h
     assert ("tab", "close") not in heads and ("pane", "close") not in heads
 
 
-async def test_two_starts_at_once_one_failing_never_take_the_other_agents_tab(herdr_sim: HerdrSim, team, caplog):
-    """The failing start's reply comes late, after the other start's tab exists as a plain shell."""
-    brain, _ = team
-    herdr_sim.fault_method("tab.create", Fault("empty_result", seconds=1.5))  # the first tab create only
-    herdr_sim.fault_method("agent.start", Fault("delay", seconds=3.0))  # the other stays a plain shell meanwhile
+async def test_two_starts_at_once_one_failing_never_take_the_other_agents_tab(caplog):
+    """The failing start's reply (without the id) comes only once the other start's tab exists, and
+    the other's agent starts only after the failing start has looked: its tab is a plain shell then.
+    Ordered by events, not by time, so a busy machine cannot change what is tested."""
+    panes: list[dict[str, object]] = [{"pane_id": "w1:p1", "tab_id": "w1:t1", "cwd": "/proj", "agent": "claude"}]
+    first_create, other_created, failing_done = anyio.Event(), anyio.Event(), anyio.Event()
+    closed: list[str] = []
+
+    async def tab_create(argv: object) -> object:
+        number = len(panes) + 4
+        panes.append({"pane_id": f"w1:p{number}", "tab_id": f"w1:t{number}", "cwd": "/proj", "agent_status": "unknown"})
+        if not first_create.is_set():  # the failing start's: Herdr made the tab, the reply lacks its id
+            first_create.set()
+            await other_created.wait()
+            return ok({"result": {}})
+        other_created.set()
+        root = {"pane_id": f"w1:p{number}", "tab_id": f"w1:t{number}", "workspace_id": "w1"}
+        return ok({"result": {"tab": {"tab_id": f"w1:t{number}"}, "root_pane": root}})
+
+    async def agent_start(argv: object) -> object:
+        await failing_done.wait()
+        return ok({"result": {"type": "agent_started"}})
+
+    def tab_close(argv: Any) -> object:
+        closed.append(argv[2])
+        panes[:] = [p for p in panes if p["tab_id"] != argv[2]]
+        return ok({"result": {"type": "ok"}})
+
+    runner = scripted(
+        {
+            ("agent", "get", "w1:p1"): got(agent("brain", cwd="/proj")),
+            ("pane", "list"): lambda argv: ok({"result": {"panes": [dict(p) for p in panes]}}),
+            ("tab", "create"): tab_create,
+            ("agent", "start"): agent_start,
+            ("tab", "close"): tab_close,
+        }
+    )
     caplog.set_level(logging.INFO, "herdr_link")
     outcomes: dict[str, object] = {}
 
     async def start(name: str) -> None:
         try:
-            outcomes[name] = await Link(herdr_sim.env(brain)).start({"name": name, "kind": "pi", "args": []})
+            outcomes[name] = await link(runner).start({"name": name, "kind": "pi", "args": []})
         except LinkError as error:
             outcomes[name] = error
+        finally:
+            if name == "failing":
+                failing_done.set()
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(start, "failing")
-        with anyio.fail_after(60):
-            while "tab.create" not in herdr_sim.log.methods():  # noqa: ASYNC110
-                await anyio.sleep(0.01)
-        group.start_soon(start, "other")
+    with anyio.fail_after(60):
+        async with anyio.create_task_group() as group:
+            group.start_soon(start, "failing")
+            await first_create.wait()
+            group.start_soon(start, "other")
     assert isinstance(outcomes["failing"], LinkError)
     assert not isinstance(outcomes["other"], LinkError), outcomes["other"]
-    assert "other" in {herdr_sim.name_of(pane) for pane in herdr_sim.pane_ids()}  # its tab was not taken
+    assert "w1:t6" not in closed  # the other agent's tab was not taken
     assert "left them all" in caplog.text  # two new plain shells: in doubt, both left and logged
 
 
@@ -238,11 +273,11 @@ async def test_a_refused_rollback_close_is_logged_and_the_start_error_kept(caplo
 
 async def test_a_start_cancelled_during_the_search_still_closes_what_appears():
     appeared = listing(shell("w1:p5", "w1:t5", "/proj"))
-    listed = anyio.Event()
+    listed, gave_up = anyio.Event(), anyio.Event()
 
-    async def late(argv: object) -> object:  # the allocation shows up on the third look
+    async def late(argv: object) -> object:  # the allocation shows up on the third look, after the caller gave up
         listed.set()
-        await anyio.sleep(0.3)
+        await gave_up.wait()
         return appeared
 
     runner = starting(TimeoutError(), listing(), listing(), late, appeared, more={("tab", "close"): ok({"result": {}})})
@@ -257,6 +292,7 @@ async def test_a_start_cancelled_during_the_search_still_closes_what_appears():
         with anyio.fail_after(30):
             await listed.wait()
         group.cancel_scope.cancel()  # the caller gives up while the search is looking
+        gave_up.set()
     assert ("tab", "close", "w1:t5") in runner.calls  # the shielded search finished and closed it
 
 

@@ -35,8 +35,8 @@ class Fault:
     For a socket method: ``delay`` (then run it: after a caller's timeout, a late completion),
     ``hang``, ``error`` (reply with this error), ``invalid_json`` (reply with a non-JSON line),
     ``empty`` (close without replying), ``empty_result`` (run it, then reply with an empty
-    ``result``: done, but without the ids; ``seconds`` later, a slow reply) or
-    ``protocol_mismatch`` (``ping`` only: report protocol ``protocol``).
+    ``result``: done, but without the ids) or ``protocol_mismatch`` (``ping`` only: report protocol
+    ``protocol``).
     """
 
     action: Literal["delay", "hang", "error", "invalid_json", "empty", "empty_result", "exit", "protocol_mismatch"]
@@ -224,7 +224,6 @@ class SimulatorServer:
         try:
             result = self.simulator.dispatch(method, params)
             if fault is not None and fault.action == "empty_result":
-                time.sleep(fault.seconds)
                 result = {}
         except HerdrError as error:
             return _encode({"id": request_id, "error": {"code": error.code, "message": error.message}})
