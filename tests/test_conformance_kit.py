@@ -7,6 +7,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+
 from herdr_link_conformance import CHECKS, AdapterSpec, run_checks
 
 SERVER = str(Path(sys.executable).parent / "herdr-link-mcp")

@@ -34,7 +34,7 @@ from scenarios import (
 )
 from test_gemini import run_gemini
 
-from herdr_link_protocol import UNKNOWN_GATEWAY_ACTION, extract_envelope
+from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrSim
 
 HOST = "OpenCode 1.18.33 (plugin, runtime v1)"
@@ -103,7 +103,8 @@ def test_activate_action_and_an_unknown_action(workspace, herdr_sim, tmp_path):
     done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
     results = DIALECT.results(model.primary_requests[-1])
     assert results[0] == '{"status":"active","capabilities":["start","peers","send","close"]}'
-    assert UNKNOWN_GATEWAY_ACTION in results[1] and "TypeError" not in results[1]
+    assert "Unknown gateway action: wait; use one of start, peers, send, close" in results[1]
+    assert "TypeError" not in results[1]
     record(row("activate action, unknown action", done, model))
 
 

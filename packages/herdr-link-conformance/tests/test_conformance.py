@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+
 from herdr_link_conformance import CHECKS, AdapterSpec, run_checks, selected
 
 BIN = Path(sys.executable).parent

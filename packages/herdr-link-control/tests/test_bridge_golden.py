@@ -27,7 +27,7 @@ def exchanges() -> list[tuple[str, str]]:
 
 
 def test_every_golden_line_is_a_valid_message():
-    malformed = {"this is not JSON", '{"id":12,"op":"send","args":[],"context":{"session":"ses_1"}}'}
+    malformed = {"this is not JSON"}
     for request, reply in exchanges():
         if request not in malformed:
             hello = json.loads(request).get("type") == "hello"

@@ -55,7 +55,7 @@ def test_a_node_stub_runs_every_op_through_the_real_bridge(herdr_sim: HerdrSim, 
         ],
     )
     name = report["replies"][0]["result"]["name"]
-    assert report["hello"]["ops"] == ["bootstrap", "start", "peers", "send", "close", "resolve_session_pane"]
+    assert report["hello"]["ops"] == ["bootstrap", "start", "peers", "send", "close", "gateway", "resolve_session_pane"]
     assert name.startswith("hl-") and herdr_sim.name_of(brain) == name
     report = drive(
         herdr_sim,

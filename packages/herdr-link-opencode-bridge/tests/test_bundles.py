@@ -10,7 +10,7 @@ import jsonschema
 from herdr_link_opencode_bridge import MANIFEST_FILE, OPENCODE_V2_REVISION, RUNTIMES, build, bundle_text, packaged_dir
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_opencode_bridge.cli import main
-from herdr_link_protocol import TOOL_SPECS, UNKNOWN_GATEWAY_ACTION, ActiveReceipt, PresentationForm, active_presentation
+from herdr_link_protocol import TOOL_SPECS, ActiveReceipt, PresentationForm, active_presentation
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "herdr_link_opencode_bridge"
 V1 = RUNTIMES["opencode-v1"]
@@ -87,9 +87,8 @@ def test_every_model_facing_text_comes_from_the_protocol():
     assert embedded["presentation"] == active_presentation(PresentationForm.GATEWAY_DISPATCH)
     assert embedded["dispatcher"]["description"] == TOOL_SPECS["herdr_link"].description
     assert embedded["activation"] == ActiveReceipt().to_json()
-    assert embedded["capabilities"] == ["start", "peers", "send", "close"]
-    assert embedded["gatewayActivate"] == "activate"
-    assert embedded["errors"]["action"] == UNKNOWN_GATEWAY_ACTION
+    assert embedded["gatewayActivate"] == "activate" and embedded["bridge"]["gatewayOp"] == "gateway"
+    assert "capabilities" not in embedded and "action" not in embedded["errors"]  # the bridge's parse says those
 
 
 def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, capsys):

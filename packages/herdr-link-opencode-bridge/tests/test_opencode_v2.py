@@ -27,7 +27,7 @@ ACTIVE = '{"status":"active","capabilities":["start","peers","send","close"]}'
 PRESENTATION = active_presentation(PresentationForm.GATEWAY_DISPATCH)
 BASE = "You are OpenCode."
 UNRESOLVED = str(LinkError(Cause.SESSION_PANE_AMBIGUOUS))
-UNKNOWN_ACTION = "Unknown gateway action; use one of start, peers, send, close, or omit it to activate"
+UNKNOWN_ACTION = "Unknown gateway action: teleport; use one of start, peers, send, close"
 
 
 @pytest.fixture
@@ -178,7 +178,7 @@ def test_every_action_dispatches_to_the_control_layer(drive_v2, herdr_sim: Herdr
             {"action": "send", "arguments": {"to": "reviewer", "message": "x", "pane": "w1:p2"}},
             'SEND_FAILED: "pane" is not accepted: address agents by Agent Name',
         ),
-        (["peers"], UNKNOWN_ACTION),
+        (["peers"], "herdr_link arguments must be an object"),
         ({"action": "send", "to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
         ({"action": "send", "to": "reviewer", "message": 5}, 'SEND_FAILED: "message" must be a string'),
         ({"action": "send", "to": 7, "message": "x"}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),

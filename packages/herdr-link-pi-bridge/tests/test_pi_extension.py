@@ -3,6 +3,7 @@
 
 import json
 import re
+import sys
 
 import pytest
 
@@ -11,8 +12,9 @@ from herdr_link_pi_bridge._extension import link_data
 from herdr_link_protocol import (
     GATEWAY_ARGUMENTS_NOT_OBJECT,
     TOOL_SPECS,
-    UNKNOWN_GATEWAY_ACTION,
     WAIT_GUARD_REASON,
+    Cause,
+    LinkError,
     PresentationForm,
     active_presentation,
     extract_envelope,
@@ -97,7 +99,7 @@ def test_the_gateway_dispatches_both_forms_and_refuses_unknown_actions(drive, he
     assert results[1]["active"] == [*BUILTIN, "herdr_link", *TIER1]
     messages = [extract_envelope(d.text).message for d in herdr_sim.deliveries(reviewer)]  # type: ignore[union-attr]
     assert messages == ["nested", "flat"] and results[2]["details"]["status"] == "sent"
-    assert results[4] == {"error": UNKNOWN_GATEWAY_ACTION}
+    assert results[4] == {"error": "Unknown gateway action: wait; use one of start, peers, send, close"}
     assert results[5] == {"error": GATEWAY_ARGUMENTS_NOT_OBJECT}
 
 
@@ -338,3 +340,30 @@ def test_the_extension_imports_no_package_and_embeds_the_protocols_texts():
     assert "require(" not in text and "import(" not in text
     embedded = json.loads(text.split("const LINK = ", 1)[1].split(";\n", 1)[0])
     assert embedded == link_data()
+
+
+def test_activation_and_the_wait_guard_need_no_bridge(drive, herdr_sim: HerdrSim, team):
+    env = {**herdr_sim.env(team[0]), "HERDR_LINK_BRIDGE": '["/no/such/herdr-link-bridge"]'}
+    steps = [{"kind": "session_start"}, tool("herdr_link", action="peers"), {"kind": "bash", "command": BLOCK[0]}]
+    steps += [tool("herdr_link", action="activate"), {"kind": "bash", "command": BLOCK[0]}]
+    results = drive(env, steps)["results"]
+    assert results[1] == {"error": "NOT_IN_HERDR: the Herdr Link bridge is not available"}
+    assert results[2]["bash"] is None  # a call the bridge never read does not activate
+    assert results[3]["ok"] == [ACTIVE] and results[3]["active"] == [*BUILTIN, "herdr_link", *TIER1]
+    assert results[4]["bash"] == {"block": True, "reason": WAIT_GUARD_REASON}
+
+
+def test_an_older_bridge_without_the_gateway_op_is_named_incompatible(drive, herdr_sim: HerdrSim, team, tmp_path):
+    older = tmp_path / "older_bridge.py"  # answers hello as a bridge before the gateway op did, then stays silent
+    older.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    if json.loads(line).get('type') == 'hello':\n"
+        "        ops = ['bootstrap', 'start', 'peers', 'send', 'close', 'resolve_session_pane']\n"
+        "        print(json.dumps({'type': 'hello', 'contract': 1, 'protocol': 'herdr-link/1', 'bridge': '0.1.0',"
+        " 'ops': ops}), flush=True)\n"
+    )
+    env = {**herdr_sim.env(team[0]), "HERDR_LINK_BRIDGE": json.dumps([sys.executable, str(older)])}
+    results = drive(env, [{"kind": "session_start"}, tool("herdr_link", action="peers"), tool("herdr_link")])["results"]
+    assert results[1] == {"error": str(LinkError(Cause.BRIDGE_INCOMPATIBLE))}
+    assert results[2]["ok"] == [ACTIVE]

@@ -193,9 +193,9 @@ class _Bridge:
         raise NotImplementedError("a bridge presents no tools; its stubs do")
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
-        op = TOOL_ACTIONS.get(tool)
-        if tool == GATEWAY_TOOL or op is None:
-            raise NotImplementedError("a bridge has no gateway; its stubs parse the gateway")
+        op = "gateway" if tool == GATEWAY_TOOL else TOOL_ACTIONS.get(tool)  # docs/bridge.md: the raw gateway call
+        if op is None:
+            raise NotImplementedError(f"a bridge has no op for {tool}")
         self._next += 1
         context = {"session": "conformance", "directory": self.directory}
         reply = await self.request({"id": self._next, "op": op, "args": dict(arguments), "context": context})

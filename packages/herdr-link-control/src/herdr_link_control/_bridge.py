@@ -17,19 +17,24 @@ from pydantic import ValidationError
 
 from herdr_link_protocol import (
     ACTION_TOOLS,
+    GATEWAY_TOOL,
     MAX_JSON_DEPTH,
     MAX_LINE_BYTES,
     PROTOCOL_ID,
     Cause,
+    CloseCall,
     InvalidToolCall,
     JsonLine,
     LineFault,
     LinkError,
+    activates_session,
+    parse_call,
 )
 
 from ._bridge_messages import (
     BRIDGE_CONTRACT,
     BRIDGE_OPS,
+    GATEWAY_OP,
     INVALID_CALL,
     BridgeError,
     BridgeHello,
@@ -44,6 +49,9 @@ from ._stdio import claimed_stdio, read_json_lines
 __all__ = ["BridgeServer"]
 
 log: Final = logging.getLogger("herdr_link")
+
+_TOOL_OF_OP: Final = {**ACTION_TOOLS, GATEWAY_OP: GATEWAY_TOOL}
+"""The ops that carry a tool call, and the tool each names: read by the one inbound parse."""
 
 
 class BridgeServer:
@@ -74,9 +82,10 @@ class BridgeServer:
             except (OSError, ValueError) as error:  # a closed or broken stdout: nobody can be told
                 log.warning("could not write a reply (%s); serving on until stdin closes", error)
 
-    async def _fail(self, request_id: str | int | None, code: str, message: str) -> None:
+    async def _fail(self, request_id: str | int | None, code: str, message: str, activates: bool | None = None) -> None:
         """Answer ``request_id`` (``JsonLine.request_id``: ``None`` when the line has no usable id) with an error."""
-        await self._send(BridgeReply(id=request_id, error=BridgeError(code=code, message=message)))
+        reply = BridgeReply(id=request_id, activates=activates, error=BridgeError(code=code, message=message))
+        await self._send(reply)
 
     async def serve(self, lines: AsyncIterable[JsonLine]) -> None:
         """Serve every line until ``lines`` ends (EOF), then return once every request read has been
@@ -138,31 +147,40 @@ class BridgeServer:
         await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
 
     async def _run(self, request: BridgeRequest, turn: Turn) -> None:
+        gateway = request.op == GATEWAY_OP
+        activates: bool | None = None
         try:
-            if request.op == "close":
-                await turn.after_earlier()  # spec §4.5: a final send completes before the close
-            result = await self._execute(request)
+            if request.op in _TOOL_OF_OP:
+                in_herdr = self.link.in_herdr
+                try:
+                    parsed = parse_call(_TOOL_OF_OP[request.op], request.args, in_herdr=in_herdr)
+                except (InvalidToolCall, LinkError) as error:
+                    activates = activates_session(error, in_herdr=in_herdr) if gateway else None
+                    raise
+                activates = activates_session(parsed, in_herdr=in_herdr) if gateway else None
+                if isinstance(parsed.call, CloseCall):
+                    await turn.after_earlier()  # spec §4.5: a final send completes before the close
+                receipt = await self.link.run(parsed, request.context.directory)
+                result = receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # its wire form
+            else:
+                result = await self._execute(request)
         except LinkError as error:
-            await self._fail(request.id, error.code, str(error))
-        except InvalidToolCall as error:
-            await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: {error}")
+            await self._fail(request.id, error.code, str(error), activates)
+        except InvalidToolCall as error:  # the model's call is not one of ours: the parse's own text, as MCP's
+            await self._fail(request.id, INVALID_CALL, str(error), activates)
         except Exception as error:  # a bug must cost one request, never the bridge
             log.exception("bridge request %r failed unexpectedly", request.op)
             await self._fail(request.id, INVALID_CALL, f"INVALID_CALL: the bridge failed: {type(error).__name__}")
         else:
-            await self._send(BridgeReply(id=request.id, result=result))
+            await self._send(BridgeReply(id=request.id, activates=activates, result=result))
         finally:
             turn.end()
 
     async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
-        directory = request.context.directory
         if request.op == "bootstrap":
             return {"name": await self.link.bootstrap()}
-        if request.op == "resolve_session_pane":
-            await self.link.check_session_pane(directory)
-            return {"status": "resolved"}
-        receipt = await self.link.call(ACTION_TOOLS[request.op], request.args, context_directory=directory)
-        return receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # the receipt's wire form
+        await self.link.check_session_pane(request.context.directory)  # resolve_session_pane
+        return {"status": "resolved"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,8 +5,8 @@ that serves it, and ``herdr_link_protocol`` knows nothing of it.
 
 One JSON object per line each way. The stub opens with ``hello``; then requests carry an ``id``, an
 ``op``, ``args`` and a ``context``; each reply carries the same ``id`` and either ``result`` (a
-receipt) or ``error`` (``code`` and the agent-facing ``message``). ``docs/bridge.md`` shows every
-line.
+receipt) or ``error`` (``code`` and the agent-facing ``message``), and a ``gateway`` reply also says
+whether the call activates the session. ``docs/bridge.md`` shows every line.
 """
 
 from typing import Any, Final, Literal
@@ -18,6 +18,7 @@ from herdr_link_protocol import ACTION_TOOLS, PROTOCOL_ID, LinkModel
 __all__ = [
     "BRIDGE_CONTRACT",
     "BRIDGE_OPS",
+    "GATEWAY_OP",
     "INVALID_CALL",
     "BridgeContext",
     "BridgeError",
@@ -30,12 +31,18 @@ __all__ = [
 BRIDGE_CONTRACT: Final = 1
 """Version of this contract; a stub and a bridge work together only when theirs are equal."""
 
-BRIDGE_OPS: Final = ("bootstrap", *ACTION_TOOLS, "resolve_session_pane")
-"""Every op: the self bootstrap, one per gateway action (``herdr_link_protocol.ACTION_TOOLS``) and
-the OpenCode 2 session rule."""
+GATEWAY_OP: Final = "gateway"
+"""The op that carries a ``herdr_link`` gateway call exactly as the model gave it (an addition to
+contract 1: a stub that never sends it keeps working). The bridge reads it with
+``herdr_link_protocol.parse_call``, as the MCP server does, so no stub has gateway rules of its own."""
+
+BRIDGE_OPS: Final = ("bootstrap", *ACTION_TOOLS, GATEWAY_OP, "resolve_session_pane")
+"""Every op: the self bootstrap, one per gateway action (``herdr_link_protocol.ACTION_TOOLS``: the
+Tier 1 tools' raw arguments), the raw gateway call, and the OpenCode 2 session rule."""
 
 INVALID_CALL: Final = "INVALID_CALL"
-"""Reply code for a malformed line, an unknown op or non-object args (a stub bug, not a Link error)."""
+"""Reply code for a protocol-level fault: a malformed line, an unknown op (a stub bug), or a tool call
+that is not one of ours (non-object arguments, an unknown gateway action: ``InvalidToolCall``)."""
 
 
 class BridgeHello(LinkModel):
@@ -86,7 +93,8 @@ class BridgeRequest(LinkModel):
 
     id: str | int
     op: str
-    args: dict[str, Any] = Field(default_factory=dict)
+    args: Any = Field(default_factory=dict)
+    """The tool's raw arguments, as the model gave them: checked by the one inbound parse, not here."""
     context: BridgeContext = Field(default_factory=BridgeContext)
 
 
@@ -94,5 +102,8 @@ class BridgeReply(LinkModel):
     """The answer to one request, with the request's ``id``."""
 
     id: str | int | None
+    activates: bool | None = None
+    """``gateway`` replies only: whether the call activates the session (it was one of ours, well
+    formed or not, in Herdr), on success and on failure alike."""
     result: dict[str, Any] | None = None
     error: BridgeError | None = None

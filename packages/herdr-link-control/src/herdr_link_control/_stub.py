@@ -3,17 +3,9 @@
 from importlib.resources import files
 from typing import Any
 
-from herdr_link_protocol import (
-    CAPABILITIES,
-    GATEWAY_ACTIVATE,
-    GATEWAY_ARGUMENTS_NOT_OBJECT,
-    PROTOCOL_ID,
-    UNKNOWN_GATEWAY_ACTION,
-    Cause,
-    LinkError,
-)
+from herdr_link_protocol import GATEWAY_ACTIVATE, PROTOCOL_ID, Cause, LinkError
 
-from ._bridge_messages import BRIDGE_CONTRACT
+from ._bridge_messages import BRIDGE_CONTRACT, GATEWAY_OP
 from ._location import BRIDGE_COMMAND, BRIDGE_CONFIG_FILE, BRIDGE_ENV_VAR
 
 __all__ = ["bridge_client_data", "bridge_client_js"]
@@ -37,13 +29,11 @@ def bridge_client_data(client: str) -> dict[str, Any]:
             "envVar": BRIDGE_ENV_VAR,
             "configFile": list(BRIDGE_CONFIG_FILE),
             "command": BRIDGE_COMMAND,
+            "gatewayOp": GATEWAY_OP,
         },
-        "capabilities": list(CAPABILITIES),
         "gatewayActivate": GATEWAY_ACTIVATE,
         "errors": {
             "unavailable": str(LinkError(Cause.BRIDGE_UNAVAILABLE)),
             "incompatible": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
-            "action": UNKNOWN_GATEWAY_ACTION,
-            "arguments": GATEWAY_ARGUMENTS_NOT_OBJECT,
         },
     }

@@ -27,6 +27,7 @@ from herdr_link_protocol import (
     InvalidToolCall,
     LinkError,
     StartCall,
+    activates_session,
     active_presentation,
     parse_call,
     tools_list,
@@ -166,7 +167,7 @@ def create_server(
         except InvalidToolCall as error:
             raise _invalid_params(str(error)) from None
         except LinkError as error:
-            if link.in_herdr:  # a call of ours with a bad argument still activates, as a good one would
+            if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
                 await activate(ctx, wait=False)
             return _failure(error)
         turn = ctx.lifespan_context.order.begin()

@@ -16,6 +16,7 @@ from ._calls import (
     PeersCall as PeersCall,
     SendCall as SendCall,
     StartCall as StartCall,
+    activates_session as activates_session,
     parse_call as parse_call,
 )
 from ._config import (
@@ -114,7 +115,6 @@ from ._tools import (
     GATEWAY_ACTIVATE as GATEWAY_ACTIVATE,
     GATEWAY_ARGUMENTS_NOT_OBJECT as GATEWAY_ARGUMENTS_NOT_OBJECT,
     TOOL_SPECS as TOOL_SPECS,
-    UNKNOWN_GATEWAY_ACTION as UNKNOWN_GATEWAY_ACTION,
     CloseInput as CloseInput,
     GatewayCall as GatewayCall,
     GatewayInput as GatewayInput,

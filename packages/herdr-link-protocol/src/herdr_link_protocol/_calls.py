@@ -20,7 +20,17 @@ from ._errors import Cause, InvalidToolCall, LinkError
 from ._start import StartRequest, validate_start_input
 from ._tools import parse_gateway_call, typed_arguments
 
-__all__ = ["Activate", "Call", "CloseCall", "ParsedCall", "PeersCall", "SendCall", "StartCall", "parse_call"]
+__all__ = [
+    "Activate",
+    "Call",
+    "CloseCall",
+    "ParsedCall",
+    "PeersCall",
+    "SendCall",
+    "StartCall",
+    "activates_session",
+    "parse_call",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,3 +131,10 @@ def parse_call(tool: str, arguments: object, *, in_herdr: bool = True) -> Parsed
         return ParsedCall(_tier1(gateway.tool, normalized.values), via_gateway=True, ignored=normalized.ignored)
     normalized = normalize_arguments(tool, arguments)
     return ParsedCall(_tier1(tool, normalized.values), ignored=normalized.ignored)
+
+
+def activates_session(outcome: ParsedCall | InvalidToolCall | LinkError, *, in_herdr: bool) -> bool:
+    """Whether a parse outcome activates the caller's session (``PROTOCOL.md`` §7.2): in Herdr, every
+    call of ours does, well formed or not (a bad argument activates as a good one would); a
+    protocol-level fault (:class:`InvalidToolCall`: not a call of ours) never does."""
+    return in_herdr and not isinstance(outcome, InvalidToolCall)

@@ -33,7 +33,6 @@ __all__ = [
     "GATEWAY_ACTIVATE",
     "GATEWAY_ARGUMENTS_NOT_OBJECT",
     "TOOL_SPECS",
-    "UNKNOWN_GATEWAY_ACTION",
     "CloseInput",
     "GatewayCall",
     "GatewayInput",
@@ -51,9 +50,6 @@ __all__ = [
 
 GATEWAY_ACTIVATE: Final = "activate"
 """The gateway action that only activates; the same as calling it with ``{}``."""
-
-UNKNOWN_GATEWAY_ACTION: Final = f"Unknown gateway action; use one of {', '.join(CAPABILITIES)}, or omit it to activate"
-"""The error of a dispatcher-only adapter (the OpenCode 2 plugin) for an ``action`` it does not know."""
 
 DISPATCH_ACTION_DESCRIPTION: Final = "Omit to activate this session; then start, peers, send or close"
 """The ``action`` field of a dispatcher-only gateway (OpenCode), whose schema lists every field."""

@@ -36,6 +36,7 @@ class Bridge {
     this.ready = null;
     this.pending = new Map();
     this.nextId = 1;
+    this.ops = [];
   }
 
   start() {
@@ -82,6 +83,7 @@ class Bridge {
         this.fail(reject, LINK.errors.incompatible);
         this.stop();
       } else {
+        this.ops = Array.isArray(message.ops) ? message.ops : [];
         resolve();
       }
       return;
@@ -89,8 +91,7 @@ class Bridge {
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(message.error.message));
-    else waiter.resolve(message.result);
+    waiter.resolve(message);
   }
 
   fail(reject, text, child = this.child) {
@@ -103,13 +104,29 @@ class Bridge {
     this.ready = null;
   }
 
-  async request(op, args, context) {
+  async reply(op, args, context) {
     await this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
     });
+  }
+
+  // One op; resolves with its result, rejects with the bridge's agent-facing error text.
+  async request(op, args, context) {
+    const reply = await this.reply(op, args, context);
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
+  }
+
+  // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
+  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
+  // activates, on success and on failure alike) with `result` or `error`.
+  async gateway(raw, context) {
+    await this.start();
+    if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
+    return this.reply(LINK.bridge.gatewayOp, raw, context);
   }
 
   stop() {
@@ -120,21 +137,11 @@ class Bridge {
   }
 }
 
-// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
-// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
-// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
-function gatewayCall(raw) {
-  const action = raw?.action;
-  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
-  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
-  const nested = raw.arguments;
-  if (nested !== undefined && nested !== null) {
-    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
-    return { op: action, args: nested };
-  }
-  const args = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
-  }
-  return { op: action, args };
+// The two gateway calls a stub answers itself, at once and without the bridge (so a session
+// activates, and Pi's wait guard arms, even when the bridge cannot start): exactly `{}` and
+// `{"action":"activate"}`. Every other gateway call goes to the bridge as it is (`Bridge.gateway`).
+function activatesLocally(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return false;
+  const keys = Object.keys(raw);
+  return keys.length === 0 || (keys.length === 1 && raw.action === LINK.gatewayActivate);
 }

@@ -17,20 +17,13 @@ const LINK = {
       "herdr-link",
       "bridge.json"
     ],
-    "command": "herdr-link-bridge"
+    "command": "herdr-link-bridge",
+    "gatewayOp": "gateway"
   },
-  "capabilities": [
-    "start",
-    "peers",
-    "send",
-    "close"
-  ],
   "gatewayActivate": "activate",
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
-    "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
-    "arguments": "herdr_link \"arguments\" must be an object",
     "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
   },
   "gateway": "herdr_link",
@@ -137,6 +130,7 @@ class Bridge {
     this.ready = null;
     this.pending = new Map();
     this.nextId = 1;
+    this.ops = [];
   }
 
   start() {
@@ -183,6 +177,7 @@ class Bridge {
         this.fail(reject, LINK.errors.incompatible);
         this.stop();
       } else {
+        this.ops = Array.isArray(message.ops) ? message.ops : [];
         resolve();
       }
       return;
@@ -190,8 +185,7 @@ class Bridge {
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(message.error.message));
-    else waiter.resolve(message.result);
+    waiter.resolve(message);
   }
 
   fail(reject, text, child = this.child) {
@@ -204,13 +198,29 @@ class Bridge {
     this.ready = null;
   }
 
-  async request(op, args, context) {
+  async reply(op, args, context) {
     await this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
     });
+  }
+
+  // One op; resolves with its result, rejects with the bridge's agent-facing error text.
+  async request(op, args, context) {
+    const reply = await this.reply(op, args, context);
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
+  }
+
+  // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
+  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
+  // activates, on success and on failure alike) with `result` or `error`.
+  async gateway(raw, context) {
+    await this.start();
+    if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
+    return this.reply(LINK.bridge.gatewayOp, raw, context);
   }
 
   stop() {
@@ -221,23 +231,13 @@ class Bridge {
   }
 }
 
-// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
-// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
-// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
-function gatewayCall(raw) {
-  const action = raw?.action;
-  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
-  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
-  const nested = raw.arguments;
-  if (nested !== undefined && nested !== null) {
-    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
-    return { op: action, args: nested };
-  }
-  const args = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
-  }
-  return { op: action, args };
+// The two gateway calls a stub answers itself, at once and without the bridge (so a session
+// activates, and Pi's wait guard arms, even when the bridge cannot start): exactly `{}` and
+// `{"action":"activate"}`. Every other gateway call goes to the bridge as it is (`Bridge.gateway`).
+function activatesLocally(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return false;
+  const keys = Object.keys(raw);
+  return keys.length === 0 || (keys.length === 1 && raw.action === LINK.gatewayActivate);
 }
 
 
@@ -245,19 +245,15 @@ function gatewayCall(raw) {
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
 // `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform`, the contract through
 // `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON Schema, so the
-// input is validated here. Every call first checks the directory rule: the calling session's
-// directory must be the live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
+// input goes to the bridge as the model gave it. Every call first checks the directory rule (so here,
+// unlike OpenCode 1.x and Pi, even `{}` asks the bridge): the calling session's directory must be the
+// live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
 
 async function sessionDirectory(session, sessionID) {
   const info = await session.get({ sessionID });
   const base = info?.location?.directory ?? info?.directory;
   if (typeof base !== "string" || base === "") return null;
   return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
-}
-
-function checkInput(raw) {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(LINK.errors.action);
-  return gatewayCall(raw);
 }
 
 async function HerdrLinkSetup(ctx) {
@@ -267,7 +263,6 @@ async function HerdrLinkSetup(ctx) {
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
   async function execute(input, context) {
-    const call = checkInput(input);
     const session = context?.sessionID ?? "";
     let directory = null;
     try {
@@ -277,10 +272,14 @@ async function HerdrLinkSetup(ctx) {
     }
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
-    active.add(session);
-    if (call.activate) return { content: LINK.activation };
-    const result = await bridge.request(call.op, call.args, { session, directory });
-    return { content: JSON.stringify(result) };
+    if (activatesLocally(input)) {
+      active.add(session);
+      return { content: LINK.activation };
+    }
+    const reply = await bridge.gateway(input, { session, directory });
+    if (reply.activates) active.add(session);
+    if (reply.error) throw new Error(reply.error.message);
+    return { content: JSON.stringify(reply.result) };
   }
 
   const registrations = [

@@ -18,20 +18,13 @@ const LINK = {
       "herdr-link",
       "bridge.json"
     ],
-    "command": "herdr-link-bridge"
+    "command": "herdr-link-bridge",
+    "gatewayOp": "gateway"
   },
-  "capabilities": [
-    "start",
-    "peers",
-    "send",
-    "close"
-  ],
   "gatewayActivate": "activate",
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
-    "action": "Unknown gateway action; use one of start, peers, send, close, or omit it to activate",
-    "arguments": "herdr_link \"arguments\" must be an object",
     "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
   },
   "gateway": "herdr_link",
@@ -131,6 +124,7 @@ class Bridge {
     this.ready = null;
     this.pending = new Map();
     this.nextId = 1;
+    this.ops = [];
   }
 
   start() {
@@ -177,6 +171,7 @@ class Bridge {
         this.fail(reject, LINK.errors.incompatible);
         this.stop();
       } else {
+        this.ops = Array.isArray(message.ops) ? message.ops : [];
         resolve();
       }
       return;
@@ -184,8 +179,7 @@ class Bridge {
     const waiter = this.pending.get(message.id);
     if (!waiter) return;
     this.pending.delete(message.id);
-    if (message.error) waiter.reject(new Error(message.error.message));
-    else waiter.resolve(message.result);
+    waiter.resolve(message);
   }
 
   fail(reject, text, child = this.child) {
@@ -198,13 +192,29 @@ class Bridge {
     this.ready = null;
   }
 
-  async request(op, args, context) {
+  async reply(op, args, context) {
     await this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.child.stdin.write(JSON.stringify({ id, op, args, context }) + "\n");
     });
+  }
+
+  // One op; resolves with its result, rejects with the bridge's agent-facing error text.
+  async request(op, args, context) {
+    const reply = await this.reply(op, args, context);
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
+  }
+
+  // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
+  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
+  // activates, on success and on failure alike) with `result` or `error`.
+  async gateway(raw, context) {
+    await this.start();
+    if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
+    return this.reply(LINK.bridge.gatewayOp, raw, context);
   }
 
   stop() {
@@ -215,28 +225,19 @@ class Bridge {
   }
 }
 
-// Reads a gateway call as herdr_link_protocol.parse_gateway_call does: no action (or "activate")
-// activates; otherwise the op and its arguments, nested under `arguments` or given flat. The bridge
-// applies the argument rules (keys a host adds are ignored, raw ids refused), so none live here.
-function gatewayCall(raw) {
-  const action = raw?.action;
-  if (action === undefined || action === null || action === LINK.gatewayActivate) return { activate: true };
-  if (typeof action !== "string" || !LINK.capabilities.includes(action)) throw new Error(LINK.errors.action);
-  const nested = raw.arguments;
-  if (nested !== undefined && nested !== null) {
-    if (typeof nested !== "object" || Array.isArray(nested)) throw new Error(LINK.errors.arguments);
-    return { op: action, args: nested };
-  }
-  const args = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (key !== "action" && key !== "arguments" && value !== undefined && value !== null) args[key] = value;
-  }
-  return { op: action, args };
+// The two gateway calls a stub answers itself, at once and without the bridge (so a session
+// activates, and Pi's wait guard arms, even when the bridge cannot start): exactly `{}` and
+// `{"action":"activate"}`. Every other gateway call goes to the bridge as it is (`Bridge.gateway`).
+function activatesLocally(raw) {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return false;
+  const keys = Object.keys(raw);
+  return keys.length === 0 || (keys.length === 1 && raw.action === LINK.gatewayActivate);
 }
 
 
 // ---- the OpenCode 1.x plugin --------------------------------------------------------------------
-// One `herdr_link` tool, always listed: `{}` activates the calling session; `action` dispatches.
+// One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
+// bridge as the model gave it, and the bridge's parse says what it is.
 // Activated sessions get the contract in their system prompt on every request; others get nothing.
 
 function dispatcherArgs() {
@@ -266,11 +267,14 @@ const HerdrLinkPlugin = async (input) => {
         args: dispatcherArgs(),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
-          const call = gatewayCall(raw);
-          if (session) active.add(session);
-          if (call.activate) return LINK.activation;
-          const result = await bridge.request(call.op, call.args, { session, directory: context?.directory });
-          return JSON.stringify(result);
+          if (activatesLocally(raw)) {
+            if (session) active.add(session);
+            return LINK.activation;
+          }
+          const reply = await bridge.gateway(raw, { session, directory: context?.directory });
+          if (reply.activates && session) active.add(session);
+          if (reply.error) throw new Error(reply.error.message);
+          return JSON.stringify(reply.result);
         },
       }),
     },

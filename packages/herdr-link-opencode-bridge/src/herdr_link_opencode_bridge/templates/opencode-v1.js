@@ -10,7 +10,8 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 /*@BRIDGE_CLIENT@*/
 
 // ---- the OpenCode 1.x plugin --------------------------------------------------------------------
-// One `herdr_link` tool, always listed: `{}` activates the calling session; `action` dispatches.
+// One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
+// bridge as the model gave it, and the bridge's parse says what it is.
 // Activated sessions get the contract in their system prompt on every request; others get nothing.
 
 function dispatcherArgs() {
@@ -40,11 +41,14 @@ const HerdrLinkPlugin = async (input) => {
         args: dispatcherArgs(),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
-          const call = gatewayCall(raw);
-          if (session) active.add(session);
-          if (call.activate) return LINK.activation;
-          const result = await bridge.request(call.op, call.args, { session, directory: context?.directory });
-          return JSON.stringify(result);
+          if (activatesLocally(raw)) {
+            if (session) active.add(session);
+            return LINK.activation;
+          }
+          const reply = await bridge.gateway(raw, { session, directory: context?.directory });
+          if (reply.activates && session) active.add(session);
+          if (reply.error) throw new Error(reply.error.message);
+          return JSON.stringify(reply.result);
         },
       }),
     },

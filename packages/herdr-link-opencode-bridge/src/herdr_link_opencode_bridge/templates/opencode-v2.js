@@ -12,19 +12,15 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
 // `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform`, the contract through
 // `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON Schema, so the
-// input is validated here. Every call first checks the directory rule: the calling session's
-// directory must be the live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
+// input goes to the bridge as the model gave it. Every call first checks the directory rule (so here,
+// unlike OpenCode 1.x and Pi, even `{}` asks the bridge): the calling session's directory must be the
+// live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
 
 async function sessionDirectory(session, sessionID) {
   const info = await session.get({ sessionID });
   const base = info?.location?.directory ?? info?.directory;
   if (typeof base !== "string" || base === "") return null;
   return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
-}
-
-function checkInput(raw) {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new Error(LINK.errors.action);
-  return gatewayCall(raw);
 }
 
 async function HerdrLinkSetup(ctx) {
@@ -34,7 +30,6 @@ async function HerdrLinkSetup(ctx) {
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
   async function execute(input, context) {
-    const call = checkInput(input);
     const session = context?.sessionID ?? "";
     let directory = null;
     try {
@@ -44,10 +39,14 @@ async function HerdrLinkSetup(ctx) {
     }
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
-    active.add(session);
-    if (call.activate) return { content: LINK.activation };
-    const result = await bridge.request(call.op, call.args, { session, directory });
-    return { content: JSON.stringify(result) };
+    if (activatesLocally(input)) {
+      active.add(session);
+      return { content: LINK.activation };
+    }
+    const reply = await bridge.gateway(input, { session, directory });
+    if (reply.activates) active.add(session);
+    if (reply.error) throw new Error(reply.error.message);
+    return { content: JSON.stringify(reply.result) };
   }
 
   const registrations = [

@@ -426,8 +426,9 @@ function blocked(line, depth = 0) {
 // them active (additively, without Herdr I/O). The presentation (contract and appendix) is the
 // prompt guideline of a Tier 1 tool: Pi adds a tool's guidelines to the system prompt exactly while
 // the tool is active, and applies setActiveTools before the very next model request, so the
-// activating turn already sees the rules, once, and a compaction keeps them. The gateway also
-// dispatches `{"action": …, "arguments": {…}}` (or flat keys) to the Tier 1 operation.
+// activating turn already sees the rules, once, and a compaction keeps them. `{}` activates here and
+// at once; any other gateway call (a dispatch, in either form) goes to the bridge as it is, and the
+// bridge's parse says what it is and whether it activates.
 
 export default function herdrLink(pi) {
   if (!inHerdr(process.env)) return;
@@ -458,10 +459,14 @@ export default function herdrLink(pi) {
       ...(spec.guidelines ? { promptGuidelines: spec.guidelines } : {}),
       async execute(toolCallId, params, signal, onUpdate, ctx) {
         if (spec.op) return run(spec.op, params, ctx);
-        const call = gatewayCall(params ?? {});
-        activate();
-        if (call.activate) return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
-        return run(call.op, call.args, ctx);
+        if (activatesLocally(params ?? {})) {
+          activate();
+          return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
+        }
+        const reply = await ensureBridge().gateway(params, { session, directory: ctx?.cwd });
+        if (reply.activates) activate();
+        if (reply.error) throw new Error(reply.error.message);
+        return { ...text(JSON.stringify(reply.result)), details: reply.result };
       },
     });
   }
