@@ -8,8 +8,7 @@ import anyio
 import pytest
 from scripted_herdr import agent, got, link, ok, scripted
 
-from herdr_link_control import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply
-from herdr_link_control.bridge import BridgeServer
+from herdr_link_control.bridge import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply, BridgeServer
 from herdr_link_protocol import MAX_LINE_BYTES, JsonLine, JsonLineReader
 
 pytestmark = pytest.mark.anyio

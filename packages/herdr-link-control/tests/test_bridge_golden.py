@@ -9,8 +9,7 @@ import anyio
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import BridgeHello, BridgeHelloReply, BridgeReply, BridgeRequest
-from herdr_link_control.bridge import BridgeServer
+from herdr_link_control.bridge import BridgeHello, BridgeHelloReply, BridgeReply, BridgeRequest, BridgeServer
 from herdr_link_protocol import JsonLine, JsonLineReader
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from herdr_link_control import BRIDGE_CONTRACT, BridgeReply
+from herdr_link_control.bridge import BRIDGE_CONTRACT, BridgeReply
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import Fault, HerdrSim
 

@@ -2,6 +2,7 @@
 and :func:`inject` replaces that operation with one that fails (``OSError``) or kills the process at
 once, as a power cut would. Nothing in the installer knows about it."""
 
+import builtins
 import os
 import shutil
 from collections.abc import Callable
@@ -45,7 +46,7 @@ def inject(step: str, action: str, target: Path, patch: Patch = setattr) -> None
                 _act(action, step)
             return real_open(path, *args, **kwargs)
 
-        patch(_install, "open", opening)
+        patch(builtins, "open", opening)  # the install core's complete write opens the temporary copy
     elif step == "after-temp-write":
         real_replace = os.replace
 

@@ -1,4 +1,4 @@
-"""hint, wiring, the wiring checks and probe."""
+"""hint, wiring and probe (the doctor's checks of the printed wiring: ``herdr-link``'s tests)."""
 
 import hashlib
 import json
@@ -15,11 +15,9 @@ from herdr_link_mcp import (
     WIRING_FORMS,
     WIRING_HOSTS,
     command_hook_hash,
-    hint_checks,
     hint_output,
     server_command,
     wiring,
-    wiring_checks,
 )
 from herdr_link_mcp._hint import _json_string
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
@@ -126,72 +124,6 @@ def test_registrations_use_the_herdr_link_namespace_and_this_environments_comman
     assert Path(command).exists()
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
-def test_checks_skip_hosts_that_are_not_configured(tmp_path):
-    checks = wiring_checks(tmp_path / "home", tmp_path / "project")
-    assert [c.status for c in checks] == ["SKIP"] * 5
-
-
-def test_checks_pass_for_the_printed_wiring(tmp_path):
-    home, project = tmp_path / "home", tmp_path / "project"
-    _write(project / ".mcp.json", wiring("claude").files[0].content)
-    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
-    _write(home / ".gemini" / "config" / "mcp_config.json", wiring("agy").files[0].content)
-    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)
-    _write(home / ".pi" / "agent" / "mcp.json", wiring("pi").files[0].content)
-    assert [(c.name, c.status) for c in wiring_checks(home, project)] == [
-        ("Claude Code", "PASS"),
-        ("Codex", "PASS"),
-        ("AGY", "PASS"),
-        ("Gemini CLI", "PASS"),
-        ("Pi (built-in MCP)", "PASS"),
-    ]
-
-
-@pytest.mark.parametrize(
-    ("path", "content", "name", "fix_part"),
-    [
-        (".codex/config.toml", '[mcp_servers.herdr_link]\ncommand = "/bin/true"\n', "Codex", "env_vars"),
-        (
-            ".codex/config.toml",
-            '[mcp_servers.herdr-link]\ncommand = "/bin/true"\n',
-            "Codex",
-            'rename the entry to "herdr_link"',
-        ),
-        (".codex/config.toml", "[mcp_servers.herdr_link\n", "Codex", "syntax"),
-        (
-            ".codex/config.toml",
-            '[mcp_servers.herdr_link]\ncommand = "/no/such/herdr-link-mcp"\n',
-            "Codex",
-            "wiring --host codex",
-        ),
-        (
-            ".gemini/settings.json",
-            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
-            "Gemini CLI",
-            '"trust": true',
-        ),
-        (
-            ".pi/agent/mcp.json",
-            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
-            "Pi (built-in MCP)",
-            "exposure",
-        ),
-        (".claude.json", '{"mcpServers":{"herdr-link":{"command":"/bin/true"}}}', "Claude Code", "rename"),
-    ],
-)
-def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):
-    home = tmp_path / "home"
-    _write(home / path, content)
-    check = next(c for c in wiring_checks(home, tmp_path / "project") if c.name == name)
-    assert check.status == "FAIL" and fix_part in check.fix + check.detail
-    assert "fix:" in check.render()
-
-
 def test_probe_reports_what_a_host_sees_in_both_eras(herdr_sim: HerdrSim):
     pane = herdr_sim.create_workspace()
     herdr_sim.add_agent(pane, "claude", name="brain")
@@ -238,25 +170,6 @@ def test_the_claude_wiring_names_a_real_hint_file_and_how_to_write_it(monkeypatc
     assert any(item.path == ".agents/hooks.json" for item in agy.files)
 
 
-def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
-    home, project = tmp_path / "home", tmp_path / "project"
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.setattr(Path, "home", lambda: home)  # wiring prints the hint file under this home
-    statuses = lambda: {c.name: c.status for c in hint_checks(home, project)}  # noqa: E731
-    assert set(statuses().values()) == {"SKIP"}  # nothing wired: nothing to hint
-    _write(project / ".mcp.json", wiring("claude").files[0].content)
-    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
-    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
-    assert statuses() == {"Claude Code hint file": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
-    claude, codex = wiring("claude").files[1], wiring("codex").files[1]
-    _write(Path(claude.path), claude.content)
-    _write(home / ".codex" / "hooks.json", codex.content)
-    assert set(statuses().values()) == {"PASS"}
-    _write(Path(claude.path), "an older hint\n")
-    _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
-    assert statuses() == {"Claude Code hint file": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
-
-
 def test_codex_wiring_trusts_exactly_its_own_hint_hook(tmp_path, monkeypatch):
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     result = wiring("codex")
@@ -276,22 +189,3 @@ def test_codex_hash_matches_one_codex_0_171_reported():
     # codex app-server hooks/list, Codex 0.171.0, for {"type":"command","command":"/usr/bin/echo hi","timeout":10}
     expected = "sha256:1772a4a79cbef30174d1255e2494b7f52d59eb71ca51ad7f77d2ebe42f78c262"
     assert command_hook_hash("session_start", "/usr/bin/echo hi", 10) == expected
-
-
-def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):
-    home, project = tmp_path / "home", tmp_path / "project"
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    monkeypatch.setattr(Path, "home", lambda: home)
-    config, hooks = (item.content for item in wiring("codex").files)
-    _write(home / ".codex" / "hooks.json", hooks)
-    codex = lambda: next(c for c in [*wiring_checks(home, project), *hint_checks(home, project)] if c.name == "Codex")  # noqa: E731
-    hint = lambda: next(c for c in hint_checks(home, project) if c.name == "Codex hint hook")  # noqa: E731
-    _write(home / ".codex" / "config.toml", config)
-    assert (codex().status, hint().status) == ("PASS", "PASS") and "(trusted)" in hint().detail
-    untrusted = config.split("[hooks.state.")[0].replace("required = true\n", "")
-    _write(home / ".codex" / "config.toml", untrusted)
-    assert codex().status == "WARN" and "required = true" in codex().fix
-    assert hint().status == "WARN" and "does not trust it" in hint().detail and "[hooks.state" in hint().fix
-    _write(home / ".codex" / "config.toml", config)
-    _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))
-    assert hint().status == "WARN" and "changed since it was trusted" in hint().detail

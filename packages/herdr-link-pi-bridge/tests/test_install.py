@@ -4,7 +4,7 @@ import json
 import time
 from pathlib import Path
 
-from herdr_link_control import location_file, write_location_file
+from herdr_link_control.userfiles import location_file, write_location_file
 from herdr_link_pi_bridge import install, packaged_extension, plan, uninstall
 from herdr_link_pi_bridge._extension import build
 from herdr_link_pi_bridge.cli import main

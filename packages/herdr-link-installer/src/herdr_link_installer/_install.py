@@ -9,12 +9,10 @@ directory, ``<config>/herdr-link-install/``). The installer deletes only a file 
 import contextlib
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +20,15 @@ from typing import Final
 
 import semver
 
-from herdr_link_control import bridge_command, location_file, write_location_file
+from herdr_link_control.userfiles import (
+    back_up,
+    backup_stamp,
+    bridge_command,
+    location_file,
+    roll_back,
+    write_complete,
+    write_location_file,
+)
 from herdr_link_opencode_bridge import (
     MANIFEST_FILE,
     PLUGIN_FILE,
@@ -54,8 +60,6 @@ __all__ = [
 
 WORK_DIR: Final = "herdr-link-install"
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
-KEEP_BACKUPS: Final = 5
-"""Backups kept in ``<work>/backups``; older ones are removed when a new one is made."""
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = "^1.18.13"
 """The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
@@ -362,50 +366,11 @@ def _teller(say: Callable[[str], None]) -> Callable[[str], None]:
     return tell
 
 
-def _complete_copy(source: Path, destination: Path) -> None:
-    """Copy ``source`` so that ``destination`` exists only complete: copy under a partial name, flush,
-    then rename. A crash leaves at most ``<destination>.partial``, never a short file named like a backup."""
-    partial = destination.with_name(destination.name + ".partial")
-    try:
-        with open(source, "rb") as reader, open(partial, "wb") as writer:
-            shutil.copyfileobj(reader, writer)
-            writer.flush()
-            os.fsync(writer.fileno())
-        shutil.copystat(source, partial)
-        os.replace(partial, destination)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-
-
-def backup_stamp() -> str:
-    """A name part that sorts by time, to the nanosecond, in UTC (so a change of the local clock's
-    zone or daylight saving never sorts a newer backup first): ``20261201T105500.123456789Z-<pid>``."""
-    now = time.time_ns()
-    return time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z-{os.getpid()}"
-
-
-def prune_backups(directory: Path, keep: int = KEEP_BACKUPS) -> list[Path]:
-    """Remove all but the ``keep`` newest complete backups (their names sort by time); returns the removed."""
-    backups = sorted(p for p in directory.glob(f"{PLUGIN_FILE}.*") if p.suffix != ".partial" and p.is_file())
-    removed = backups[:-keep] if len(backups) > keep else []
-    for old in removed:
-        old.unlink(missing_ok=True)
-    return removed
-
-
 def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) -> None:
     """Put back what was there before; ``state`` says what happened, including a failed rollback."""
     try:
-        if backup is not None:
-            shutil.copy2(backup, restore)
-            os.replace(restore, target)
-            state.plugin = f"restored from {backup} (rolled back)"
-        else:
-            target.unlink(missing_ok=True)  # the file this run wrote, and only that
-            state.plugin = "removed again (rolled back: this run had written it)"
+        state.plugin = roll_back(target, backup, restore)
     except OSError as error:
-        restore.unlink(missing_ok=True)
         how = f"copy {backup} over it" if backup is not None else "delete it"
         state.plugin = (
             f"the new bundle, which failed its check, and rolling back failed ({error.strerror or error}): {how}"
@@ -450,25 +415,22 @@ def install(
     tell = _teller(say)
     work = plan.config / WORK_DIR
     stamp = backup_stamp()
-    backup = work / "backups" / f"{PLUGIN_FILE}.{stamp}"
+    backup: Path | None = None
     temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
-    had_file = plan.target.exists()
     state = _State(plan.target)
+
+    def matches_manifest(path: Path) -> None:
+        if _sha(path.read_bytes()) != plan.sha256 or not _export_shape_ok(path.read_bytes(), plan.runtime):
+            raise OSError("the temporary copy does not match the manifest")
+
     try:
-        (work / "backups").mkdir(parents=True, exist_ok=True)
+        work.mkdir(parents=True, exist_ok=True)
         plan.target.parent.mkdir(parents=True, exist_ok=True)
-        if had_file:
-            _complete_copy(plan.target, backup)
+        if plan.target.exists():
+            backup = back_up(plan.target, work / "backups", stamp=stamp)
             state.backup = backup
             tell(f"backup: {backup}")
-            prune_backups(backup.parent)
-        with open(temporary, "wb") as handle:
-            handle.write(plan.bundle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if _sha(temporary.read_bytes()) != plan.sha256 or not _export_shape_ok(temporary.read_bytes(), plan.runtime):
-            raise OSError("the temporary copy does not match the manifest")
-        os.replace(temporary, plan.target)
+        write_complete(plan.target, plan.bundle, partial=temporary, verify=matches_manifest)
         state.plugin = "the new bundle, not yet checked"
         written = plan.target.read_bytes()
         if _sha(written) != plan.sha256 or not _export_shape_ok(written, plan.runtime):
@@ -484,8 +446,8 @@ def install(
         state.plugin = f"the current {plan.runtime} bundle"
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        if state.plugin != "unchanged":
-            _roll_back(plan.target, backup if had_file else None, work / f"{PLUGIN_FILE}.{stamp}.restore", state)
+        if state.plugin != "unchanged":  # this run replaced the file: put back what was there (or nothing)
+            _roll_back(plan.target, backup, work / f"{PLUGIN_FILE}.{stamp}.restore", state)
         _teller(complain or _stderr)(f"error: {error}")
         tell(state.summary())
         return 1

@@ -4,9 +4,9 @@ location when no installed runtime still needs it."""
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from herdr_link_control import location_file, release_location_file
+from herdr_link_control.userfiles import back_up, location_file, release_location_file
 
-from ._install import WORK_DIR, _complete_copy, _stderr, _teller, backup_stamp
+from ._install import WORK_DIR, _stderr, _teller
 from ._paths import Platform, config_dirs, installed_plugin
 
 __all__ = ["uninstall"]
@@ -42,10 +42,7 @@ def uninstall(
     try:
         if path is not None and state != "absent":
             if state == "modified":
-                stamp = backup_stamp()
-                backup = path.parent.parent / WORK_DIR / "backups" / f"{path.name}.{stamp}"
-                backup.parent.mkdir(parents=True, exist_ok=True)
-                _complete_copy(path, backup)
+                backup = back_up(path, path.parent.parent / WORK_DIR / "backups")
                 plugin = f"unchanged (backed up to {backup})"
                 tell(f"backup of the edited file: {backup}")
             path.unlink()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import bridge_command, location_file
+from herdr_link_control.userfiles import bridge_command, location_file
 
 from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
 from ._paths import current_platform

@@ -11,9 +11,7 @@ used."""
 import lazy_loader
 
 _EXPORTS = {
-    "_checks": ["WIRING_CHECKS", "wiring_checks"],
     "_codex": ["SESSION_START", "codex_home", "command_hook_hash", "hook_trust_key"],
-    "_hint_checks": ["HINT_CHECKS", "hint_checks"],
     "_hint": ["HINT_HOSTS", "hint_output"],
     "_hosts": [
         "DEFAULT_NAMESPACE",

@@ -1,6 +1,5 @@
 """Type information for the lazily loaded names (``lazy_loader.attach_stub`` reads the same list)."""
 
-from ._checks import WIRING_CHECKS as WIRING_CHECKS, wiring_checks as wiring_checks
 from ._codex import (
     SESSION_START as SESSION_START,
     codex_home as codex_home,
@@ -8,7 +7,6 @@ from ._codex import (
     hook_trust_key as hook_trust_key,
 )
 from ._hint import HINT_HOSTS as HINT_HOSTS, hint_output as hint_output
-from ._hint_checks import HINT_CHECKS as HINT_CHECKS, hint_checks as hint_checks
 from ._hosts import (
     DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
     HOST_FORMS as HOST_FORMS,

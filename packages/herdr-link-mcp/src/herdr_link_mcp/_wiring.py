@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
-from herdr_link_control import location_file
+from herdr_link_control.userfiles import config_dir
 from herdr_link_protocol import tier0_hint
 
 from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
@@ -142,7 +142,7 @@ def wiring(host: str) -> Wiring:
     command, *args = server_command()
     ns = DEFAULT_NAMESPACE
     if host == "claude":
-        hint_path = location_file(os.environ, Path.home()).parent / "claude-hint.txt"  # beside bridge.json
+        hint_path = config_dir(os.environ, Path.home()) / "claude-hint.txt"  # beside bridge.json
         hint_file = str(hint_path)
         return Wiring(
             host,

@@ -4,6 +4,8 @@ import hashlib
 import json
 from typing import Final, Literal
 
+from herdr_link_control.userfiles import made_by
+
 from ._bundles import GENERATOR, MANIFEST_FILE, packaged_dir
 
 __all__ = ["PLUGIN_FILE", "PluginState", "classify_plugin"]
@@ -23,7 +25,6 @@ def classify_plugin(data: bytes) -> tuple[PluginState, str]:
             return "current", bundle["runtime"]
         if digest in bundle["earlier_sha256"]:
             return "older", bundle["runtime"]
-    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
-    if first.startswith(f"// {GENERATOR} "):
-        return "modified", first
+    if made_by(data, GENERATOR):
+        return "modified", data.split(b"\n", 1)[0].decode("utf-8", "replace")
     return "foreign", ""

@@ -3,6 +3,8 @@
 from pathlib import Path
 from typing import Literal
 
+from herdr_link_control.userfiles import made_by
+
 from ._extension import GENERATOR, packaged_extension
 from ._install import target_path
 
@@ -21,7 +23,7 @@ def extension_status(home: Path, cwd: Path) -> tuple[ExtensionState, Path | None
             data = path.read_bytes()
             if data == shipped:
                 return "current", path
-            if data.split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+            if made_by(data, GENERATOR):
                 return "older", path
             return "foreign", path
     return "absent", None

@@ -9,7 +9,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control import bridge_client_data, bridge_client_js
+from herdr_link_control.bridge import bridge_client_data, bridge_client_js
 from herdr_link_protocol import (
     ACTION_TOOLS,
     CLOSE_TOOL,

@@ -2,13 +2,20 @@
 
 import os
 import shutil
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control import bridge_command, location_file, release_location_file, write_location_file
+from herdr_link_control.userfiles import (
+    back_up,
+    bridge_command,
+    location_file,
+    made_by,
+    release_location_file,
+    write_complete,
+    write_location_file,
+)
 
 from ._extension import EXTENSION_FILE, GENERATOR, packaged_extension
 
@@ -50,31 +57,25 @@ def install(
     backup: Path | None = None
     if target.exists():
         current = target.read_bytes()
-        ours = current.split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode())
+        ours = made_by(current, GENERATOR)
         if not ours and not yes:
             hint = "to replace it (a backup is kept), run again with --yes; or move it aside"
             return InstallResult(
                 target, "refused", [f"refused: {target} is not a Herdr Link file; nothing was changed", hint]
             )
         action = "unchanged" if current == data else "updated" if ours else "replaced"
-        if not ours:
-            now = time.time_ns()  # UTC: a change of the local zone or daylight saving never sorts newer first
-            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z-{os.getpid()}"
-            backup = target.parent.parent / BACKUP_DIR / f"{target.name}.{stamp}"
     else:
         action = "installed"
     if action != "unchanged":
         temporary = target.with_name("." + target.name + ".tmp")  # a dot file, which Pi does not load
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            if backup is not None:
-                backup.parent.mkdir(parents=True, exist_ok=True)
-                _write_complete(backup, target.read_bytes())
+            if action == "replaced":  # a foreign file: kept beside extensions/, where Pi loads nothing
+                backup = back_up(target, target.parent.parent / BACKUP_DIR)
                 messages.append(f"backup: {backup}")
-                _prune(backup.parent)
-            _write_complete(target, data, partial=temporary)
+            write_complete(target, data, partial=temporary)
         except OSError as error:
-            kept = f"; backup {backup}" if backup is not None and backup.exists() else ""
+            kept = f"; backup {backup}" if backup is not None else ""
             state = f"state: {target} is unchanged{kept}; bridge location unchanged"
             return InstallResult(target, "failed", [*messages, f"error: {error.strerror or error}", state])
     messages.append(f"{action}: {target}")
@@ -103,7 +104,7 @@ def plan(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = F
         what = f"would install {target}"
     elif target.read_bytes() == packaged_extension().read_bytes():
         what = f"{target} is already the current extension"
-    elif target.read_bytes().split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+    elif made_by(target.read_bytes(), GENERATOR):
         what = f"would update {target} (an older Herdr Link extension)"
     else:
         what = f"would refuse to replace {target} (not Herdr Link's) without --yes, and back it up with it"
@@ -116,7 +117,7 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     when no other runtime still needs it. The last message says what each file is now."""
     target = target_path(home, cwd, project=project)
     location = location_file(environ, home)
-    if target.exists() and not target.read_bytes().split(b"\n", 1)[0].startswith(f"// {GENERATOR} ".encode()):
+    if target.exists() and not made_by(target.read_bytes(), GENERATOR):
         return InstallResult(
             target, "refused", [f"{target} is not Herdr Link's: left alone", f"state: {target} is unchanged"]
         )
@@ -131,24 +132,3 @@ def _pi_notes(environ: Mapping[str, str]) -> list[str]:
     if shutil.which("pi", path=environ.get("PATH", os.defpath)) is None:
         return ["warning: pi is not on PATH; the extension waits for the first Pi session"]
     return []
-
-
-def _prune(directory: Path, keep: int = 5) -> None:
-    """Keep the ``keep`` newest backups (their names sort by time)."""
-    for old in sorted(p for p in directory.iterdir() if p.suffix != ".partial")[:-keep]:
-        old.unlink(missing_ok=True)
-
-
-def _write_complete(path: Path, data: bytes, partial: Path | None = None) -> None:
-    """Write ``data`` under ``path`` only once it is all on disk: to ``partial`` (default
-    ``<path>.partial``), fsync, then one rename."""
-    partial = partial or path.with_name(path.name + ".partial")
-    try:
-        with open(partial, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(partial, path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise

@@ -14,11 +14,13 @@ from typing import Final
 
 import anyio
 
-from herdr_link_control import Check, HerdrCommandError, HerdrEnvironment, Link, SpawnFailed, Survey, Timeouts
-from herdr_link_mcp import hint_checks, wiring_checks
+from herdr_link_control import HerdrCommandError, HerdrEnvironment, Link, SpawnFailed, Survey, Timeouts
 from herdr_link_protocol import LinkError
 
+from ._check import Check
 from ._files import bridge_check, config_check, opencode_check, pi_check
+from ._hint_checks import hint_checks
+from ._wiring_checks import wiring_checks
 
 __all__ = ["Check", "diagnose", "render", "to_json"]
 

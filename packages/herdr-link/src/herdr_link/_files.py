@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control import BRIDGE_COMMAND, BRIDGE_CONTRACT, BRIDGE_ENV_VAR, Check, location_file
+from herdr_link_control.bridge import BRIDGE_CONTRACT
+from herdr_link_control.userfiles import BRIDGE_COMMAND, BRIDGE_ENV_VAR, location_file
 from herdr_link_installer import (
     ProgramFailed,
     current_platform,
@@ -22,6 +23,8 @@ from herdr_link_installer import (
 )
 from herdr_link_pi_bridge import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
+
+from ._check import Check
 
 __all__ = ["bridge_check", "config_check", "opencode_check", "pi_check"]
 

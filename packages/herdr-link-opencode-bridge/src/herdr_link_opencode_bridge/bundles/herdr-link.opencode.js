@@ -86,7 +86,7 @@ const LINK = {
   "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none."
 };
 
-// ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
+// ---- the bridge client (herdr_link_control/bridge/js/bridge-client.js, shared by every JavaScript stub) ----
 // One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
 // with the plugin; if it dies, the next call starts it again.
 

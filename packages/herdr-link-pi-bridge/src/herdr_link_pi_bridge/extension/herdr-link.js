@@ -157,7 +157,7 @@ const LINK = {
   "command": "Herdr Link status (dormant or active)"
 };
 
-// ---- the bridge client (herdr_link_control/js/bridge-client.js, shared by every JavaScript stub) ----
+// ---- the bridge client (herdr_link_control/bridge/js/bridge-client.js, shared by every JavaScript stub) ----
 // One `herdr-link-bridge` child per plugin instance, JSON lines over its stdin/stdout. It starts
 // with the plugin; if it dies, the next call starts it again.
 

@@ -5,15 +5,15 @@ from typing import Any
 
 from herdr_link_protocol import GATEWAY_ACTIVATE, PROTOCOL_ID, Cause, LinkError
 
-from ._bridge_messages import BRIDGE_CONTRACT, GATEWAY_OP
-from ._location import BRIDGE_COMMAND, BRIDGE_CONFIG_FILE, BRIDGE_ENV_VAR
+from ..userfiles import BRIDGE_COMMAND, BRIDGE_CONFIG_FILE, BRIDGE_ENV_VAR
+from ._messages import BRIDGE_CONTRACT, GATEWAY_OP
 
 __all__ = ["bridge_client_data", "bridge_client_js"]
 
 
 def bridge_client_js() -> str:
     """The JavaScript bridge client, spliced into a stub's ``/*@BRIDGE_CLIENT@*/``."""
-    return (files("herdr_link_control") / "js" / "bridge-client.js").read_text(encoding="utf-8")
+    return (files("herdr_link_control.bridge") / "js" / "bridge-client.js").read_text(encoding="utf-8")
 
 
 def bridge_client_data(client: str) -> dict[str, Any]:

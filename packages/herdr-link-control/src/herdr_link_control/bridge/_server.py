@@ -31,7 +31,10 @@ from herdr_link_protocol import (
     parse_call,
 )
 
-from ._bridge_messages import (
+from .._link import Link
+from .._ordering import CallOrder, Turn
+from .._stdio import claimed_stdio, read_json_lines
+from ._messages import (
     BRIDGE_CONTRACT,
     BRIDGE_OPS,
     GATEWAY_OP,
@@ -42,9 +45,6 @@ from ._bridge_messages import (
     BridgeReply,
     BridgeRequest,
 )
-from ._link import Link
-from ._ordering import CallOrder, Turn
-from ._stdio import claimed_stdio, read_json_lines
 
 __all__ = ["BridgeServer"]
 

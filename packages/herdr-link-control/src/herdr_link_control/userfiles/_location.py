@@ -1,4 +1,5 @@
-"""Where stubs find the bridge: the location file installers write (``docs/bridge.md``)."""
+"""Where stubs find the bridge: the location file installers write (``docs/bridge.md``), in Herdr Link's
+config directory."""
 
 import json
 import os
@@ -7,11 +8,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from ._complete import write_complete
+
 __all__ = [
     "BRIDGE_COMMAND",
     "BRIDGE_CONFIG_FILE",
     "BRIDGE_ENV_VAR",
     "bridge_command",
+    "config_dir",
     "location_file",
     "release_location_file",
     "write_location_file",
@@ -38,13 +42,20 @@ def bridge_command() -> list[str]:
     return [sys.executable, "-m", "herdr_link_control.bridge"]
 
 
-def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.name == "nt") -> Path:
-    """``herdr-link/bridge.json`` under the user's config directory (%APPDATA% on Windows)."""
+def config_dir(environ: Mapping[str, str], home: Path, *, windows: bool = os.name == "nt") -> Path:
+    """Herdr Link's own directory under the user's config directory: ``$XDG_CONFIG_HOME/herdr-link``
+    (else ``~/.config/herdr-link``; ``%APPDATA%\\herdr-link`` on Windows). The bridge location file and
+    Claude Code's hint file live here."""
     if windows:
         base = Path(environ.get("APPDATA") or home / "AppData" / "Roaming")
     else:
         base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
-    return base.joinpath(*BRIDGE_CONFIG_FILE)
+    return base / BRIDGE_CONFIG_FILE[0]
+
+
+def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.name == "nt") -> Path:
+    """``herdr-link/bridge.json`` under the user's config directory (%APPDATA% on Windows)."""
+    return config_dir(environ, home, windows=windows) / BRIDGE_CONFIG_FILE[1]
 
 
 def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
@@ -69,9 +80,7 @@ def _text(body: dict[str, object]) -> str:
 
 def _write(path: Path, body: dict[str, object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(_text(body), encoding="utf-8")
-    os.replace(temporary, path)
+    write_complete(path, _text(body).encode("utf-8"))
 
 
 def write_location_file(path: Path, command: list[str], user: str | None = None) -> bool:

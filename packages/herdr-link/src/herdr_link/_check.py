@@ -1,4 +1,4 @@
-"""``Check``: one line of ``herdr-link doctor``, the type every distribution's checks return."""
+"""``Check``: one line of ``herdr-link doctor``, the type every one of the doctor's checks returns."""
 
 from dataclasses import dataclass
 from typing import Literal

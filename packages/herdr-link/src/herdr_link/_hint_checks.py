@@ -8,12 +8,19 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control import Check, location_file
+from herdr_link_control.userfiles import config_dir
+from herdr_link_mcp import (
+    DEFAULT_NAMESPACE,
+    SESSION_START,
+    WIRING_FORMS,
+    codex_home,
+    command_hook_hash,
+    hook_trust_key,
+)
 from herdr_link_protocol import tier0_hint
 
-from ._checks import _load, _runnable, check_claude, check_codex, check_gemini
-from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
-from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS
+from ._check import Check
+from ._wiring_checks import _load, _runnable, check_claude, check_codex, check_gemini
 
 __all__ = ["HINT_CHECKS", "hint_checks"]
 
@@ -113,7 +120,7 @@ def check_gemini_hint(home: Path, cwd: Path) -> Check:
 def check_claude_hint(home: Path, cwd: Path) -> Check:
     """Claude Code's hint file, beside ``bridge.json``: present, and the current text."""
     name = "Claude Code hint file"
-    path = location_file(os.environ, home).parent / "claude-hint.txt"
+    path = config_dir(os.environ, home) / "claude-hint.txt"
     wired = check_claude(home, cwd).status != "SKIP"
     expected = tier0_hint(WIRING_FORMS["claude"], DEFAULT_NAMESPACE) + "\n"
     fix = f"herdr-link-mcp hint --host claude > {path} (and launch with --append-system-prompt-file {path})"

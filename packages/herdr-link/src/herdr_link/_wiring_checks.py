@@ -9,11 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control import Check
+from herdr_link_mcp import DEFAULT_NAMESPACE, FORWARDED_VARIABLES, codex_home
 
-from ._codex import codex_home
-from ._hosts import DEFAULT_NAMESPACE
-from ._wiring import FORWARDED_VARIABLES
+from ._check import Check
 
 __all__ = ["WIRING_CHECKS", "wiring_checks"]
 

@@ -1,0 +1,114 @@
+"""The install core every installer writes a user's files with (``herdr_link_control.userfiles``)."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from herdr_link_control.userfiles import (
+    back_up,
+    backup_stamp,
+    copy_complete,
+    made_by,
+    prune_backups,
+    roll_back,
+    write_complete,
+)
+
+
+def test_a_complete_write_replaces_the_file_in_one_step(tmp_path):
+    path = tmp_path / "plugin.js"
+    path.write_bytes(b"old")
+    write_complete(path, b"new")
+    assert path.read_bytes() == b"new" and sorted(p.name for p in tmp_path.iterdir()) == ["plugin.js"]
+
+
+def test_a_failed_verification_leaves_the_old_file_and_no_partial(tmp_path):
+    path, partial = tmp_path / "plugin.js", tmp_path / "work" / "plugin.js.tmp"
+    partial.parent.mkdir()
+    path.write_bytes(b"old")
+    seen = []
+
+    def refuse(candidate: Path) -> None:
+        seen.append(candidate.read_bytes())
+        raise OSError("does not match")
+
+    with pytest.raises(OSError, match="does not match"):
+        write_complete(path, b"new", partial=partial, verify=refuse)
+    assert seen == [b"new"] and path.read_bytes() == b"old" and not partial.exists()
+
+
+def test_a_write_that_dies_before_the_rename_leaves_the_old_file(tmp_path, monkeypatch):
+    path = tmp_path / "bridge.json"
+    path.write_bytes(b"old")
+
+    def no_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_disk)
+    with pytest.raises(OSError):
+        write_complete(path, b"new")
+    assert path.read_bytes() == b"old" and [p.name for p in tmp_path.iterdir()] == ["bridge.json"]
+
+
+def test_a_complete_copy_keeps_bytes_and_times(tmp_path):
+    source, copy = tmp_path / "a", tmp_path / "b"
+    source.write_bytes(b"x" * 100_000)
+    os.utime(source, (1_000_000_000, 1_000_000_000))
+    copy_complete(source, copy)
+    assert copy.read_bytes() == source.read_bytes() and copy.stat().st_mtime == 1_000_000_000
+
+
+def test_backup_names_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_path, monkeypatch):
+    stamps = []
+    for zone in ("ASIA-14", "AMER+12"):  # 26 hours apart on the wall clock, written a moment apart
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        stamps.append(backup_stamp())
+        time.sleep(0.01)
+    monkeypatch.delenv("TZ")
+    time.tzset()
+    assert sorted(stamps) == stamps
+    backups = tmp_path / "backups"
+    backups.mkdir()
+    for stamp in ["20000101T000000.000000000Z-1", "20000101T000001.000000000Z-1", *stamps]:
+        (backups / f"herdr-link.js.{stamp}").write_text(stamp)
+    (backups / "other.js.20000101T000000.000000000Z-1").write_text("another file's backup")
+    (backups / "herdr-link.js.20000101T000002.000000000Z-1.partial").write_text("a partial copy")
+    prune_backups(backups, "herdr-link.js", keep=2)
+    kept = sorted(p.read_text() for p in backups.iterdir())
+    assert kept == sorted([*stamps, "another file's backup", "a partial copy"])  # the two newest of ours stay
+
+
+def test_a_backup_is_complete_and_prunes_its_older_ones(tmp_path):
+    target, backups = tmp_path / "herdr-link.js", tmp_path / "backups"
+    for number in range(7):
+        target.write_text(f"version {number}")
+        back_up(target, backups, stamp=f"2026010{number}T000000.000000000Z-1", keep=3)
+    assert sorted(p.read_text() for p in backups.iterdir()) == ["version 4", "version 5", "version 6"]
+
+
+def test_ownership_is_the_generators_id_line(tmp_path):
+    ours = b"// herdr-link-pi-bridge 0.1.0 | generated\nexport default 1;\n"
+    assert made_by(ours, "herdr-link-pi-bridge")
+    assert not made_by(ours, "herdr-link-opencode-bridge")
+    assert not made_by(b"export default 1; // herdr-link-pi-bridge 0.1.0\n", "herdr-link-pi-bridge")
+    assert not made_by(b"// herdr-link-pi-bridge-fork 0.1.0\n", "herdr-link-pi-bridge")
+
+
+def test_rollback_restores_the_backup_or_removes_what_this_run_wrote(tmp_path):
+    target, backup, scratch = tmp_path / "t.js", tmp_path / "t.js.bak", tmp_path / "t.js.restore"
+    backup.write_bytes(b"before")
+    target.write_bytes(b"this run's")
+    assert roll_back(target, backup, scratch) == f"restored from {backup} (rolled back)"
+    assert target.read_bytes() == b"before" and not scratch.exists()
+    assert roll_back(target, None, scratch).startswith("removed again") and not target.exists()
+
+
+def test_a_failed_rollback_says_so_and_leaves_no_scratch_file(tmp_path):
+    target, scratch = tmp_path / "t.js", tmp_path / "t.js.restore"
+    target.write_bytes(b"this run's")
+    with pytest.raises(OSError):
+        roll_back(target, tmp_path / "missing-backup", scratch)
+    assert target.read_bytes() == b"this run's" and not scratch.exists()

@@ -1,0 +1,114 @@
+"""The doctor's wiring and hint checks against what ``herdr-link-mcp wiring`` prints: configured,
+misconfigured (with the fix) or not configured."""
+
+from pathlib import Path
+
+import pytest
+
+from herdr_link._hint_checks import hint_checks
+from herdr_link._wiring_checks import wiring_checks
+from herdr_link_mcp import server_command, wiring
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_checks_skip_hosts_that_are_not_configured(tmp_path):
+    checks = wiring_checks(tmp_path / "home", tmp_path / "project")
+    assert [c.status for c in checks] == ["SKIP"] * 5
+
+
+def test_checks_pass_for_the_printed_wiring(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "project"
+    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
+    _write(home / ".gemini" / "config" / "mcp_config.json", wiring("agy").files[0].content)
+    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)
+    _write(home / ".pi" / "agent" / "mcp.json", wiring("pi").files[0].content)
+    assert [(c.name, c.status) for c in wiring_checks(home, project)] == [
+        ("Claude Code", "PASS"),
+        ("Codex", "PASS"),
+        ("AGY", "PASS"),
+        ("Gemini CLI", "PASS"),
+        ("Pi (built-in MCP)", "PASS"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "name", "fix_part"),
+    [
+        (".codex/config.toml", '[mcp_servers.herdr_link]\ncommand = "/bin/true"\n', "Codex", "env_vars"),
+        (
+            ".codex/config.toml",
+            '[mcp_servers.herdr-link]\ncommand = "/bin/true"\n',
+            "Codex",
+            'rename the entry to "herdr_link"',
+        ),
+        (".codex/config.toml", "[mcp_servers.herdr_link\n", "Codex", "syntax"),
+        (
+            ".codex/config.toml",
+            '[mcp_servers.herdr_link]\ncommand = "/no/such/herdr-link-mcp"\n',
+            "Codex",
+            "wiring --host codex",
+        ),
+        (
+            ".gemini/settings.json",
+            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
+            "Gemini CLI",
+            '"trust": true',
+        ),
+        (
+            ".pi/agent/mcp.json",
+            '{"mcpServers":{"herdr_link":{"command":"/bin/true"}}}',
+            "Pi (built-in MCP)",
+            "exposure",
+        ),
+        (".claude.json", '{"mcpServers":{"herdr-link":{"command":"/bin/true"}}}', "Claude Code", "rename"),
+    ],
+)
+def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):
+    home = tmp_path / "home"
+    _write(home / path, content)
+    check = next(c for c in wiring_checks(home, tmp_path / "project") if c.name == name)
+    assert check.status == "FAIL" and fix_part in check.fix + check.detail
+    assert "fix:" in check.render()
+
+
+def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)  # wiring prints the hint file under this home
+    statuses = lambda: {c.name: c.status for c in hint_checks(home, project)}  # noqa: E731
+    assert set(statuses().values()) == {"SKIP"}  # nothing wired: nothing to hint
+    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
+    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
+    assert statuses() == {"Claude Code hint file": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
+    claude, codex = wiring("claude").files[1], wiring("codex").files[1]
+    _write(Path(claude.path), claude.content)
+    _write(home / ".codex" / "hooks.json", codex.content)
+    assert set(statuses().values()) == {"PASS"}
+    _write(Path(claude.path), "an older hint\n")
+    _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
+    assert statuses() == {"Claude Code hint file": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
+
+
+def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
+    config, hooks = (item.content for item in wiring("codex").files)
+    _write(home / ".codex" / "hooks.json", hooks)
+    codex = lambda: next(c for c in [*wiring_checks(home, project), *hint_checks(home, project)] if c.name == "Codex")  # noqa: E731
+    hint = lambda: next(c for c in hint_checks(home, project) if c.name == "Codex hint hook")  # noqa: E731
+    _write(home / ".codex" / "config.toml", config)
+    assert (codex().status, hint().status) == ("PASS", "PASS") and "(trusted)" in hint().detail
+    untrusted = config.split("[hooks.state.")[0].replace("required = true\n", "")
+    _write(home / ".codex" / "config.toml", untrusted)
+    assert codex().status == "WARN" and "required = true" in codex().fix
+    assert hint().status == "WARN" and "does not trust it" in hint().detail and "[hooks.state" in hint().fix
+    _write(home / ".codex" / "config.toml", config)
+    _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))
+    assert hint().status == "WARN" and "changed since it was trusted" in hint().detail
