@@ -88,7 +88,7 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", f"packages/{package}/src")
         session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
     if any((ROOT / "tests").glob("**/*.py")):
-        session.run("mypy", *relaxed, "tests", env={"MYPYPATH": "tests/real_hosts:tests/stubs:benchmarks"})
+        session.run("mypy", *relaxed, "tests", env={"MYPYPATH": "tests/real_hosts:tests/stubs:tests/tools:benchmarks"})
     session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks"})
 
 

@@ -3,21 +3,32 @@
 * No distribution, test or benchmark imports another distribution's underscore module.
 * Every name in a package's ``__all__`` resolves and is documented where it is defined (classes and
   functions by their docstring, constants and aliases by the string literal that follows them).
-* A package that loads names lazily (``lazy_loader``) lists each name once in its ``_EXPORTS``
-  table, its ``__init__.pyi`` (what type checkers read) lists exactly the same, and each resolves
-  to its submodule's object.
+* Every package and subpackage has one face style (``tests/tools/package_faces.py``): its names written
+  once, as ``TYPE_CHECKING`` imports; the table and the PEP 562 loader after them are generated
+  from those imports; each name resolves to its submodule's object and is in that
+  submodule's ``__all__``.
 """
 
 import ast
 import importlib
 from pathlib import Path
 
+import package_faces
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DISTRIBUTIONS = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
 PACKAGES = {dist: dist.replace("-", "_") for dist in DISTRIBUTIONS}
 OURS = set(PACKAGES.values())
+
+
+def _module_name(face: Path) -> str:
+    source = next(parent for parent in face.parents if parent.name == "src")
+    return ".".join(face.parent.relative_to(source).parts)
+
+
+FACES = {_module_name(path): path for path in package_faces.faces()}
+"""Every package and subpackage face, by module name (``herdr_link_control.bridge``, …)."""
 
 
 def _python_files(*roots: Path) -> list[Path]:
@@ -61,9 +72,9 @@ def _documented_constants(package_dir: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("dist", DISTRIBUTIONS)
-def test_every_public_name_resolves_and_is_documented(dist):
-    module = importlib.import_module(PACKAGES[dist])
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_every_public_name_resolves_and_is_documented(face):
+    module = importlib.import_module(face)
     assert module.__doc__
     constants = _documented_constants(Path(str(module.__file__)).parent)
     undocumented = []
@@ -78,39 +89,36 @@ def test_every_public_name_resolves_and_is_documented(dist):
     assert undocumented == []
 
 
-def _stub_names(package_dir: Path) -> dict[str, list[str]] | None:
-    """The names ``__init__.pyi`` re-exports, per submodule; ``None`` for a package without a stub."""
-    stub = package_dir / "__init__.pyi"
-    if not stub.is_file():
-        return None
-    names: dict[str, list[str]] = {}
-    for statement in ast.parse(stub.read_text(encoding="utf-8")).body:
-        if isinstance(statement, ast.ImportFrom):
-            assert statement.level == 1 and all(a.asname == a.name for a in statement.names), "re-export as itself"
-            names.setdefault(statement.module or "", []).extend(a.name for a in statement.names)
-    return names
+def test_every_distribution_and_subpackage_has_a_face():
+    assert set(PACKAGES.values()) <= set(FACES)
+    assert {"herdr_link_control.bridge", "herdr_link_control.userfiles"} <= set(FACES)
 
 
-def _package_dir(dist: str) -> Path:
-    return ROOT / "packages" / dist / "src" / PACKAGES[dist]
-
-
-LAZY = [d for d in DISTRIBUTIONS if _stub_names(_package_dir(d)) is not None]
-
-
-def test_the_lazy_packages_are_the_ones_on_the_start_up_path():
-    assert set(LAZY) >= {"herdr-link-protocol", "herdr-link-control", "herdr-link-mcp", "herdr-link"}
-
-
-@pytest.mark.parametrize("dist", LAZY)
-def test_a_lazy_package_loads_exactly_what_its_stub_lists(dist):
-    table = _stub_names(_package_dir(dist))
-    assert table is not None
+@pytest.mark.parametrize("face", sorted(FACES))
+def test_a_face_writes_each_name_once_and_loads_exactly_those(face):
+    """The ``TYPE_CHECKING`` imports are the face; ``_EXPORTS`` is generated from them, and each name
+    is its submodule's object."""
+    path = FACES[face]
+    assert package_faces.regenerated(path) == path.read_text(encoding="utf-8"), (
+        f"{face}: its generated loader is stale; run python tests/tools/package_faces.py"
+    )
+    table = package_faces.imported_names(ast.parse(path.read_text(encoding="utf-8")))
     names = [name for group in table.values() for name in group]
-    assert len(names) == len(set(names))
-    module = importlib.import_module(PACKAGES[dist])
+    assert names and len(names) == len(set(names))
+    assert not path.with_suffix(".pyi").exists()  # no second list for type checkers
+    module = importlib.import_module(face)
     assert sorted(module.__all__) == sorted(names)
-    assert {m: sorted(n) for m, n in module._EXPORTS.items()} == {m: sorted(n) for m, n in table.items()}
     for submodule, group in table.items():
-        defined = importlib.import_module(f"{PACKAGES[dist]}.{submodule}")
+        defined = importlib.import_module(f"{face}.{submodule}")
         assert all(getattr(module, name) is getattr(defined, name) for name in group)
+        assert set(group) <= set(defined.__all__), f"{face}.{submodule}: its __all__ lacks what the face exports"
+
+
+def test_a_stale_table_is_found(tmp_path):
+    face = tmp_path / "__init__.py"
+    face.write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from ._a import A as A, B as B\n\n"
+        '_EXPORTS = {\n    "_a": [\n        "A",\n    ],\n}\n'
+    )
+    fixed = package_faces.regenerated(face)
+    assert fixed is not None and fixed != face.read_text() and '"B",' in fixed

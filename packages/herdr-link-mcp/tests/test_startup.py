@@ -3,7 +3,7 @@ and AGY session), ``wiring``, ``--version`` and ``--help`` never import the MCP 
 the hint hook not even ``json`` or ``re``.
 
 Read from ``sys.modules`` after the subcommand ran, not from ``-X importtime``: that listing leaves
-out modules imported through ``lazy_loader``'s ``__getattr__`` (``herdr_link_protocol._contract``)."""
+out modules a package face's ``__getattr__`` imports on first use (``herdr_link_protocol._contract``)."""
 
 import subprocess
 import sys

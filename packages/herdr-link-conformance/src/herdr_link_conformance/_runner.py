@@ -13,7 +13,7 @@ import anyio
 from ._adapters import AdapterError, AdapterSpec, unwrapped
 from ._checks import CHECKS, CheckSpec, Failed, world
 
-__all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected"]
+__all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected", "to_json"]
 
 CHECK_TIMEOUT: Final = 120.0
 """Seconds one check may take in all before it fails."""

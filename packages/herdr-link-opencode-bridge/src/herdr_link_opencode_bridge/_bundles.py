@@ -37,6 +37,7 @@ __all__ = [
     "id_line",
     "link_data",
     "manifest",
+    "packaged_dir",
 ]
 
 GENERATOR: Final = "herdr-link-opencode-bridge"

@@ -6,18 +6,14 @@ assumes unchanged, is in ``docs/herdr-versions.md``).
 behaves like the real CLI; point ``HERDR_BIN_PATH`` at it. This package depends on nothing else of
 Herdr Link, so adapters in any language can be tested against it.
 
-Every name loads from its submodule on first use (PEP 562), so importing the package costs only what
-is used; the simulated ``herdr`` launcher imports it on every invocation.
+Every name loads from its submodule on first use (PEP 562), so importing the package costs only
+what is used (the simulated ``herdr`` launcher imports it on every invocation). The names
+are written once, as the ``TYPE_CHECKING`` imports below (what a reader and a type checker read);
+the loader after them is generated from them (``tests/tools/package_faces.py``).
 """
-
-from __future__ import annotations
-
-from importlib import import_module
 
 TYPE_CHECKING = False  # typing is not imported: the ``herdr`` launcher imports this package
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._harness import (
         HerdrSim as HerdrSim,
         write_launcher as write_launcher,
@@ -39,50 +35,52 @@ if TYPE_CHECKING:
         Fault as Fault,
         SimulatorServer as SimulatorServer,
     )
+    from ._version import __version__ as __version__
 
-_EXPORTS: dict[str, tuple[str, ...]] = {
-    "_harness": (
+    __all__: list[str]
+
+_EXPORTS = {
+    "_harness": [
         "HerdrSim",
         "write_launcher",
-    ),
-    "_ids": (
+    ],
+    "_ids": [
         "decode_number",
         "encode_number",
-    ),
-    "_server": (
-        "CallLog",
-        "Fault",
-        "SimulatorServer",
-    ),
-    "_methods": ("Simulator",),
-    "_model": (
+    ],
+    "_methods": [
+        "Simulator",
+    ],
+    "_model": [
         "AGENT_KINDS",
         "HERDR_VERSIONS",
         "Delivery",
         "HerdrError",
         "StartScript",
-    ),
+    ],
+    "_server": [
+        "CallLog",
+        "Fault",
+        "SimulatorServer",
+    ],
+    "_version": [
+        "__version__",
+    ],
 }
-"""Each submodule and the public names it defines; the ``TYPE_CHECKING`` imports above say the same."""
+"""Each submodule and the names it provides: generated from the imports above."""
 
-_MODULE_OF: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
+if not TYPE_CHECKING:  # type checkers read the imports above, so a misspelt name stays an error
+    _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+    __all__ = sorted(_MODULE_OF)
 
-__all__ = sorted(_MODULE_OF)
+    def __getattr__(name):
+        """Load ``name`` from its submodule on first use, then keep it as a plain module attribute."""
+        if name not in _MODULE_OF:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        submodule = __import__(f"{__name__}.{_MODULE_OF[name]}", fromlist=[name])  # no importlib to load
+        value = getattr(submodule, name)
+        globals()[name] = value
+        return value
 
-
-def __getattr__(name: str) -> Any:
-    """Load ``name`` from its submodule on first use, then keep it as a plain module attribute."""
-    if name == "__version__":
-        from importlib.metadata import version
-
-        value: Any = version("herdr-link-testkit")
-    elif name in _MODULE_OF:
-        value = getattr(import_module(f".{_MODULE_OF[name]}", __name__), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__, "__version__"})
+    def __dir__():
+        return sorted({*globals(), *__all__})

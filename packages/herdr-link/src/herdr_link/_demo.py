@@ -22,7 +22,7 @@ from herdr_link_mcp import server_command
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrSim
 
-__all__ = ["DemoEvent", "run_demo"]
+__all__ = ["DemoEvent", "agent_session", "run_demo"]
 
 TASK = "Count the words in: the quick brown fox jumps over the lazy dog"
 

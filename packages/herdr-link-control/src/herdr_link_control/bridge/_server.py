@@ -46,7 +46,7 @@ from ._messages import (
     BridgeRequest,
 )
 
-__all__ = ["BridgeServer"]
+__all__ = ["BridgeServer", "main"]
 
 log: Final = logging.getLogger("herdr_link")
 

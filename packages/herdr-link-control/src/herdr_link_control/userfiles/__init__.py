@@ -9,38 +9,79 @@ location file says where the JavaScript stubs find ``herdr-link-bridge`` (``docs
 
 Standard library only: importing it loads neither pydantic nor anyio, so ``herdr-link-mcp wiring``
 can use it.
+
+Every name loads from its submodule on first use (PEP 562), so importing the package costs only
+what is used. The names are written once, as the ``TYPE_CHECKING`` imports below (what a
+reader and a type checker read); the loader after them is generated from them
+(``tests/tools/package_faces.py``).
 """
 
-from ._backups import KEEP_BACKUPS, back_up, backup_stamp, prune_backups
-from ._complete import copy_complete, write_complete
-from ._location import (
-    BRIDGE_COMMAND,
-    BRIDGE_CONFIG_FILE,
-    BRIDGE_ENV_VAR,
-    bridge_command,
-    config_dir,
-    location_file,
-    release_location_file,
-    write_location_file,
-)
-from ._ownership import made_by
-from ._rollback import roll_back
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from ._backups import (
+        KEEP_BACKUPS as KEEP_BACKUPS,
+        back_up as back_up,
+        backup_stamp as backup_stamp,
+        prune_backups as prune_backups,
+    )
+    from ._complete import copy_complete as copy_complete, write_complete as write_complete
+    from ._location import (
+        BRIDGE_COMMAND as BRIDGE_COMMAND,
+        BRIDGE_CONFIG_FILE as BRIDGE_CONFIG_FILE,
+        BRIDGE_ENV_VAR as BRIDGE_ENV_VAR,
+        bridge_command as bridge_command,
+        config_dir as config_dir,
+        location_file as location_file,
+        release_location_file as release_location_file,
+        write_location_file as write_location_file,
+    )
+    from ._ownership import made_by as made_by
+    from ._rollback import roll_back as roll_back
 
-__all__ = [
-    "BRIDGE_COMMAND",
-    "BRIDGE_CONFIG_FILE",
-    "BRIDGE_ENV_VAR",
-    "KEEP_BACKUPS",
-    "back_up",
-    "backup_stamp",
-    "bridge_command",
-    "config_dir",
-    "copy_complete",
-    "location_file",
-    "made_by",
-    "prune_backups",
-    "release_location_file",
-    "roll_back",
-    "write_complete",
-    "write_location_file",
-]
+    __all__: list[str]
+
+_EXPORTS = {
+    "_backups": [
+        "KEEP_BACKUPS",
+        "back_up",
+        "backup_stamp",
+        "prune_backups",
+    ],
+    "_complete": [
+        "copy_complete",
+        "write_complete",
+    ],
+    "_location": [
+        "BRIDGE_COMMAND",
+        "BRIDGE_CONFIG_FILE",
+        "BRIDGE_ENV_VAR",
+        "bridge_command",
+        "config_dir",
+        "location_file",
+        "release_location_file",
+        "write_location_file",
+    ],
+    "_ownership": [
+        "made_by",
+    ],
+    "_rollback": [
+        "roll_back",
+    ],
+}
+"""Each submodule and the names it provides: generated from the imports above."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above, so a misspelt name stays an error
+    _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+    __all__ = sorted(_MODULE_OF)
+
+    def __getattr__(name):
+        """Load ``name`` from its submodule on first use, then keep it as a plain module attribute."""
+        if name not in _MODULE_OF:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        submodule = __import__(f"{__name__}.{_MODULE_OF[name]}", fromlist=[name])  # no importlib to load
+        value = getattr(submodule, name)
+        globals()[name] = value
+        return value
+
+    def __dir__():
+        return sorted({*globals(), *__all__})
