@@ -179,7 +179,14 @@ async def test_requests_run_concurrently_and_replies_come_out_of_order():
     assert [r.get("id") for r in harness.replies[1:]] == ["fast", "slow"]
 
 
-async def test_close_waits_for_every_earlier_request_of_its_session_only():
+@pytest.mark.parametrize(
+    "close_a",
+    [
+        {"op": "close", "args": {"agent": "reviewer"}},
+        {"op": "gateway", "args": {"action": "close", "agent": "reviewer"}},  # the same close, through the gateway
+    ],
+)
+async def test_close_waits_for_every_earlier_request_of_its_session_only(close_a):
     release = anyio.Event()
 
     async def slow_prompt(argv: Any) -> Any:
@@ -193,7 +200,7 @@ async def test_close_waits_for_every_earlier_request_of_its_session_only():
         await harness.line(
             {"id": "send", "op": "send", "args": {"to": "reviewer", "message": "final"}, "context": {"session": "a"}}
         )
-        await harness.line({"id": "close-a", "op": "close", "args": {"agent": "reviewer"}, "context": {"session": "a"}})
+        await harness.line({"id": "close-a", **close_a, "context": {"session": "a"}})
         await harness.line({"id": "close-b", "op": "close", "args": {"agent": "reviewer"}, "context": {"session": "b"}})
         await harness.until(2)
         assert harness.replies[1]["id"] == "close-b"  # another session is not held back

@@ -19,6 +19,7 @@ __all__ = [
     "TOOL_FIELDS",
     "TOPOLOGY_KEYS",
     "NormalizedArguments",
+    "known_arguments",
     "normalize_arguments",
 ]
 
@@ -116,6 +117,12 @@ def normalize_arguments(tool: str, arguments: object) -> NormalizedArguments:
         raise InvalidToolCall(f"Unknown tool: {tool}")
     if not isinstance(arguments, dict):
         raise InvalidToolCall(f"{tool} arguments must be an object")
+    return known_arguments(tool, arguments)
+
+
+def known_arguments(tool: str, arguments: dict[str, Any]) -> NormalizedArguments:
+    """:func:`normalize_arguments` for a caller that has already checked ``tool`` and that
+    ``arguments`` is an object (the one inbound parse): raw ids refused, other unknown keys dropped."""
     refuse_topology(tool, arguments)
     fields = TOOL_FIELDS[tool]
     values = {key: value for key, value in arguments.items() if key in fields}

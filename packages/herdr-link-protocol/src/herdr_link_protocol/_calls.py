@@ -6,7 +6,7 @@ after it checks a name, a shape or a field again. In order:
 1. the tool must be one of ours and its arguments an object (protocol-level: :class:`InvalidToolCall`);
 2. outside Herdr every such call is ``NOT_IN_HERDR`` (spec §6.1), whatever else it holds;
 3. the gateway's form is read (activation, nested or flat dispatch: :func:`parse_gateway_call`);
-4. the dispatched tool's argument rules apply once (:func:`normalize_arguments`: host keys dropped,
+4. the dispatched tool's argument rules apply once (:func:`known_arguments`: host keys dropped,
    raw ids and layout refused; the field lists come from the tool specs), then its fields are
    validated once, each bad one with the code of ``PROTOCOL.md`` §7.2.
 """
@@ -14,10 +14,10 @@ after it checks a name, a shape or a field again. In order:
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._arguments import TOOL_FIELDS, normalize_arguments
+from ._arguments import TOOL_FIELDS, known_arguments
 from ._constants import CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL
 from ._errors import Cause, InvalidToolCall, LinkError
-from ._start import StartRequest, validate_start_input
+from ._start import StartRequest, start_request
 from ._tools import parse_gateway_call, typed_arguments
 
 __all__ = [
@@ -100,7 +100,7 @@ def _tier1(tool: str, values: dict[str, Any]) -> Call:
         return SendCall(send["to"], send["message"])
     if tool == CLOSE_TOOL:
         return CloseCall(typed_arguments(CLOSE_TOOL, values)["agent"])
-    return StartCall(validate_start_input(values))
+    return StartCall(start_request(values))
 
 
 def parse_call(tool: str, arguments: object, *, in_herdr: bool = True) -> ParsedCall:
@@ -127,9 +127,9 @@ def parse_call(tool: str, arguments: object, *, in_herdr: bool = True) -> Parsed
         if gateway.tool is None:
             ignored = tuple(str(key) for key in arguments if key not in TOOL_FIELDS[GATEWAY_TOOL])
             return ParsedCall(Activate(), via_gateway=True, ignored=ignored)
-        normalized = normalize_arguments(gateway.tool, gateway.arguments)
+        normalized = known_arguments(gateway.tool, gateway.arguments)
         return ParsedCall(_tier1(gateway.tool, normalized.values), via_gateway=True, ignored=normalized.ignored)
-    normalized = normalize_arguments(tool, arguments)
+    normalized = known_arguments(tool, arguments)
     return ParsedCall(_tier1(tool, normalized.values), ignored=normalized.ignored)
 
 

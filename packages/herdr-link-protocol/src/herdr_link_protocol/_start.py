@@ -5,7 +5,7 @@ Everything here runs before Herdr is touched, so a bad start never allocates a t
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from ._arguments import TOOL_FIELDS, refuse_topology
 from ._config import NewTabPlacementConfig, WithPlacementConfig
@@ -25,6 +25,7 @@ __all__ = [
     "WithPlacement",
     "check_agent_kind",
     "resolve_placement",
+    "start_request",
     "validate_start_input",
 ]
 
@@ -112,6 +113,12 @@ def validate_start_input(raw: object) -> StartRequest:
     if not isinstance(raw, dict):
         raise LinkError(Cause.START_INPUT, "start input is not an object")
     refuse_topology(START_TOOL, raw)
+    return start_request(raw)
+
+
+def start_request(raw: dict[str, Any]) -> StartRequest:
+    """:func:`validate_start_input` for arguments the one inbound parse has already read (an object,
+    raw ids refused): the fields and the mode rules."""
     name = raw.get("name")
     if not is_valid_agent_name(name):
         raise LinkError(Cause.START_FIELD_INVALID, field="name")
