@@ -2,7 +2,8 @@
 
 ``Link`` runs the ``herdr`` CLI (argv only, never a shell, always with a timeout), classifies every
 outcome into the protocol's error codes, and implements peers, send, close, start and the self
-identity bootstrap. Adapters (MCP, the JSON-lines bridge) are wiring over ``Link.call``.
+identity bootstrap. Adapters (MCP, the JSON-lines bridge) are wiring: they read a call with
+``herdr_link_protocol.parse_call`` and run it with ``Link.run``; ``Link.call`` does both.
 
 Two subpackages stand apart from driving Herdr: :mod:`herdr_link_control.bridge` (the JSON-lines
 bridge the JavaScript stubs speak) and :mod:`herdr_link_control.userfiles` (the install core and

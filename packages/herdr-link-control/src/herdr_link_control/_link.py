@@ -136,8 +136,8 @@ class Link:
 
         The arguments are read once, by :func:`herdr_link_protocol.parse_call` (protocol-level faults,
         then the environment gate, the gateway's form, the argument rules, each field), and the call
-        runs (:meth:`run`). This is what the bridge calls; the MCP server parses first itself, because
-        what it does around the call (activation, ordering) depends on what the call is.
+        runs (:meth:`run`), for direct use. The MCP server and the bridge parse first themselves, because
+        what they do around the call (activation, ordering) depends on what the call is.
 
         Raises:
             InvalidToolCall: a protocol-level error.
