@@ -419,8 +419,11 @@ def install(
     temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
     state = _State(plan.target)
 
-    def matches_manifest(path: Path) -> None:
-        if _sha(path.read_bytes()) != plan.sha256 or not _export_shape_ok(path.read_bytes(), plan.runtime):
+    def matches_manifest(data: bytes) -> bool:
+        return _sha(data) == plan.sha256 and _export_shape_ok(data, plan.runtime)
+
+    def temporary_matches(path: Path) -> None:
+        if not matches_manifest(path.read_bytes()):
             raise OSError("the temporary copy does not match the manifest")
 
     try:
@@ -430,10 +433,9 @@ def install(
             backup = back_up(plan.target, work / "backups", stamp=stamp)
             state.backup = backup
             tell(f"backup: {backup}")
-        write_complete(plan.target, plan.bundle, partial=temporary, verify=matches_manifest)
+        write_complete(plan.target, plan.bundle, partial=temporary, verify=temporary_matches)
         state.plugin = "the new bundle, not yet checked"
-        written = plan.target.read_bytes()
-        if _sha(written) != plan.sha256 or not _export_shape_ok(written, plan.runtime):
+        if not matches_manifest(plan.target.read_bytes()):
             raise OSError("the installed file does not match the manifest after the rename")
         try:
             resolvable = plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent)

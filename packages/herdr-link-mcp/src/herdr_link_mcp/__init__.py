@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         FORWARDED_VARIABLES as FORWARDED_VARIABLES,
         Wiring as Wiring,
         WiringFile as WiringFile,
+        claude_hint_file as claude_hint_file,
         server_command as server_command,
         wiring as wiring,
     )
@@ -80,6 +81,7 @@ _EXPORTS = {
         "FORWARDED_VARIABLES",
         "Wiring",
         "WiringFile",
+        "claude_hint_file",
         "server_command",
         "wiring",
     ],

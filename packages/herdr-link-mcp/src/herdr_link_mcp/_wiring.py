@@ -8,6 +8,7 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -18,10 +19,16 @@ from herdr_link_protocol import tier0_hint
 from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS, WIRING_HOSTS
 
-__all__ = ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "server_command", "wiring"]
+__all__ = ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "claude_hint_file", "server_command", "wiring"]
 
 FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
+
+
+def claude_hint_file(environ: Mapping[str, str], home: Path) -> Path:
+    """Where the Claude Code wiring keeps the Tier 0 hint its launcher flag reads: beside ``bridge.json``
+    in Herdr Link's config directory (the doctor checks the same file)."""
+    return config_dir(environ, home) / "claude-hint.txt"
 
 
 def server_command() -> list[str]:
@@ -142,7 +149,7 @@ def wiring(host: str) -> Wiring:
     command, *args = server_command()
     ns = DEFAULT_NAMESPACE
     if host == "claude":
-        hint_path = config_dir(os.environ, Path.home()) / "claude-hint.txt"  # beside bridge.json
+        hint_path = claude_hint_file(os.environ, Path.home())
         hint_file = str(hint_path)
         return Wiring(
             host,

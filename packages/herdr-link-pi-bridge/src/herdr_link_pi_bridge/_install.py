@@ -100,11 +100,12 @@ def install(
 def plan(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> list[str]:
     """What ``install`` would do, in words; writes nothing (``install --dry-run``)."""
     target = target_path(home, cwd, project=project)
-    if not target.exists():
+    current = target.read_bytes() if target.exists() else None
+    if current is None:
         what = f"would install {target}"
-    elif target.read_bytes() == packaged_extension().read_bytes():
+    elif current == packaged_extension().read_bytes():
         what = f"{target} is already the current extension"
-    elif made_by(target.read_bytes(), GENERATOR):
+    elif made_by(current, GENERATOR):
         what = f"would update {target} (an older Herdr Link extension)"
     else:
         what = f"would refuse to replace {target} (not Herdr Link's) without --yes, and back it up with it"

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control.userfiles import config_dir
 from herdr_link_mcp import (
     DEFAULT_NAMESPACE,
     SESSION_START,
     WIRING_FORMS,
+    claude_hint_file,
     codex_home,
     command_hook_hash,
     hook_trust_key,
@@ -120,7 +120,7 @@ def check_gemini_hint(home: Path, cwd: Path) -> Check:
 def check_claude_hint(home: Path, cwd: Path) -> Check:
     """Claude Code's hint file, beside ``bridge.json``: present, and the current text."""
     name = "Claude Code hint file"
-    path = config_dir(os.environ, home) / "claude-hint.txt"
+    path = claude_hint_file(os.environ, home)
     wired = check_claude(home, cwd).status != "SKIP"
     expected = tier0_hint(WIRING_FORMS["claude"], DEFAULT_NAMESPACE) + "\n"
     fix = f"herdr-link-mcp hint --host claude > {path} (and launch with --append-system-prompt-file {path})"

@@ -27,6 +27,7 @@ from herdr_link_protocol import (
     JsonLine,
     LineFault,
     LinkError,
+    ParsedCall,
     activates_session,
     parse_call,
 )
@@ -146,18 +147,22 @@ class BridgeServer:
         self._greeted = True
         await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
 
+    def _parse(self, request: BridgeRequest) -> ParsedCall | InvalidToolCall | LinkError:
+        """The one inbound parse of a tool op's arguments: the call, or the error it earns."""
+        try:
+            return parse_call(_TOOL_OF_OP[request.op], request.args, in_herdr=self.link.in_herdr)
+        except (InvalidToolCall, LinkError) as error:
+            return error
+
     async def _run(self, request: BridgeRequest, turn: Turn) -> None:
-        gateway = request.op == GATEWAY_OP
         activates: bool | None = None
         try:
             if request.op in _TOOL_OF_OP:
-                in_herdr = self.link.in_herdr
-                try:
-                    parsed = parse_call(_TOOL_OF_OP[request.op], request.args, in_herdr=in_herdr)
-                except (InvalidToolCall, LinkError) as error:
-                    activates = activates_session(error, in_herdr=in_herdr) if gateway else None
-                    raise
-                activates = activates_session(parsed, in_herdr=in_herdr) if gateway else None
+                parsed = self._parse(request)
+                if request.op == GATEWAY_OP:  # the stub activates its session on this answer
+                    activates = activates_session(parsed, in_herdr=self.link.in_herdr)
+                if not isinstance(parsed, ParsedCall):
+                    raise parsed
                 if isinstance(parsed.call, CloseCall):
                     await turn.after_earlier()  # spec §4.5: a final send completes before the close
                 receipt = await self.link.run(parsed, request.context.directory)

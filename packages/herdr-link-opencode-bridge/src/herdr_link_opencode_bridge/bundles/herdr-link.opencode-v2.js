@@ -215,12 +215,15 @@ class Bridge {
   }
 
   // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
-  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
-  // activates, on success and on failure alike) with `result` or `error`.
-  async gateway(raw, context) {
+  // (herdr_link_protocol.parse_call) and says whether the session activates, on success and on
+  // failure alike: then `activate()` runs, before the result is returned or the error thrown.
+  async gateway(raw, context, activate) {
     await this.start();
     if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
-    return this.reply(LINK.bridge.gatewayOp, raw, context);
+    const reply = await this.reply(LINK.bridge.gatewayOp, raw, context);
+    if (reply.activates) activate();
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
   }
 
   stop() {
@@ -272,14 +275,12 @@ async function HerdrLinkSetup(ctx) {
     }
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
+    const activate = () => active.add(session);
     if (activatesLocally(input)) {
-      active.add(session);
+      activate();
       return { content: LINK.activation };
     }
-    const reply = await bridge.gateway(input, { session, directory });
-    if (reply.activates) active.add(session);
-    if (reply.error) throw new Error(reply.error.message);
-    return { content: JSON.stringify(reply.result) };
+    return { content: JSON.stringify(await bridge.gateway(input, { session, directory }, activate)) };
   }
 
   const registrations = [

@@ -41,14 +41,12 @@ const HerdrLinkPlugin = async (input) => {
         args: dispatcherArgs(),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
+          const activate = () => session && active.add(session);
           if (activatesLocally(raw)) {
-            if (session) active.add(session);
+            activate();
             return LINK.activation;
           }
-          const reply = await bridge.gateway(raw, { session, directory: context?.directory });
-          if (reply.activates && session) active.add(session);
-          if (reply.error) throw new Error(reply.error.message);
-          return JSON.stringify(reply.result);
+          return JSON.stringify(await bridge.gateway(raw, { session, directory: context?.directory }, activate));
         },
       }),
     },

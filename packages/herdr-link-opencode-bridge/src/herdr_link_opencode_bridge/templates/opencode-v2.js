@@ -39,14 +39,12 @@ async function HerdrLinkSetup(ctx) {
     }
     if (!directory) throw new Error(LINK.errors.session);
     await bridge.request("resolve_session_pane", {}, { session, directory });
+    const activate = () => active.add(session);
     if (activatesLocally(input)) {
-      active.add(session);
+      activate();
       return { content: LINK.activation };
     }
-    const reply = await bridge.gateway(input, { session, directory });
-    if (reply.activates) active.add(session);
-    if (reply.error) throw new Error(reply.error.message);
-    return { content: JSON.stringify(reply.result) };
+    return { content: JSON.stringify(await bridge.gateway(input, { session, directory }, activate)) };
   }
 
   const registrations = [

@@ -280,12 +280,15 @@ class Bridge {
   }
 
   // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
-  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
-  // activates, on success and on failure alike) with `result` or `error`.
-  async gateway(raw, context) {
+  // (herdr_link_protocol.parse_call) and says whether the session activates, on success and on
+  // failure alike: then `activate()` runs, before the result is returned or the error thrown.
+  async gateway(raw, context, activate) {
     await this.start();
     if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
-    return this.reply(LINK.bridge.gatewayOp, raw, context);
+    const reply = await this.reply(LINK.bridge.gatewayOp, raw, context);
+    if (reply.activates) activate();
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
   }
 
   stop() {
@@ -739,10 +742,8 @@ export default function herdrLink(pi) {
     pi.setActiveTools([...new Set([...pi.getActiveTools(), ...tier1])]);
   };
   const text = (value) => ({ content: [{ type: "text", text: value }] });
-  const run = async (op, params, ctx) => {
-    const value = await ensureBridge().request(op, params ?? {}, { session, directory: ctx?.cwd });
-    return { ...text(JSON.stringify(value)), details: value };
-  };
+  const shown = (value) => ({ ...text(JSON.stringify(value)), details: value });
+  const where = (ctx) => ({ session, directory: ctx?.cwd });
 
   for (const spec of LINK.tools) {
     pi.registerTool({
@@ -754,15 +755,12 @@ export default function herdrLink(pi) {
       ...(spec.sequential ? { executionMode: "sequential" } : {}),
       ...(spec.guidelines ? { promptGuidelines: spec.guidelines } : {}),
       async execute(toolCallId, params, signal, onUpdate, ctx) {
-        if (spec.op) return run(spec.op, params, ctx);
+        if (spec.op) return shown(await ensureBridge().request(spec.op, params ?? {}, where(ctx)));
         if (activatesLocally(params ?? {})) {
           activate();
           return { ...text(LINK.activation), details: JSON.parse(LINK.activation) };
         }
-        const reply = await ensureBridge().gateway(params, { session, directory: ctx?.cwd });
-        if (reply.activates) activate();
-        if (reply.error) throw new Error(reply.error.message);
-        return { ...text(JSON.stringify(reply.result)), details: reply.result };
+        return shown(await ensureBridge().gateway(params, where(ctx), activate));
       },
     });
   }
@@ -776,7 +774,7 @@ export default function herdrLink(pi) {
     active = false;
     session = ctx?.sessionManager?.getSessionFile?.() ?? "";
     pi.setActiveTools(pi.getActiveTools().filter((name) => !tier1.includes(name)));
-    ensureBridge().request("bootstrap", {}, { session, directory: ctx?.cwd }).catch(() => {});
+    ensureBridge().request("bootstrap", {}, where(ctx)).catch(() => {});
   });
 
   pi.on("session_shutdown", async () => {

@@ -121,12 +121,15 @@ class Bridge {
   }
 
   // A gateway call exactly as the model gave it. The bridge reads it with the one inbound parse
-  // (herdr_link_protocol.parse_call) and answers the whole reply: `activates` (whether the session
-  // activates, on success and on failure alike) with `result` or `error`.
-  async gateway(raw, context) {
+  // (herdr_link_protocol.parse_call) and says whether the session activates, on success and on
+  // failure alike: then `activate()` runs, before the result is returned or the error thrown.
+  async gateway(raw, context, activate) {
     await this.start();
     if (!this.ops.includes(LINK.bridge.gatewayOp)) throw new Error(LINK.errors.incompatible);
-    return this.reply(LINK.bridge.gatewayOp, raw, context);
+    const reply = await this.reply(LINK.bridge.gatewayOp, raw, context);
+    if (reply.activates) activate();
+    if (reply.error) throw new Error(reply.error.message);
+    return reply.result;
   }
 
   stop() {
