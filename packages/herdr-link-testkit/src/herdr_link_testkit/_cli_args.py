@@ -221,7 +221,51 @@ def parse_agent(args: Sequence[str], env: Mapping[str, str]) -> Plan:
         params = {"target": rest[0]}
         params.update(_wait_options(rest[1:], allow_wait=False))
         return "cli:agent:wait", "agent.wait", params
-    raise Usage("usage: herdr agent <get|list|prompt|start|rename|wait> ...")
+    if sub == "read":
+        return parse_agent_read(rest)
+    raise Usage("usage: herdr agent <get|list|prompt|start|rename|wait|read> ...")
+
+
+def _io_error(message: str) -> OSError:
+    """An error the real CLI returns from ``main`` (printed as Rust's debug form, exit 1)."""
+    return OSError(f'Custom {{ kind: Other, error: "{message}" }}')
+
+
+def parse_agent_read(rest: list[str]) -> Plan:
+    """``agent read <target> [--source S] [--lines N] [--format text|ansi] [--ansi]`` (``src/cli/agent.rs``)."""
+    if not rest:
+        raise Usage(
+            "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped] [--lines N] "
+            "[--format text|ansi] [--ansi]"
+        )
+    params: dict[str, Any] = {"target": rest[0], "source": "recent"}
+    fmt, strip = "text", True
+    index = 1
+    while index < len(rest):
+        option = rest[index]
+        if option == "--ansi":
+            fmt, strip, index = "ansi", False, index + 1
+            continue
+        if option not in ("--source", "--lines", "--format"):
+            raise Usage(f"unknown option: {option}")
+        value = _value(rest, index, option)
+        if option == "--source":
+            sources = {"visible": "visible", "recent": "recent", "recent-unwrapped": "recent_unwrapped"}
+            sources.update(recent_unwrapped="recent_unwrapped", detection="detection")
+            if value not in sources:
+                raise _io_error(f"invalid read source: {value}")
+            params["source"] = sources[value]
+        elif option == "--lines":
+            if not value.isdigit() or int(value) >= 2**32:
+                raise _io_error(f"invalid value for --lines: {value}")
+            params["lines"] = int(value)
+        else:
+            if value not in ("text", "ansi"):
+                raise _io_error(f"invalid read format: {value}")
+            fmt, strip = value, value != "ansi"
+        index += 2
+    params.update(format=fmt, strip_ansi=strip)
+    return "cli:agent:read", "agent.read", params
 
 
 def parse_agent_start(args: Sequence[str]) -> tuple[str, str, str, list[str], int | None]:
@@ -480,7 +524,7 @@ def parse_workspace(args: Sequence[str], env: Mapping[str, str]) -> Plan:
 
 GROUPS: Final = {"agent": parse_agent, "pane": parse_pane, "tab": parse_tab, "workspace": parse_workspace}
 SUBCOMMANDS: Final = {
-    "agent": ("get", "list", "prompt", "start", "rename", "wait"),
+    "agent": ("get", "list", "prompt", "start", "rename", "wait", "read"),
     "pane": ("get", "list", "split", "close", "move", "report-agent"),
     "tab": ("create", "close", "list"),
     "workspace": ("create", "list"),

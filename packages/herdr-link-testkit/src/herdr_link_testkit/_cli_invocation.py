@@ -250,6 +250,9 @@ class Invocation:
             reply = self.call(request_id, method, params)
             if method == "pane.report_agent" and "error" not in reply:
                 return 0  # report-agent prints nothing on success
+            if method == "agent.read" and "error" not in reply:
+                self.stdout.append(reply["result"]["read"]["text"])  # the text alone, as is
+                return 0
             return self.reply(reply)
         except Usage as error:
             self.stderr.append(f"{error}\n")

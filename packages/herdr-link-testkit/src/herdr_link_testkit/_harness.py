@@ -17,7 +17,9 @@ from typing import Any, Final, Self
 
 from ._methods import Simulator
 from ._model import HERDR_VERSIONS, Delivery, Occupant, Pane, StartScript, canonical_kind, valid_agent_name
+from ._pane_io import read_text
 from ._server import CallLog, Fault, SimulatorServer
+from ._terminal import PaneTerminal, session_processes
 
 __all__ = ["HerdrSim", "write_launcher"]
 
@@ -58,9 +60,16 @@ class HerdrSim:
         socket_name: str = "herdr.sock",
         home: str | None = None,
         herdr_version: str = "0.8.2",
+        real_panes: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> None:
         """``herdr_version``: the release modelled, ``"0.8.2"`` (socket protocol 20) or ``"0.9.0"``
-        (protocol 22, and the extra record fields of its schema); its CLI speaks the same protocol."""
+        (protocol 22, and the extra record fields of its schema); its CLI speaks the same protocol.
+
+        ``real_panes``: every pane is a pseudo-terminal running a shell, with a terminal emulator
+        keeping its screen; agents are what runs in it, found by detection (Linux; needs the
+        ``real-panes`` extra). ``env``: the Herdr server's environment, which every pane's shell
+        inherits (default: this process's, with ``HOME`` set to ``home``)."""
         if herdr_version not in HERDR_VERSIONS:
             raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
         # Unix socket paths are limited to 104-108 bytes: keep the directory short (not pytest's tmp_path).
@@ -73,8 +82,14 @@ class HerdrSim:
         # What this simulator makes in a directory it does not own, so that close() removes it again.
         self._made = [p for p in (Path(self.bin_path).parent, Path(self.home)) if not p.exists()]
         Path(self.home).mkdir(parents=True, exist_ok=True)
+        self.real_panes = real_panes
         self.simulator = Simulator(
-            socket_path=self.socket_path, bin_path=self.bin_path, home=self.home, herdr_version=herdr_version
+            socket_path=self.socket_path,
+            bin_path=self.bin_path,
+            home=self.home,
+            herdr_version=herdr_version,
+            real_panes=real_panes,
+            server_env=env,
         )
         self.server = SimulatorServer(self.simulator, self.socket_path)
         write_launcher(Path(self.bin_path))
@@ -93,10 +108,16 @@ class HerdrSim:
         """Stop the server (the socket disappears; the CLI then reports ``server_not_running``)."""
         self.server.stop()
 
+    def _end_panes(self) -> None:
+        """End every real pane's processes and the detection (what quitting Herdr does)."""
+        self.simulator.shutdown()
+
     def close(self) -> None:
         """Stop, and remove what the simulator made: its whole directory when it chose one, else the
-        launcher, the channel beside the socket and the directories it created."""
+        launcher, the channel beside the socket and the directories it created. Real panes' processes
+        are ended."""
         self.stop()
+        self._end_panes()
         if self._owns_root:
             shutil.rmtree(self.root, ignore_errors=True)
             return
@@ -177,8 +198,14 @@ class HerdrSim:
             return self.simulator._canonical_pane(pane_id) is not None
 
     def env(self, pane_id: str, base: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The environment a process launched in this pane has (launch-time ``HERDR_*`` values)."""
-        return {**(os.environ if base is None else base), "HOME": self.home, **self.pane(pane_id).env}
+        """The environment a process launched in this pane has (launch-time ``HERDR_*`` values).
+
+        On real panes, with no ``base``: exactly what the pane's shell was started with."""
+        pane = self.pane(pane_id)
+        if self.real_panes and base is None:
+            inherited = {k: v for k, v in self.simulator.server_env.items() if k != "CODEX_THREAD_ID"}
+            return {**inherited, **pane.env}
+        return {**(os.environ if base is None else base), "HOME": self.home, **pane.env}
 
     # ---- occupants -----------------------------------------------------------------------------
 
@@ -201,6 +228,8 @@ class HerdrSim:
         rename, refused by ``agent prompt`` with ``agent_not_ready``.
         """
         label = canonical_kind(kind) or kind
+        if self.real_panes and not hook_only:
+            raise ValueError("on real panes an agent is what runs in the pane: type its command, or use hook_only")
         with self.simulator.lock:
             pane = self._shell(pane_id)
             if name is not None:
@@ -247,14 +276,68 @@ class HerdrSim:
             self.simulator._clear_occupant(self.simulator._resolve_agent(target))
 
     def set_foreground_program(self, pane_id: str, program: str | None) -> None:
-        """Run a non-agent program in a shell pane's foreground (``None``: back at the prompt)."""
+        """Run a non-agent program in a shell pane's foreground (``None``: back at the prompt).
+
+        Modelled panes only."""
+        self._modelled_only("set_foreground_program")
         with self.simulator.lock:
             self.pane(pane_id).foreground_program = program
 
     def delay_shell(self, pane_id: str, seconds: float) -> None:
-        """Make the pane's shell still initialising for ``seconds`` (``agent start`` sees it busy)."""
+        """Make the pane's shell still initialising for ``seconds`` (``agent start`` sees it busy).
+
+        Modelled panes only."""
+        self._modelled_only("delay_shell")
         with self.simulator.lock:
             self.pane(pane_id).shell_ready_at = time.monotonic() + seconds
+
+    def _modelled_only(self, what: str) -> None:
+        if self.real_panes:
+            raise ValueError(f"{what} is for modelled panes; on a real pane, run the program with type_text")
+
+    # ---- real panes ----------------------------------------------------------------------------
+
+    def type_text(self, pane_id: str, text: str) -> None:
+        """Type ``text`` into a real pane as a user at the keyboard would (``\r`` is Enter)."""
+        self._terminal(pane_id).write(text.encode())
+
+    def read(self, target: str, *, source: str = "visible", lines: int | None = None) -> str:
+        """What ``herdr agent read <target>`` prints; for any real pane (agent or not) by its pane id."""
+        with self.simulator.lock:
+            pane = self.simulator._canonical_pane(target) or self.simulator._resolve_agent(target)
+        text, _ = read_text(pane.terminal, source, lines)
+        return text
+
+    def title(self, pane_id: str) -> str:
+        """The window title the program in a real pane set."""
+        return self._terminal(pane_id).title
+
+    def received(self, pane_id: str) -> bytes:
+        """Every byte Herdr typed into the pane, in order (a modelled pane: what ``agent prompt`` sent)."""
+        pane = self.pane(pane_id)
+        if pane.terminal is not None:
+            return bytes(pane.terminal.received)
+        with self.simulator.lock:
+            return bytes(pane.received)
+
+    def wait_for(self, condition: Callable[[], bool], *, timeout: float = 30.0, what: str = "the condition") -> None:
+        """Poll ``condition`` until it holds; raises :class:`TimeoutError` naming ``what``."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
+            time.sleep(0.05)
+
+    def processes(self, pane_id: str) -> list[int]:
+        """The live processes of a real pane's session (its shell and everything it started)."""
+        terminal = self._terminal(pane_id)
+        return session_processes(terminal.process.pid)
+
+    def _terminal(self, pane_id: str) -> "PaneTerminal":
+        terminal = self.pane(pane_id).terminal
+        if terminal is None:
+            raise ValueError(f"pane {pane_id} is not a real pane (HerdrSim(real_panes=True))")
+        return terminal
 
     def script_start(self, kind: str, script: StartScript) -> None:
         """How agents of ``kind`` started with ``agent start`` behave from now on."""

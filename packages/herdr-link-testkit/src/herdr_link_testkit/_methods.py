@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
+from ._live import SETTLE
 from ._model import (
     _EXECUTABLE,
     AGENT_NAME_MESSAGE,
@@ -24,6 +25,15 @@ from ._model import (
     _replace_leaf,
     canonical_kind,
     valid_agent_name,
+)
+from ._pane_io import (
+    ENTER,
+    PROMPT_SUBMIT_DELAY,
+    READ_SOURCES,
+    identify_foreground,
+    paste_bytes,
+    read_text,
+    shell_command,
 )
 from ._records import SimulatorRecords
 
@@ -149,6 +159,8 @@ class Simulator(SimulatorRecords):
         pane = self._resolve_pane(raw) if raw is not None else None
         if pane is None:
             raise HerdrError("pane_not_found", f"pane {raw} not found")
+        if pane.terminal is not None:
+            return {"type": "pane_process_info", "process_info": self._real_process_info(pane)}
         shell_pid = 1000 + pane.number
         info: dict[str, Any] = {"pane_id": pane.id, "shell_pid": shell_pid}
         if pane.foreground_program is not None or (pane.occupant is not None and pane.occupant.foreground):
@@ -159,6 +171,18 @@ class Simulator(SimulatorRecords):
             info["foreground_process_group_id"] = shell_pid
             info["foreground_processes"] = [{"pid": shell_pid, "name": "bash"}]
         return {"type": "pane_process_info", "process_info": info}
+
+    @staticmethod
+    def _real_process_info(pane: Pane) -> dict[str, Any]:
+        terminal = pane.terminal
+        assert terminal is not None
+        info: dict[str, Any] = {"pane_id": pane.id, "shell_pid": terminal.process.pid}
+        job = terminal.foreground_job()
+        if job is not None:
+            group, processes = job
+            info["foreground_process_group_id"] = group
+            info["foreground_processes"] = [{"pid": p.pid, "name": p.name} for p in processes]
+        return info
 
     def method_pane_move(self, params: Mapping[str, Any]) -> dict[str, Any]:
         pane = self._resolve_pane(params["pane_id"])
@@ -251,7 +275,7 @@ class Simulator(SimulatorRecords):
             holder = self._name_holder(name)
             if holder is not None and holder is not pane:
                 raise self._name_taken(name, holder)
-        if occupant.launch is not None and occupant.launch.phase == "pending":
+        if occupant.launch is not None and occupant.launch.pending:
             raise HerdrError("agent_launch_pending", "agent name cannot change while startup is pending")
         if occupant.kind is None:
             if name is None:
@@ -274,14 +298,28 @@ class Simulator(SimulatorRecords):
         assert occupant is not None
         if occupant.status == "blocked":
             raise HerdrError("agent_blocked", f"agent {target} is blocked and requires interactive input")
-        pending = occupant.launch is not None and occupant.launch.phase == "pending"
+        pending = occupant.launch is not None and occupant.launch.pending
         if occupant.kind is None or canonical_kind(occupant.kind) is None or pending:
             raise HerdrError("agent_not_ready", f"agent {target} is not an active named agent")
         if not occupant.foreground:
             raise HerdrError("agent_not_ready", f"agent {target} is no longer the pane foreground process")
+        terminal = pane.terminal
+        if terminal is not None and identify_foreground(terminal) != occupant.kind:
+            # A live process check, as Herdr's (not the last detection tick).
+            raise HerdrError("agent_not_ready", f"agent {target} is no longer the pane foreground process")
         snapshot = self.agent_info(pane)
-        mode: Literal["bracketed_paste", "plain"] = "bracketed_paste" if occupant.bracketed_paste else "plain"
-        raw, lines = _delivery_shape(text, occupant.bracketed_paste)
+        bracketed = terminal.bracketed_paste if terminal is not None else occupant.bracketed_paste
+        mode: Literal["bracketed_paste", "plain"] = "bracketed_paste" if bracketed else "plain"
+        typed = paste_bytes(text, bracketed)
+        if terminal is not None:
+            try:
+                terminal.write(typed)
+            except OSError as error:
+                raise HerdrError("agent_prompt_failed", str(error)) from error
+            terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
+        else:
+            pane.received.extend(typed + ENTER)
+        raw, lines = _delivery_shape(text, bracketed)
         delivery = Delivery(pane.id, target, text, mode, True, raw, lines)
         pane.deliveries.append(delivery)
         self._bump(pane)
@@ -308,6 +346,8 @@ class Simulator(SimulatorRecords):
         busy = HerdrError("agent_pane_busy", f"agent target pane {raw_pane} is not an available shell")
         if self.is_agent(pane) or pane.occupant is not None:
             raise busy
+        if pane.terminal is not None and not pane.terminal.at_shell_prompt():
+            raise busy
         if pane.foreground_program is not None or time.monotonic() < pane.shell_ready_at:
             raise busy
         timeout_ms = params.get("timeout_ms", DEFAULT_START_TIMEOUT_MS)
@@ -316,13 +356,45 @@ class Simulator(SimulatorRecords):
                 "invalid_agent_timeout", "agent start timeout must be greater than 3000ms and at most 300000ms"
             )
         now = time.monotonic()
-        script = self.start_scripts.get(canonical, self.default_start_script)
         argv = [_EXECUTABLE.get(canonical, canonical), *args]
-        launch = Launch(canonical, argv, script, now, now + timeout_ms / 1000)
+        terminal = pane.terminal
+        script = None if terminal is not None else self.start_scripts.get(canonical, self.default_start_script)
+        launch = Launch(canonical, argv, script, now, now + timeout_ms / 1000, ready_after=now + SETTLE)
         pane.occupant = Occupant(kind=None, status="unknown", name=name, launch=launch)
+        if terminal is not None:
+            # Herdr types the command line into the shell, as one submission: pasted if the shell
+            # enabled bracketed paste, with the Enter right after it (src/app/agents.rs).
+            try:
+                terminal.write(paste_bytes(shell_command(argv), terminal.bracketed_paste) + ENTER)
+            except OSError as error:
+                pane.occupant = None
+                raise HerdrError("agent_start_input_failed", str(error)) from error
         self.state_change_seq += 1
         self._bump(pane)
         return {"type": "agent_started", "agent": self.agent_info(pane), "argv": argv}
+
+    def method_agent_read(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """What the pane shows, as ``agent read`` prints it (``src/app/api/agents.rs``); a modelled
+        pane has no screen, so its text is empty."""
+        target = params["target"]
+        pane = self._resolve_agent(target)
+        source = params.get("source", "recent")
+        if source not in READ_SOURCES:
+            raise HerdrError("invalid_request", f"invalid request: unknown variant `{source}`")
+        text, truncated = read_text(pane.terminal, source, params.get("lines"))
+        return {
+            "type": "pane_read",
+            "read": {
+                "pane_id": pane.id,
+                "workspace_id": pane.workspace.id,
+                "tab_id": pane.tab.id,
+                "source": source,
+                "format": params.get("format", "text"),
+                "text": text,
+                "revision": 0,
+                "truncated": truncated,
+            },
+        }
 
     def method_agent_wait(self, params: Mapping[str, Any]) -> dict[str, Any]:
         pane = self._resolve_agent(params["target"])
@@ -389,6 +461,7 @@ class Simulator(SimulatorRecords):
         "agent.prompt": "method_agent_prompt",
         "agent.start": "method_agent_start",
         "agent.wait": "method_agent_wait",
+        "agent.read": "method_agent_read",
     }
     """Socket method name → handler; ``agent.prompt`` with ``wait`` goes to ``method_agent_prompt_wait``."""
 
@@ -404,6 +477,7 @@ class Simulator(SimulatorRecords):
         "agent.prompt": ("target", "text"),
         "agent.start": ("name", "kind", "pane_id"),
         "agent.wait": ("target",),
+        "agent.read": ("target", "source"),
     }
 
     def dispatch(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:

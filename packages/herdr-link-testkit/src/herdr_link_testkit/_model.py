@@ -10,6 +10,10 @@ from typing import Any, Final, Literal
 from ._cli_args import ALIASES, KINDS, kind_label
 from ._ids import pane_id, tab_id, workspace_id
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._terminal import PaneTerminal
+
 __all__ = [
     "AGENT_KINDS",
     "HERDR_VERSIONS",
@@ -77,14 +81,29 @@ class StartScript:
 
 @dataclass
 class Launch:
-    """A managed start in progress or completed."""
+    """A managed start in progress or completed.
+
+    On a modelled pane ``script`` decides what happens; on a real pane (``script`` is ``None``)
+    detection does, as Herdr's managed-start reconciliation: ``pending`` until the expected agent is
+    idle after the settle delay (``ready_after``), ``blocked`` while it shows a blocking screen
+    during start-up (still pending for prompts and renames), then ``active``; ``failed`` when the
+    deadline passes, the process exits or another agent appears.
+    """
 
     kind: str
     argv: list[str]
-    script: StartScript
+    script: StartScript | None
     started_at: float
     deadline: float
-    phase: Literal["pending", "active", "failed"] = "pending"
+    phase: Literal["pending", "blocked", "active", "failed"] = "pending"
+    ready_after: float = 0.0
+    observed: bool = False
+    """Whether the expected agent has been seen in the foreground since the start."""
+
+    @property
+    def pending(self) -> bool:
+        """Herdr's ``managed_agent_launch_pending``: still pending, or blocked during start-up."""
+        return self.phase in ("pending", "blocked")
 
 
 @dataclass
@@ -141,6 +160,10 @@ class Pane:
     label: str | None = None
     revision: int = 0
     deliveries: list[Delivery] = field(default_factory=list)
+    received: bytearray = field(default_factory=bytearray)
+    """What a modelled pane's program read from ``agent prompt`` (a real pane's is its terminal's)."""
+    terminal: "PaneTerminal | None" = None
+    """The real terminal of a pane of a simulator with real panes."""
 
     @property
     def id(self) -> str:

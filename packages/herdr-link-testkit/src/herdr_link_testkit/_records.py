@@ -63,7 +63,7 @@ class SimulatorRecords(SimulatorState):
             info["screen_detection_skipped"] = True
         info.update(workspace_id=pane.workspace.id, tab_id=pane.tab.id, pane_id=pane.id, focused=self._focused(pane))
         launch = occupant.launch
-        if launch is not None and (launch.phase == "pending"):
+        if launch is not None and launch.pending:
             info["launch_pending"] = True
         if launch is not None and launch.phase == "active":
             info["interactive_ready"] = True

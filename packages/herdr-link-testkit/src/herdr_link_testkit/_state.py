@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 
 from ._ids import decode_number, parse_canonical_pane_id
+from ._live import Detector
 from ._model import (
     HERDR_VERSIONS,
     HerdrError,
@@ -34,8 +35,18 @@ class SimulatorState:
     protocol: int = 20
 
     def __init__(
-        self, *, socket_path: str = "", bin_path: str = "", home: str | None = None, herdr_version: str = "0.8.2"
+        self,
+        *,
+        socket_path: str = "",
+        bin_path: str = "",
+        home: str | None = None,
+        herdr_version: str = "0.8.2",
+        real_panes: bool = False,
+        server_env: Mapping[str, str] | None = None,
     ) -> None:
+        """``real_panes``: every pane is a pseudo-terminal running a shell (:mod:`._terminal`), whose
+        agents are found by detection (:mod:`._live`); ``server_env`` is the environment of the
+        Herdr server, which each pane's shell inherits (default: this process's, with ``HOME``)."""
         if herdr_version not in HERDR_VERSIONS:
             raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
         self.release = herdr_version
@@ -55,6 +66,16 @@ class SimulatorState:
         self.default_start_script = StartScript()
         self._terminal_counter = 0
         self._pid_counter = 4000
+        self.real_panes = real_panes
+        self.server_env = dict(os.environ if server_env is None else server_env)
+        if server_env is None:
+            self.server_env["HOME"] = self.home
+        self._detector: Detector | None = None
+        if real_panes:
+            from ._terminal import require_linux
+
+            require_linux()
+            self._detector = Detector(self)
 
     # ---- helpers -------------------------------------------------------------------------------
 
@@ -105,8 +126,8 @@ class SimulatorState:
                 self.state_change_seq += 1
                 self._bump(pane)
             launch = occupant.launch
-            if launch is None or launch.phase != "pending":
-                continue
+            if launch is None or launch.phase != "pending" or launch.script is None:
+                continue  # a real pane's start is reconciled by its detection (._live)
             script = launch.script
             if now >= launch.started_at + script.delay and occupant.kind is None:
                 if script.outcome == "ready":
@@ -220,7 +241,25 @@ class SimulatorState:
             "TERM": "xterm-256color",
             "COLORTERM": "truecolor",
         }
+        if self.real_panes:
+            from ._terminal import PaneTerminal
+
+            inherited = {k: v for k, v in self.server_env.items() if k != "CODEX_THREAD_ID"}
+            pane.terminal = PaneTerminal(cwd, {**inherited, **pane.env})
         return pane
+
+    def _end_terminal(self, pane: Pane) -> None:
+        """End a real pane's processes (Herdr terminates them when it closes the pane)."""
+        if pane.terminal is not None:
+            pane.terminal.close()
+
+    def shutdown(self) -> None:
+        """Stop detection and end every real pane's processes."""
+        if self._detector is not None:
+            self._detector.stop()
+        with self.lock:
+            for pane in self.all_panes():
+                self._end_terminal(pane)
 
     def _new_tab(self, workspace: Workspace, cwd: str, label: str | None, env: Mapping[str, str] | None) -> Tab:
         tab = Tab(workspace.next_tab, workspace, label, [])
@@ -233,6 +272,7 @@ class SimulatorState:
         return tab
 
     def _remove_pane(self, pane: Pane) -> None:
+        self._end_terminal(pane)
         tab, workspace = pane.tab, pane.workspace
         tab.layout = [_remove_leaf(tab.layout[0], pane)] if tab.layout else []
         if tab.layout == [None]:
@@ -249,6 +289,8 @@ class SimulatorState:
         del workspace  # the tab removal above handles an emptied workspace
 
     def _remove_tab(self, tab: Tab) -> None:
+        for pane in tab.panes():
+            self._end_terminal(pane)
         workspace = tab.workspace
         index = workspace.tabs.index(tab)
         workspace.tabs.remove(tab)

@@ -31,6 +31,10 @@ Exit status: 0 done (serve: when stopped with Ctrl-C or SIGTERM); 1 an error, on
 
 
 def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:
+    if sim.real_panes and any(p.get("agent") for w in layout.get("workspaces", []) for p in w.get("panes") or []):
+        raise ValueError(
+            "with --real-panes a layout holds shells only: start agents with `herdr agent start` or type their command"
+        )
     for workspace in layout.get("workspaces", []):
         panes = workspace.get("panes") or [{}]
         ids = [sim.create_workspace(workspace.get("cwd"))]
@@ -84,6 +88,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument(
         "--herdr-version", choices=sorted(HERDR_VERSIONS), default="0.8.2", help="the Herdr release to simulate"
     )
+    serve.add_argument(
+        "--real-panes",
+        action="store_true",
+        help="make every pane a real terminal running $SHELL (Linux; needs herdr-link-testkit[real-panes])",
+    )
     env = commands.add_parser("env", help="print the export lines of a process in a pane")
     env.add_argument("--socket", required=True)
     env.add_argument("--pane", required=True)
@@ -93,7 +102,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\n".join(_env_lines(args.socket, args.pane)))  # noqa: T201
             return 0
         with HerdrSim(
-            Path(args.socket).parent, socket_name=Path(args.socket).name, herdr_version=args.herdr_version
+            Path(args.socket).parent,
+            socket_name=Path(args.socket).name,
+            herdr_version=args.herdr_version,
+            real_panes=args.real_panes,
         ) as sim:
             if args.layout is not None:
                 _apply_layout(sim, json.loads(args.layout.read_text(encoding="utf-8")))
@@ -107,6 +119,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             except KeyboardInterrupt:
                 return 130
         return 0
-    except (OSError, ValueError, KeyError, HerdrError) as error:
+    except (OSError, ValueError, KeyError, RuntimeError, HerdrError) as error:
         print(f"herdr-sim: {error}", file=sys.stderr)  # noqa: T201
         return 1

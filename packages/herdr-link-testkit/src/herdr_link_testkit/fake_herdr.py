@@ -55,6 +55,9 @@ def _alone(args: list[str], path: str, start_command: str) -> int:
     except Usage as error:
         sys.stderr.write(f"{error}\n")
         return 2
+    except OSError as error:  # a bad option value the CLI rejects before it connects
+        sys.stderr.write(f"Error: {error}\n")
+        return 1
     if kind == "exit":
         code, out, err = detail
         sys.stdout.write(out)

@@ -7,6 +7,10 @@
   fails when any command the simulated ``herdr`` ran breaks the policy.
 - ``herdr_pane``: a workspace's root pane whose occupant is the test's own caller; use
   ``herdr_sim.env(herdr_pane)`` for the environment a process in that pane would have.
+- ``herdr_real_sim``: a running :class:`HerdrSim` with real panes (each pane a pseudo-terminal
+  running a shell; Linux, the ``real-panes`` extra), of the run's ``--herdr-version``; its server
+  environment is this process's with ``HOME`` set to the simulator's. Every pane's processes are
+  ended when the test ends.
 """
 
 from collections.abc import Callable, Iterator, Sequence
@@ -45,6 +49,13 @@ def herdr_sim(herdr_command_policy: CommandPolicy | None, request: pytest.Fixtur
     if herdr_command_policy is not None:
         broken = [reason for argv in commands if (reason := herdr_command_policy(argv)) is not None]
         assert broken == [], "commands outside the allowed surface reached Herdr"
+
+
+@pytest.fixture
+def herdr_real_sim(request: pytest.FixtureRequest) -> Iterator[HerdrSim]:
+    """A running simulated Herdr whose panes are real terminals, isolated per test."""
+    with HerdrSim(herdr_version=request.config.getoption("--herdr-version"), real_panes=True) as sim:
+        yield sim
 
 
 @pytest.fixture
