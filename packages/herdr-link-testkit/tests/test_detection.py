@@ -26,31 +26,31 @@ def test_a_captured_screen_of_a_real_tui_gets_its_state(capture: Path) -> None:
     assert screen_state(shot["agent"], shot["screen"].splitlines(), shot["title"]) == shot["state"]
 
 
-def test_the_captures_cover_every_runnable_host_idle_and_blocked() -> None:
+def test_the_captures_cover_every_runnable_host() -> None:
     shots = [json.loads(p.read_text(encoding="utf-8")) for p in SCREENS]
-    idle = {s["agent"] for s in shots if s["state"] == "idle"}
-    blocked = {s["agent"] for s in shots if s["state"] == "blocked"}
-    assert idle == {"claude", "codex", "gemini", "opencode", "pi"}
-    assert blocked == {"claude", "codex", "gemini"}  # OpenCode and Pi showed no blocking screen at start
+    assert {s["agent"] for s in shots if s["state"] == "idle"} == {"claude", "codex", "gemini", "opencode", "pi"}
+    assert {s["agent"] for s in shots if s["state"] == "blocked"} >= {"claude"}
+    # A dialog Herdr's manifests have no rule for reads as idle: each such capture says so.
+    dialogs = [s for s in shots if s["state"] == "idle" and "composer" not in json.dumps(s.get("note", "composer"))]
+    assert all("Herdr" in s.get("note", "") for s in dialogs)
 
 
-def test_a_blocking_screen_is_idle_once_its_dialog_is_gone() -> None:
-    # The same captured trust screen: its question alone, or its key hints alone, still block;
-    # with both cut out, nothing on it is a dialog any more.
+def test_a_trust_dialog_blocks_by_its_key_hints_after_the_last_rule() -> None:
     shot = json.loads((Path(__file__).parent / "screens" / "claude-2.1.332-folder-trust.json").read_text())
     rows = shot["screen"].splitlines()
-    question = [r for r in rows if "Esc to cancel" not in r]
-    hints = [r for r in rows if "one you trust" not in r]
-    neither = [r for r in question if r in hints]
-    assert screen_state("claude", question, "") == "blocked"
-    assert screen_state("claude", hints, "") == "blocked"
-    assert screen_state("claude", neither, "") == "idle"
+    assert screen_state("claude", rows, "") == "blocked"
+    without_hints = [r for r in rows if "Esc to cancel" not in r]
+    assert screen_state("claude", without_hints, "") == "idle"  # the question alone: no rule reads it
+    below_a_rule = [*rows, "─" * 40, "  text after a later rule"]
+    assert screen_state("claude", below_a_rule, "") == "idle"  # only what follows the last rule counts
 
 
 @pytest.mark.parametrize(
     ("agent", "rows", "title", "state"),
     [
-        ("claude", ["✻ Thinking… (esc to interrupt)", "❯"], "✳ Claude Code", "working"),
+        ("claude", ["❯ please", "✶ Deciphering…", "─" * 20, "❯", "─" * 20], "✳ Claude Code", "working"),
+        ("claude", ["  ⏵⏵ auto mode on (shift+tab to cycle) · esc to interrupt"], "", "working"),
+        ("claude", ["─" * 20, "❯ draft", "─" * 20, "  ? for shortcuts"], "", "idle"),
         ("claude", ["❯"], "⠐ Claude Code", "working"),
         ("claude", ["Do you want to proceed?", "❯ 1. Yes", "  2. No"], "", "blocked"),
         ("codex", ["• Working (3s • esc to interrupt)", "› "], "", "working"),

@@ -180,6 +180,9 @@ def test_a_fake_tui_receives_exactly_what_herdr_sends_and_detection_follows_it(s
 
     sim.type_text(pane, "1\r")  # the user answers the dialog
     sim.wait_for(lambda: _status(sim, "reviewer") == "idle", timeout=WAIT, what="idle after the answer")
+    [met] = sim.blocking_screens()  # the dialog, kept with its screen
+    assert (met.pane_id, met.agent, met.name) == (pane, "claude", "reviewer")
+    assert "Do you want to proceed?" in met.screen and met.title == "Fake Claude"
 
 
 def test_a_start_blocked_at_a_first_run_dialog_keeps_the_name_until_the_user_answers(
@@ -193,6 +196,8 @@ def test_a_start_blocked_at_a_first_run_dialog_keeps_the_name_until_the_user_ans
     assert (started.returncode, error["code"]) == (1, "agent_not_ready")
     assert error["message"] == "agent reviewer is blocked during startup and is not ready for prompts"
     assert "Is this a project you created or one you trust?" in sim.read(pane)
+    [met] = sim.blocking_screens()
+    assert met.name == "reviewer" and "Is this a project you created or one you trust?" in met.screen
     agent = sim.agent("reviewer")  # the name stays reserved
     assert (agent["agent_status"], agent.get("launch_pending")) == ("blocked", True)
     again = _start(sim, pane)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._model import (
         AGENT_KINDS as AGENT_KINDS,
         HERDR_VERSIONS as HERDR_VERSIONS,
+        BlockingScreen as BlockingScreen,
         Delivery as Delivery,
         HerdrError as HerdrError,
         StartScript as StartScript,
@@ -54,6 +55,7 @@ _EXPORTS = {
     "_model": [
         "AGENT_KINDS",
         "HERDR_VERSIONS",
+        "BlockingScreen",
         "Delivery",
         "HerdrError",
         "StartScript",

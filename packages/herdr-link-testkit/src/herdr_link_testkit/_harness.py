@@ -16,7 +16,16 @@ from types import TracebackType
 from typing import Any, Final, Self
 
 from ._methods import Simulator
-from ._model import HERDR_VERSIONS, Delivery, Occupant, Pane, StartScript, canonical_kind, valid_agent_name
+from ._model import (
+    HERDR_VERSIONS,
+    BlockingScreen,
+    Delivery,
+    Occupant,
+    Pane,
+    StartScript,
+    canonical_kind,
+    valid_agent_name,
+)
 from ._pane_io import read_text
 from ._server import CallLog, Fault, SimulatorServer
 from ._terminal import PaneTerminal, session_processes
@@ -327,6 +336,12 @@ class HerdrSim:
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"timed out after {timeout} s waiting for {what}")
             time.sleep(0.05)
+
+    def blocking_screens(self) -> list[BlockingScreen]:
+        """Every screen on which a real pane's agent was detected blocked (a dialog waiting for its
+        user), in order, with the pane, the agent, its name then and the title; closed panes' too."""
+        with self.simulator.lock:
+            return list(self.simulator.blockers)
 
     def processes(self, pane_id: str) -> list[int]:
         """The live processes of a real pane's session (its shell and everything it started)."""

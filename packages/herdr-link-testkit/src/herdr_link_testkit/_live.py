@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
 from ._detection import identify_agent, screen_state
-from ._model import Occupant, Pane
+from ._model import BlockingScreen, Occupant, Pane
 
 if TYPE_CHECKING:
     from ._state import SimulatorState
@@ -35,6 +35,9 @@ class Observation:
     state: Literal["idle", "working", "blocked"] | None
     gone: bool = False
     """The pane's terminal has no foreground job any more (closed)."""
+    rows: tuple[str, ...] = ()
+    """The screen detection read (for an agent)."""
+    title: str = ""
 
 
 def observe(terminal: "PaneTerminal") -> Observation:
@@ -46,7 +49,8 @@ def observe(terminal: "PaneTerminal") -> Observation:
     agent = identify_agent(group, processes)
     if agent is None:
         return Observation(terminal.at_shell_prompt(), None, None)
-    return Observation(False, agent, screen_state(agent, terminal.visible_lines(), terminal.title))
+    rows, title = terminal.visible_lines(), terminal.title
+    return Observation(False, agent, screen_state(agent, rows, title), rows=tuple(rows), title=title)
 
 
 def reconcile(sim: "SimulatorState", pane: Pane, seen: Observation, now: float) -> None:
@@ -83,6 +87,8 @@ def reconcile(sim: "SimulatorState", pane: Pane, seen: Observation, now: float) 
         sim.state_change_seq += 1
         sim._bump(pane)
     occupant.foreground = True
+    if seen.state == "blocked" and occupant.status != "blocked":
+        _record_blocker(sim, pane, seen, now)
     if seen.state is not None:
         sim._set_status(pane, seen.state)
     if launch is None or not launch.pending:
@@ -98,6 +104,13 @@ def reconcile(sim: "SimulatorState", pane: Pane, seen: Observation, now: float) 
         sim._bump(pane)
     elif launch.phase == "pending" and now >= launch.deadline:
         _fail(sim, pane)
+
+
+def _record_blocker(sim: "SimulatorState", pane: Pane, seen: Observation, now: float) -> None:
+    """Keep the screen that blocked an agent (a test instrument: Herdr keeps no such record)."""
+    occupant = pane.occupant
+    name = occupant.name if occupant is not None else None
+    sim.blockers.append(BlockingScreen(pane.id, seen.agent or "", name, "\n".join(seen.rows), seen.title, now))
 
 
 def _hooked(sim: "SimulatorState", pane: Pane, occupant: Occupant, seen: Observation) -> None:

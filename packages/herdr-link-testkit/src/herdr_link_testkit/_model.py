@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGENT_KINDS",
+    "BlockingScreen",
     "HERDR_VERSIONS",
     "KIND_ALIASES",
     "Delivery",
@@ -144,6 +145,20 @@ class Delivery:
     def splits(self) -> bool:
         """Whether the text would reach the agent as more than one submitted line."""
         return self.submitted_lines > 1
+
+
+@dataclass(frozen=True)
+class BlockingScreen:
+    """A screen on which detection found a real pane's agent blocked (waiting for its user)."""
+
+    pane_id: str
+    agent: str
+    name: str | None
+    """The Agent Name the pane held then, if any."""
+    screen: str
+    title: str
+    at: float
+    """``time.monotonic()`` when detection saw it."""
 
 
 @dataclass(eq=False)

@@ -15,6 +15,7 @@ from ._ids import decode_number, parse_canonical_pane_id
 from ._live import Detector
 from ._model import (
     HERDR_VERSIONS,
+    BlockingScreen,
     HerdrError,
     Pane,
     StartScript,
@@ -67,6 +68,8 @@ class SimulatorState:
         self._terminal_counter = 0
         self._pid_counter = 4000
         self.real_panes = real_panes
+        self.blockers: list[BlockingScreen] = []
+        """Every blocking screen detection met on a real pane, in order."""
         self.server_env = dict(os.environ if server_env is None else server_env)
         if server_env is None:
             self.server_env["HOME"] = self.home
