@@ -193,7 +193,21 @@ def _wait_options(args: Sequence[str], allow_wait: bool) -> dict[str, Any]:
     return {"wait": options} if wait else options
 
 
-def parse_agent(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+def expand_equals(args: Sequence[str], options: Sequence[str]) -> list[str]:
+    """0.9's ``--option=value`` for the given value options: split into ``--option`` and ``value``;
+    any other argument is kept whole (``src/cli.rs``, ``expand_equals_args``)."""
+    expanded: list[str] = []
+    for arg in args:
+        option, sep, value = arg.partition("=")
+        if sep and option in options:
+            expanded += [option, value]
+        else:
+            expanded.append(arg)
+    return expanded
+
+
+def parse_agent(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
+    newer = release == "0.9.0"
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "get":
         _exactly(rest, 1, "usage: herdr agent get <target>")
@@ -207,7 +221,10 @@ def parse_agent(args: Sequence[str], env: Mapping[str, str]) -> Plan:
         if len(rest) < 2:
             raise Usage("agent prompt requires text")
         params: dict[str, Any] = {"target": rest[0], "text": rest[1]}
-        params.update(_wait_options(rest[2:], allow_wait=True))
+        # 0.9 expands `--option=value` over every argument, the text too, then reads options after
+        # the text: a text shaped like `--timeout=5` becomes options (src/cli/agent.rs, 0.9 line).
+        options = expand_equals(rest, ("--until", "--timeout"))[2:] if newer else rest[2:]
+        params.update(_wait_options(options, allow_wait=True))
         return "cli:agent:prompt", "agent.prompt", params
     if sub == "rename":
         _exactly(rest, 2, "usage: herdr agent rename <target> <name>|--clear")
@@ -219,10 +236,11 @@ def parse_agent(args: Sequence[str], env: Mapping[str, str]) -> Plan:
         if not rest or rest[0].startswith("-"):
             raise Usage("usage: herdr agent wait <target> [--until STATUS]... [--timeout MS]")
         params = {"target": rest[0]}
-        params.update(_wait_options(rest[1:], allow_wait=False))
+        options = expand_equals(rest, ("--until", "--timeout"))[1:] if newer else rest[1:]
+        params.update(_wait_options(options, allow_wait=False))
         return "cli:agent:wait", "agent.wait", params
     if sub == "read":
-        return parse_agent_read(rest)
+        return parse_agent_read(rest, release)
     raise Usage("usage: herdr agent <get|list|prompt|start|rename|wait|read> ...")
 
 
@@ -231,13 +249,35 @@ def _io_error(message: str) -> OSError:
     return OSError(f'Custom {{ kind: Other, error: "{message}" }}')
 
 
-def parse_agent_read(rest: list[str]) -> Plan:
-    """``agent read <target> [--source S] [--lines N] [--format text|ansi] [--ansi]`` (``src/cli/agent.rs``)."""
+READ_USAGE: Final = {
+    "0.8.2": "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped] [--lines N] "
+    "[--format text|ansi] [--ansi]",
+    "0.9.0": "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped|detection] [--lines N] "
+    "[--format text|ansi] [--ansi]",
+}
+
+
+def parse_agent_read(rest: list[str], release: str = "0.8.2") -> Plan:
+    """``agent read <target> [--source S] [--lines N] [--format text|ansi] [--ansi]`` (``src/cli/agent.rs``).
+
+    0.8.2 fails a bad option value from ``main`` (exit 1); 0.9 prints the error and its usage line
+    (exit 2) and takes ``--option=value``.
+    """
+    usage = READ_USAGE[release]
     if not rest:
-        raise Usage(
-            "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped] [--lines N] "
-            "[--format text|ansi] [--ansi]"
-        )
+        raise Usage(usage)
+    if release == "0.9.0":
+        try:
+            return _agent_read(rest[:1] + expand_equals(rest[1:], ("--source", "--lines", "--format")))
+        except (OSError, Usage) as error:
+            message = str(error)
+            if isinstance(error, OSError):  # 0.9 says the message itself, not Rust's debug form
+                message = message.split('error: "', 1)[-1].rstrip('" }')
+            raise Usage(f"{message}\n{usage}") from error
+    return _agent_read(rest)
+
+
+def _agent_read(rest: list[str]) -> Plan:
     params: dict[str, Any] = {"target": rest[0], "source": "recent"}
     fmt, strip = "text", True
     index = 1
@@ -268,11 +308,14 @@ def parse_agent_read(rest: list[str]) -> Plan:
     return "cli:agent:read", "agent.read", params
 
 
-def parse_agent_start(args: Sequence[str]) -> tuple[str, str, str, list[str], int | None]:
+def parse_agent_start(args: Sequence[str], release: str = "0.8.2") -> tuple[str, str, str, list[str], int | None]:
     usage = "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
     if not args or args[0].startswith("-"):
         raise Usage(usage)
     name = args[0]
+    if release == "0.9.0":  # `--option=value` before `--` only: the agent's own args keep their shape
+        cut = args.index("--") if "--" in args else len(args)
+        args = [*expand_equals(args[:cut], ("--kind", "--pane", "--timeout")), *args[cut:]]
     separator = args.index("--") if "--" in args else len(args)
     kind = pane = None
     timeout = None
@@ -313,7 +356,7 @@ def _env_pair(value: str) -> tuple[str, str]:
     return key, item
 
 
-def parse_pane(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+def parse_pane(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub in ("get", "close"):
         _exactly(rest, 1, f"usage: herdr pane {sub} <pane_id>")
@@ -330,7 +373,7 @@ def parse_pane(args: Sequence[str], env: Mapping[str, str]) -> Plan:
     if sub == "split":
         return parse_pane_split(rest, env.get("HERDR_PANE_ID"))
     if sub == "report-agent":
-        return parse_report_agent(rest)
+        return parse_report_agent(rest, release)
     if sub == "move":
         return parse_pane_move(rest)
     raise Usage("usage: herdr pane <get|list|split|close|move|report-agent> ...")
@@ -404,15 +447,25 @@ def parse_pane_split(rest: list[str], current_pane: str | None) -> Plan:
     return "cli:pane:split", "pane.split", params
 
 
-def parse_report_agent(rest: list[str]) -> Plan:
+def parse_report_agent(rest: list[str], release: str = "0.8.2") -> Plan:
+    """``pane report-agent <pane_id> --source ID --agent LABEL --state S [--message TEXT]``; 0.9 also
+    takes the options before the pane id and as ``--option=value`` (its changelog, #2926)."""
     usage = "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown"
+    keys = {"--source": "source", "--agent": "agent", "--state": "state", "--message": "message"}
+    if release == "0.9.0":
+        rest = expand_equals(rest, tuple(keys))
+        positional = [i for i, a in enumerate(rest) if not a.startswith("-") and (i == 0 or rest[i - 1] not in keys)]
+        if not positional:
+            raise Usage(usage)
+        where = positional[0]  # the pane id, wherever it stands among the options
+        rest = [rest[where], *rest[:where], *rest[where + 1 :]]
     if not rest or rest[0].startswith("-"):
         raise Usage(usage)
     params: dict[str, Any] = {"pane_id": rest[0]}
     index = 1
     while index < len(rest):
         option = rest[index]
-        key = {"--source": "source", "--agent": "agent", "--state": "state", "--message": "message"}.get(option)
+        key = keys.get(option)
         if key is None:
             raise Usage(f"unknown option: {option}")
         params[key] = _value(rest, index, option)
@@ -495,7 +548,7 @@ def _create_options(rest: list[str], allowed: tuple[str, ...]) -> dict[str, Any]
     return ordered
 
 
-def parse_tab(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+def parse_tab(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "create":
         return "cli:tab:create", "tab.create", _create_options(rest, ("--workspace", "--cwd", "--label", "--env"))
@@ -512,7 +565,7 @@ def parse_tab(args: Sequence[str], env: Mapping[str, str]) -> Plan:
     raise Usage("usage: herdr tab <create|close|list> ...")
 
 
-def parse_workspace(args: Sequence[str], env: Mapping[str, str]) -> Plan:
+def parse_workspace(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "create":
         return "cli:workspace:create", "workspace.create", _create_options(rest, ("--cwd", "--label", "--env"))
@@ -531,12 +584,15 @@ SUBCOMMANDS: Final = {
 }
 
 
-def route(args: Sequence[str], env: Mapping[str, str]) -> tuple[str, str, Any]:
+def route(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> tuple[str, str, Any]:
     """Decide an invocation (global flags already stripped), before any request.
 
     Returns ``(request_id, kind, detail)``: kind ``"exit"`` with ``(code, stdout, stderr)`` for usage
     and help output, ``"start"`` with the parsed ``agent start`` arguments, ``"request"`` with a
     :data:`Plan`.
+
+    ``release``: the Herdr release whose CLI grammar applies (0.9 takes ``--option=value`` in more
+    places).
 
     Raises:
         Usage: a local argument error (exit 2, no socket access).
@@ -551,6 +607,6 @@ def route(args: Sequence[str], env: Mapping[str, str]) -> tuple[str, str, Any]:
         return f"cli:{group}", "exit", (0, "", f"usage: herdr {group} <{'|'.join(SUBCOMMANDS[group])}> ...\n")
     request_id = f"cli:{group}:{sub}" if sub in SUBCOMMANDS[group] else f"cli:{group}"
     if (group, sub) == ("agent", "start"):
-        return request_id, "start", parse_agent_start(args[2:])
-    plan = GROUPS[group](args[1:], env)
+        return request_id, "start", parse_agent_start(args[2:], release)
+    plan = GROUPS[group](args[1:], env, release)
     return plan[0], "request", plan

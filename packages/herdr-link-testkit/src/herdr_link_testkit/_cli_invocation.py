@@ -238,7 +238,7 @@ class Invocation:
             return faulted
         request_id = "cli"
         try:
-            request_id, kind, detail = route(args, env)
+            request_id, kind, detail = route(args, env, self.server.release)
             if kind == "exit":
                 code, out, err = detail
                 self.stdout.append(out)

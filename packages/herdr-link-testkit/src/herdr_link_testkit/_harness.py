@@ -35,7 +35,7 @@ __all__ = ["HerdrSim", "write_launcher"]
 _PACKAGE_PARENT: Final = Path(__file__).resolve().parent.parent
 
 
-def write_launcher(path: Path, python: str = sys.executable) -> Path:
+def write_launcher(path: Path, python: str = sys.executable, release: str = "0.8.2") -> Path:
     """Write an executable ``herdr`` script at ``path`` that runs the simulated CLI.
 
     It starts Python without ``site`` and without ``PYTHON*`` variables (so its bytecode is cached
@@ -49,7 +49,7 @@ def write_launcher(path: Path, python: str = sys.executable) -> Path:
         "import sys\n"
         f"sys.path.insert(0, {str(_PACKAGE_PARENT)!r})\n"
         "from herdr_link_testkit.fake_herdr import main\n"
-        "raise SystemExit(main())\n",
+        f"raise SystemExit(main(release={release!r}))\n",
         encoding="utf-8",
     )
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
@@ -101,7 +101,7 @@ class HerdrSim:
             server_env=env,
         )
         self.server = SimulatorServer(self.simulator, self.socket_path)
-        write_launcher(Path(self.bin_path))
+        write_launcher(Path(self.bin_path), release=herdr_version)
 
     def __repr__(self) -> str:
         state = "running" if self.server.running else "stopped"

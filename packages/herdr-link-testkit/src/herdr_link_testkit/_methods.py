@@ -3,6 +3,7 @@ Herdr 0.8.2 (``herdr-cli.md`` §8, §11) and returns the ``result`` object, or r
 :class:`HerdrError` with Herdr's error code and message; :meth:`Simulator.dispatch` routes a
 request to it."""
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
@@ -36,23 +37,33 @@ from ._pane_io import (
     shell_command,
 )
 from ._records import SimulatorRecords
+from ._terminal import PaneTerminal
 
 __all__ = ["Simulator"]
+
+
+def _enter_later(terminal: "PaneTerminal") -> None:
+    time.sleep(PROMPT_SUBMIT_DELAY)
+    try:
+        terminal.write(ENTER)
+    except OSError:
+        pass  # the pane closed meanwhile: nothing to submit
 
 
 class Simulator(SimulatorRecords):
     """One simulated Herdr server: its state, its records and its socket methods. Thread-safe: every
     method runs under one lock."""
 
+    _pending = threading.local()
+
     # ---- socket methods ------------------------------------------------------------------------
 
     def method_ping(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "type": "pong",
-            "version": self.version,
-            "protocol": self.protocol,
-            "capabilities": {"live_handoff": True, "detached_server_daemon": False},
-        }
+        capabilities: dict[str, Any] = {"live_handoff": True, "detached_server_daemon": False}
+        if self.release == "0.9.0":
+            # What a 0.9.0 server's ping reports besides (a captured ``herdr status`` of 0.9.0).
+            capabilities.update(endpoint_protocol_generation=1, surface_interest=True, health_check=True)
+        return {"type": "pong", "version": self.version, "protocol": self.protocol, "capabilities": capabilities}
 
     def method_workspace_create(self, params: Mapping[str, Any]) -> dict[str, Any]:
         cwd = self._launch_cwd(params.get("cwd"), self.home)
@@ -316,9 +327,14 @@ class Simulator(SimulatorRecords):
                 terminal.write(typed)
             except OSError as error:
                 raise HerdrError("agent_prompt_failed", str(error)) from error
-            terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
+            if self.release == "0.9.0":
+                self._after_reply(lambda: _enter_later(terminal))
+            else:
+                terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
         else:
             pane.received.extend(typed + ENTER)
+            if self.release == "0.9.0":
+                self._after_reply(lambda: time.sleep(PROMPT_SUBMIT_DELAY))
         raw, lines = _delivery_shape(text, bracketed)
         delivery = Delivery(pane.id, target, text, mode, True, raw, lines)
         pane.deliveries.append(delivery)
@@ -423,23 +439,58 @@ class Simulator(SimulatorRecords):
         was_working = self.public_status(pane) == "working"
         seq = self.state_change_seq
         result = self.method_agent_prompt(params)
+        self._run_after_reply(unlocked=True)
         if not was_working:
             limit = 5000 if timeout_ms is None else min(5000, timeout_ms)
             deadline = time.monotonic() + limit / 1000
-            while self.state_change_seq == seq:
+            while not self._prompt_observed(pane, seq):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     if timeout_ms is not None and timeout_ms <= 5000:
                         raise HerdrError("timeout", "timed out waiting for agent status")
-                    raise HerdrError(
-                        "agent_prompt_stalled",
-                        f"agent prompt produced no observed state change within 5000 ms; status is "
-                        f"{self.public_status(pane)} and state_change_seq remained {seq}",
-                    )
+                    raise HerdrError("agent_prompt_stalled", self._stalled(pane, seq, limit))
                 self.changed.wait(min(0.05, remaining))
         until = wait.get("until") or ["idle", "done", "blocked"]
         result["agent"] = self._wait_for(pane, until, timeout_ms)
         return result
+
+    def _prompt_observed(self, pane: Pane, seq: int) -> bool:
+        """0.8.2 waits for any state change; 0.9 for working or blocked activity."""
+        if self.release == "0.9.0":
+            return self.public_status(pane) in ("working", "blocked")
+        return self.state_change_seq != seq
+
+    def _stalled(self, pane: Pane, seq: int, limit: int) -> str:
+        status = self.public_status(pane)
+        if self.release == "0.9.0":
+            return (
+                f"agent prompt produced no observed working or blocked state within {limit} ms; "
+                f"current status is {status}"
+            )
+        return (
+            f"agent prompt produced no observed state change within 5000 ms; status is {status} "
+            f"and state_change_seq remained {seq}"
+        )
+
+    # ---- what runs after a reply is decided, outside the lock ------------------------------
+
+    def _after_reply(self, action: Callable[[], None]) -> None:
+        self._pending.action = action
+
+    def _run_after_reply(self, *, unlocked: bool = False) -> None:
+        """Run what the method left to do before its reply goes out (0.9's Enter), without holding
+        the lock; ``unlocked``: the caller holds it once and gets it back."""
+        action = getattr(self._pending, "action", None)
+        self._pending.action = None
+        if action is None:
+            return
+        if unlocked:
+            self.lock.release()
+        try:
+            action()
+        finally:
+            if unlocked:
+                self.lock.acquire()
 
     METHODS: Final = {
         "ping": "method_ping",
@@ -497,4 +548,8 @@ class Simulator(SimulatorRecords):
             if method == "agent.prompt" and "wait" in params:
                 return self.method_agent_prompt_wait(params)
             handler: Callable[[Mapping[str, Any]], dict[str, Any]] = getattr(self, name)
-            return handler(params)
+            result = handler(params)
+        # Herdr 0.9 answers `agent.prompt` only once the Enter, 300 ms after the text, was sent
+        # (herdrdev/herdr #3506, #3685); 0.8.2 answers at once and sends the Enter later.
+        self._run_after_reply()
+        return result

@@ -10,6 +10,22 @@ from ._model import (
 )
 from ._state import SimulatorState
 
+_ACTIVITY_GLYPHS = "·✢✳✶✻✽◐◓◑◒"
+
+
+def stripped_title(title: str) -> str | None:
+    """Herdr's ``terminal_title_stripped``: the title without one leading activity glyph (a braille
+    spinner or one of Claude Code's marks) followed by a space, or ``None`` when nothing is left
+    (``src/terminal/title.rs``)."""
+    title = title.strip()
+    if not title:
+        return None
+    first, rest = title[0], title[1:]
+    recognized = "\u2800" <= first <= "\u28ff" or first in _ACTIVITY_GLYPHS
+    stripped = rest.strip() if recognized and (not rest or rest[0].isspace()) else title
+    return stripped or None
+
+
 __all__ = ["SimulatorRecords"]
 
 
@@ -43,7 +59,7 @@ class SimulatorRecords(SimulatorState):
             info["label"] = pane.label
         if pane.occupant is not None and pane.occupant.kind is not None:
             info["agent"] = pane.occupant.kind
-        self._newer_fields(info, pane.occupant.kind if pane.occupant is not None else None)
+        self._title_fields(info, pane)
         info["agent_status"] = self.public_status(pane)
         info["scroll"] = {"offset_from_bottom": 0, "max_offset_from_bottom": 0, "viewport_rows": 23}
         info["revision"] = pane.revision
@@ -57,7 +73,7 @@ class SimulatorRecords(SimulatorState):
             info["name"] = occupant.name
         if occupant.kind is not None:
             info["agent"] = occupant.kind
-        self._newer_fields(info, occupant.kind)
+        self._title_fields(info, pane)
         info["agent_status"] = self.public_status(pane)
         if occupant.hook_source is not None and occupant.hook_source.startswith("herdr:"):
             info["screen_detection_skipped"] = True
@@ -71,13 +87,17 @@ class SimulatorRecords(SimulatorState):
         info.update(cwd=pane.cwd, foreground_cwd=pane.cwd, revision=pane.revision)
         return info
 
-    def _newer_fields(self, info: dict[str, Any], kind: str | None) -> None:
-        """Fields a 0.9.0 record carries that Herdr Link does not read (a client must ignore them)."""
-        if self.release != "0.9.0":
-            return
-        if kind is not None:
-            info["display_agent"] = kind
-        info.update(terminal_title="herdr", terminal_title_stripped="herdr")
+    @staticmethod
+    def _title_fields(info: dict[str, Any], pane: Pane) -> None:
+        """``terminal_title`` and ``terminal_title_stripped``, present only when the pane's program set a
+        title (a real pane); ``display_agent`` only when a hook reports one, which is not modelled.
+        The same in 0.8.2 and 0.9.0 (both schemas have them, optional)."""
+        title = pane.terminal.title if pane.terminal is not None else ""
+        if title.strip():
+            info["terminal_title"] = title
+            stripped = stripped_title(title)
+            if stripped is not None:
+                info["terminal_title_stripped"] = stripped
 
     def tab_info(self, tab: Tab) -> dict[str, Any]:
         statuses = [self.public_status(p) for p in tab.panes()]

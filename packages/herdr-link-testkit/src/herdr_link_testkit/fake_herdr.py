@@ -48,10 +48,10 @@ def _hand_over(path: str, argv: list[str]) -> tuple[int, bytes, bytes] | None:
         os.close(reply)
 
 
-def _alone(args: list[str], path: str, start_command: str) -> int:
+def _alone(args: list[str], path: str, start_command: str, release: str) -> int:
     """What the CLI prints with no server: its own usage errors and help, else ``server_not_running``."""
     try:
-        request_id, kind, detail = route(args, os.environ)
+        request_id, kind, detail = route(args, os.environ, release)
     except Usage as error:
         sys.stderr.write(f"{error}\n")
         return 2
@@ -67,8 +67,8 @@ def _alone(args: list[str], path: str, start_command: str) -> int:
     return 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one ``herdr`` invocation and return its exit status."""
+def main(argv: Sequence[str] | None = None, *, release: str = "0.8.2") -> int:
+    """Run one ``herdr`` invocation and return its exit status (``release``: whose CLI this is)."""
     raw = list(sys.argv[1:] if argv is None else argv)
     try:
         args, path, start_command = global_options(raw, os.environ)
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     done = _hand_over(path, raw)
     if done is None:
-        return _alone(args, path, start_command)
+        return _alone(args, path, start_command, release)
     code, out, err = done
     sys.stdout.buffer.write(out)
     sys.stdout.flush()
