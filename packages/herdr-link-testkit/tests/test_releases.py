@@ -96,6 +96,16 @@ def test_pane_report_agent_options_first_in_0_9_only(sim: HerdrSim) -> None:
         assert done.returncode == 2 and done.stderr.startswith("usage: herdr pane report-agent")
 
 
+def test_agent_instance_id_in_0_9_only_and_new_for_each_agent(sim: HerdrSim) -> None:
+    pane = _pane(sim)
+    first = sim.agent("brain").get("agent_instance_id")
+    assert (first is not None) == _newer(sim)
+    sim.exit_agent("brain")
+    sim.add_agent(pane, "claude", name="brain")
+    second = sim.agent("brain").get("agent_instance_id")
+    assert (second is not None) == _newer(sim) and (first is None or first != second)
+
+
 def test_ping_capabilities(sim: HerdrSim) -> None:
     capabilities = sim.request("ping")["capabilities"]
     assert capabilities["live_handoff"] is True

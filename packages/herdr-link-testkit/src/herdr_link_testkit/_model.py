@@ -3,6 +3,7 @@ the constants and releases the simulator knows (``herdr-cli.md`` §4, §5). Plai
 simulator's state and its transitions are in :mod:`._state`, the records in :mod:`._records`,
 the socket methods in :mod:`._methods`."""
 
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -125,6 +126,8 @@ class Occupant:
     pending_kind: str | None = None
     launch: Launch | None = None
     on_prompt: Callable[["Delivery"], None] | None = None
+    instance_id: str = field(default_factory=lambda: f"ai_{uuid.uuid4().hex[:16]}")
+    """This occupant's ``agent_instance_id`` (0.9.0 mode): a new one for every agent that comes."""
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,10 @@ class SimulatorRecords(SimulatorState):
         occupant = pane.occupant
         assert occupant is not None
         info: dict[str, Any] = {"terminal_id": pane.terminal_id}
+        if self.release == "0.9.0" and occupant.kind is not None:
+            # A later AgentInfo names the agent instance (src/api/schema/agents.rs); the release that
+            # added it is unknown, so only the 0.9.0 mode carries it (docs/herdr-versions.md).
+            info["agent_instance_id"] = occupant.instance_id
         if occupant.name is not None:
             info["name"] = occupant.name
         if occupant.kind is not None:
