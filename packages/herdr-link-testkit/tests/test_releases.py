@@ -53,6 +53,9 @@ def test_agent_start_takes_option_equals_value_in_0_9_only(sim: HerdrSim) -> Non
         assert json.loads(done.stdout)["result"]["argv"] == ["codex", "--model=x"]  # after `--`: as given
     else:
         assert (done.returncode, done.stderr) == (2, "unknown option: --kind=codex\n")
+    # Both keep the unknown-kind check in the CLI: exit 2, nothing sent.
+    unknown = _herdr(sim, pane, "agent", "start", "other", "--kind", "nope", "--pane", target)
+    assert (unknown.returncode, unknown.stderr) == (2, "unsupported interactive agent kind: nope\n")
 
 
 def test_agent_prompt_text_shaped_like_an_option(sim: HerdrSim) -> None:
