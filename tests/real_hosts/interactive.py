@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fake_model import Anthropic, Body, Call, Dialect, Text
+from fake_model import Anthropic, Body, Call, Decision, Dialect, Text
 from hosts import CODEX_PROVIDER, HOSTS, OpenCode, host_path
 
 from herdr_link_control import Link
@@ -182,7 +182,7 @@ class TurnModel:
     def primary_requests(self) -> list[Body]:
         return [r for r in self.requests if self.dialect.primary(r)]
 
-    def decide(self, body: Body) -> Text | Call:
+    def decide(self, body: Body) -> Decision:
         if not self.dialect.primary(body):
             return Text("ok")
         text = turn_text(body)

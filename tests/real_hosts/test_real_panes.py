@@ -6,15 +6,18 @@ come up wired and ready", which will change these outcomes; here they are made o
 """
 
 import asyncio
+import json
 import time
 from pathlib import Path
 
 import pytest
-from fake_model import FakeModelServer
+from fake_model import Body, Call, Decision, FakeModelServer, Search, Text
+from hosts import wiring_files
 from interactive import (
     DOWN,
     ENTER,
     KINDS,
+    UP,
     WAIT,
     TurnModel,
     answer,
@@ -201,4 +204,59 @@ def test_a_send_to_a_claude_worker_at_its_permission_prompts(claude_worker) -> N
         'answers: the wrapper is lost; at the next prompt ("Do you want to proceed?", `blocked`) a send '
         "is refused with `SEND_FAILED: Herdr did not accept message delivery` and nothing is typed",
         [_first_line(shown, notice), _first_line(prompt, "Do you want to proceed?")],
+    )
+
+
+class ActivatingModel(TurnModel):
+    """A Claude Code model that, asked anything, loads our gateway with the tool search and calls it."""
+
+    def decide(self, body: Body) -> Decision:
+        if not self.dialect.primary(body):
+            return Text("ok")
+        if GATEWAY not in self.dialect.callable(body) and not self.dialect.searched(body):
+            return Search(GATEWAY)
+        if not self.dialect.calls(body):
+            return Call(GATEWAY, {})
+        return Text("activated")
+
+
+GATEWAY = "mcp__herdr_link__herdr_link"
+
+
+@pytest.mark.parametrize("rule", [None, "mcp__herdr_link"], ids=["no allow rule", "allow rule in user settings"])
+def test_claude_code_auto_mode_and_our_tools(rule: str | None, tmp_path: Path) -> None:
+    model = ActivatingModel()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, anthropic=api.url)
+        for path, content in wiring_files("claude", machine.home).items():
+            if path.name == ".mcp.json":  # the README's step for Claude Code: the project's .mcp.json
+                (machine.project / ".mcp.json").write_text(content)
+        if rule is not None:
+            (machine.home / ".claude").mkdir(exist_ok=True)
+            (machine.home / ".claude" / "settings.json").write_text(json.dumps({"permissions": {"allow": [rule]}}))
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            pane = sim.create_workspace(str(machine.project))
+            at_prompt(sim, pane)
+            sim.request("pane.report_agent", pane_id=pane, source="custom:rig", agent="claude", state="idle")
+            sim.type_text(pane, "claude\r")  # the user's one-time set-up: trust the project, use our server
+            answer(sim, pane, "Yes, I trust this folder", [DOWN, ENTER])
+            answer(sim, pane, "New MCP server found", [UP, UP, ENTER])
+            settled(sim, pane)
+            sim.type_text(pane, "use herdr")
+            time.sleep(0.3)
+            sim.type_text(pane, ENTER)
+            if rule is None:
+                notice = "Auto mode can't check actions in this session"
+                sim.wait_for(lambda: notice in sim.read(pane), timeout=WAIT, what="the auto-mode notice")
+                assert not any(
+                    '"status":"active"' in r for q in model.primary_requests for r in model.dialect.results(q)
+                )
+                outcome = "the call waits at Claude Code's auto-mode notice (behind a model gateway), then at a prompt"
+            else:
+                sim.wait_for(lambda: "activated" in sim.read(pane), timeout=WAIT, what="the activation's end")
+                results = model.dialect.results(model.primary_requests[-1])
+                assert any('"status":"active"' in r for r in results)
+                outcome = f'the call runs at once: `permissions.allow: ["{rule}"]` in `~/.claude/settings.json`'
+    _record(
+        LABEL["claude"], f"our tools in auto mode ({'no allow rule' if rule is None else 'allow rule'})", outcome, []
     )
