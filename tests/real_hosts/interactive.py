@@ -146,18 +146,33 @@ def settled(sim: HerdrSim, pane: str, quiet: float = 1.0) -> str:
     return last
 
 
-def answer(sim: HerdrSim, pane: str, shows: str, keys: list[str]) -> str:
-    """The user answers a dialog once it shows ``shows`` and has settled: types ``keys`` one by one,
-    at a person's pace (a TUI reads each key as its own event); returns the screen answered."""
+def choose(sim: HerdrSim, pane: str, shows: str, option: str, key: str) -> str:
+    """The user answers a dialog once it shows ``shows`` and has settled: moves the selection with
+    ``key`` until the ``❯`` mark stands on ``option`` (looking after each key, as a person does), then
+    presses Enter; returns the screen answered."""
     sim.wait_for(lambda: shows in sim.read(pane), timeout=WAIT, what=f"{shows!r} in {pane}")
     screen = settled(sim, pane)
-    for key in keys:
+    for _ in range(8):
+        if any(line.strip().startswith("❯") and option in line for line in screen.splitlines()):
+            sim.type_text(pane, ENTER)
+            return screen
         sim.type_text(pane, key)
-        time.sleep(0.5)
-    return screen
+        screen = settled(sim, pane, quiet=0.5)
+    raise AssertionError(f"could not select {option!r} in {pane}:\n{screen}")
+
+
+def say(sim: HerdrSim, pane: str, text: str) -> None:
+    """The user types ``text`` into a TUI's composer and, once it shows there, presses Enter."""
+    sim.type_text(pane, text)
+    sim.wait_for(lambda: text in sim.read(pane), timeout=WAIT, what=f"{text!r} in the composer of {pane}")
+    sim.type_text(pane, ENTER)
 
 
 DOWN, UP, ENTER = "\x1b[B", "\x1b[A", "\r"
+TRUST = ("Is this a project you created or one you trust?", "Yes, I trust this folder")
+"""Claude Code's folder-trust dialog, and the answer a user gives it once for the project."""
+USE_SERVER = ("New MCP server found", "Use this MCP server")
+"""Claude Code's approval of a project's MCP server, and the user's answer."""
 
 
 class TurnModel:

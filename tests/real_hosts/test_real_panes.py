@@ -15,14 +15,16 @@ from fake_model import Body, Call, Decision, FakeModelServer, Search, Text
 from hosts import wiring_files
 from interactive import (
     DOWN,
-    ENTER,
     KINDS,
+    TRUST,
     UP,
+    USE_SERVER,
     WAIT,
     TurnModel,
-    answer,
     at_prompt,
+    choose,
     lead_pane,
+    say,
     settled,
     status,
     user_machine,
@@ -48,14 +50,17 @@ def _first_line(screen: str, *needles: str) -> str:
     return screen.strip().splitlines()[0] if screen.strip() else ""
 
 
-# What each host shows when Herdr Link starts it in a folder it has never opened, as first seen
-# (2026-12-02): the outcome of the start, and the question on the screen (``None``: none).
+# What each host shows when Herdr Link starts it in a folder it has never opened, as seen
+# (2026-12-02): the outcomes the start can have, and the question on the screen (``None``: none).
+# Claude Code's trust dialog is `blocked`, so a start fails when the dialog is drawn within Herdr's
+# 3 s settle (usually under a second here); a Claude Code slower than that to draw it is declared
+# ready first, as real Herdr would, and then sits at the dialog.
 FIRST_RUN = {
-    "claude": ("START_FAILED", "Is this a project you created or one you trust?"),
-    "gemini": ("started", "Do you trust the files in this folder?"),  # Herdr has no rule for it: idle
-    "codex": ("started", None),
-    "opencode": ("started", None),
-    "pi": ("started", None),
+    "claude": (("START_FAILED", "started"), "Is this a project you created or one you trust?"),
+    "gemini": (("started",), "Do you trust the files in this folder?"),  # Herdr has no rule for it: idle
+    "codex": (("started",), None),
+    "opencode": (("started",), None),
+    "pi": (("started",), None),
 }
 
 
@@ -74,7 +79,7 @@ def test_a_worker_started_in_a_folder_its_host_has_never_opened(kind: str, tmp_p
     machine = user_machine(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    expected, question = FIRST_RUN[kind]
+    outcomes, question = FIRST_RUN[kind]
     with HerdrSim(real_panes=True, env=machine.env) as sim:
         lead, link = lead_pane(sim, machine.project)
         before = set(sim.pane_ids())
@@ -84,19 +89,27 @@ def test_a_worker_started_in_a_folder_its_host_has_never_opened(kind: str, tmp_p
         except LinkError as error:
             outcome, text = error.code, str(error)
         met = [shot for shot in sim.blocking_screens() if shot.agent == kind]
-        assert outcome == expected, (text, [m.screen for m in met])
+        assert outcome in outcomes, (text, [m.screen for m in met])
         if outcome == "started":
             worker = sim.agent("worker")
             assert worker["agent"] == kind and worker.get("interactive_ready") is True
-            shown = settled(sim, worker["pane_id"], quiet=2.0)
-            assert met == [], [m.screen for m in met]  # nothing Herdr reads as blocked
+            worker_pane = worker["pane_id"]
+            if question is not None:  # it comes up a moment after the composer: wait for it
+                sim.wait_for(lambda: question in sim.read(worker_pane), timeout=WAIT, what=repr(question))
+            shown = settled(sim, worker_pane, quiet=2.0)
+            late = [shot for shot in sim.blocking_screens() if shot.agent == kind]
             if question is None:
+                assert late == [], [m.screen for m in late]  # nothing Herdr reads as blocked
                 fate = "started; the worker is at its composer"
                 prompts: list[str] = []
             else:
                 assert question in shown, shown
-                fate = ("started (Herdr reads the dialog as idle); the worker sits at the dialog, and a send "
-                        "would be typed into it")  # fmt: skip
+                if late:  # the dialog came after Herdr declared the agent ready: blocked now
+                    fate = ("started (the dialog was drawn after Herdr's 3 s settle); the worker is then "
+                            "`blocked` at it, and a send is refused")  # fmt: skip
+                else:
+                    fate = ("started (Herdr reads the dialog as idle); the worker sits at the dialog, and a "
+                            "send would be typed into it")  # fmt: skip
                 prompts = [_first_line(shown, question)]
             asyncio.run(link.close("worker"))
         else:
@@ -121,7 +134,7 @@ def claude_worker(tmp_path: Path):
             setup = sim.new_tab("w1", cwd=str(machine.project))
             at_prompt(sim, setup)
             sim.type_text(setup, "claude\r")
-            answer(sim, setup, "Yes, I trust this folder", [DOWN, ENTER])
+            choose(sim, setup, *TRUST, DOWN)
             sim.wait_for(lambda: status(sim, setup) == "idle", timeout=WAIT, what="Claude Code's composer")
             sim.request("pane.close", pane_id=setup)
             receipt = asyncio.run(link.start({"name": "worker", "kind": "claude", "args": []}))
@@ -141,9 +154,7 @@ def _wait_turns(model: TurnModel, count: int) -> None:
 
 def test_a_send_to_a_busy_claude_worker_is_queued_and_becomes_its_own_turn(claude_worker) -> None:
     sim, link, pane, model = claude_worker
-    sim.type_text(pane, "please HOLD")
-    time.sleep(0.3)
-    sim.type_text(pane, ENTER)
+    say(sim, pane, "please HOLD")
     assert model.holding.wait(WAIT)
     sim.wait_for(lambda: status(sim, "worker") == "working", timeout=WAIT, what="working")
     receipt = asyncio.run(link.send("worker", "while you work"))
@@ -177,15 +188,13 @@ def test_a_send_into_an_unsent_draft_merges_with_it(claude_worker) -> None:
 
 def test_a_send_to_a_claude_worker_at_its_permission_prompts(claude_worker) -> None:
     sim, link, pane, model = claude_worker
-    sim.type_text(pane, "please TOOL")  # the user asks for something that needs a shell command
-    time.sleep(0.3)
-    sim.type_text(pane, ENTER)
+    say(sim, pane, "please TOOL")  # the user asks for something that needs a shell command
     notice = "Auto mode can't check actions in this session"
     sim.wait_for(lambda: notice in sim.read(pane), timeout=WAIT, what="Claude Code's auto-mode notice")
     shown = settled(sim, pane)
     # Offline (its safety check cannot pass a model gateway) auto mode first shows this notice, which
     # waits for the user, yet reads as idle: it has none of the marks of a blocking dialog.
-    assert status(sim, "worker") in ("idle", "done"), shown
+    sim.wait_for(lambda: status(sim, "worker") in ("idle", "done"), timeout=WAIT, what=f"idle at:\n{shown}")
     first = asyncio.run(link.send("worker", "first task"))
     assert first.to == "worker"  # Herdr accepted it: typed into the notice, whose Enter it answered
     sim.wait_for(lambda: status(sim, "worker") == "blocked", timeout=WAIT, what="the permission prompt")
@@ -239,12 +248,11 @@ def test_claude_code_auto_mode_and_our_tools(rule: str | None, tmp_path: Path) -
             at_prompt(sim, pane)
             sim.request("pane.report_agent", pane_id=pane, source="custom:rig", agent="claude", state="idle")
             sim.type_text(pane, "claude\r")  # the user's one-time set-up: trust the project, use our server
-            answer(sim, pane, "Yes, I trust this folder", [DOWN, ENTER])
-            answer(sim, pane, "New MCP server found", [UP, UP, ENTER])
+            choose(sim, pane, *TRUST, DOWN)
+            choose(sim, pane, *USE_SERVER, UP)
+            sim.wait_for(lambda: status(sim, pane) in ("idle", "done"), timeout=WAIT, what="the composer")
             settled(sim, pane)
-            sim.type_text(pane, "use herdr")
-            time.sleep(0.3)
-            sim.type_text(pane, ENTER)
+            say(sim, pane, "use herdr")
             if rule is None:
                 notice = "Auto mode can't check actions in this session"
                 sim.wait_for(lambda: notice in sim.read(pane), timeout=WAIT, what="the auto-mode notice")
