@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, Final, Literal
 
-from ._live import SETTLE
+from ._live import SETTLE, Detector
 from ._model import (
     _EXECUTABLE,
     AGENT_NAME_MESSAGE,
@@ -55,6 +55,17 @@ class Simulator(SimulatorRecords):
     method runs under one lock."""
 
     _pending = threading.local()
+
+    def __init__(self, **options: Any) -> None:
+        """The options of :class:`SimulatorState`; with ``real_panes``, detection runs in a thread."""
+        super().__init__(**options)
+        self._detector = Detector(self) if self.real_panes else None
+
+    def shutdown(self) -> None:
+        """Stop detection and end every real pane's processes."""
+        if self._detector is not None:
+            self._detector.stop()
+        super().shutdown()
 
     # ---- socket methods ------------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ import time
 from collections.abc import Mapping
 
 from ._ids import decode_number, parse_canonical_pane_id
-from ._live import Detector
 from ._model import (
     HERDR_VERSIONS,
     BlockingScreen,
@@ -46,8 +45,8 @@ class SimulatorState:
         server_env: Mapping[str, str] | None = None,
     ) -> None:
         """``real_panes``: every pane is a pseudo-terminal running a shell (:mod:`._terminal`), whose
-        agents are found by detection (:mod:`._live`); ``server_env`` is the environment of the
-        Herdr server, which each pane's shell inherits (default: this process's, with ``HOME``)."""
+        agents the simulator finds by detection (:mod:`._live`); ``server_env`` is the environment of
+        the Herdr server, which each pane's shell inherits (default: this process's, with ``HOME``)."""
         if herdr_version not in HERDR_VERSIONS:
             raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
         self.release = herdr_version
@@ -73,12 +72,10 @@ class SimulatorState:
         self.server_env = dict(os.environ if server_env is None else server_env)
         if server_env is None:
             self.server_env["HOME"] = self.home
-        self._detector: Detector | None = None
         if real_panes:
             from ._terminal import require_linux
 
             require_linux()
-            self._detector = Detector(self)
 
     # ---- helpers -------------------------------------------------------------------------------
 
@@ -257,9 +254,7 @@ class SimulatorState:
             pane.terminal.close()
 
     def shutdown(self) -> None:
-        """Stop detection and end every real pane's processes."""
-        if self._detector is not None:
-            self._detector.stop()
+        """End every real pane's processes."""
         with self.lock:
             for pane in self.all_panes():
                 self._end_terminal(pane)
