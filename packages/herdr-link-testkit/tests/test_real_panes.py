@@ -66,6 +66,14 @@ def _wait_for_line(sim: HerdrSim, pane: str, line: str) -> None:
     sim.wait_for(lambda: line in sim.read(pane).splitlines(), timeout=WAIT, what=f"{line!r} in {pane}")
 
 
+def _wait_foreground(sim: HerdrSim, pane: str, program: str) -> None:
+    def running() -> bool:
+        info = sim.request("pane.process_info", pane_id=pane)["process_info"]
+        return bool(info["foreground_processes"][0]["name"] == program)
+
+    sim.wait_for(running, timeout=WAIT, what=f"{program} in the foreground of {pane}")
+
+
 def _status(sim: HerdrSim, name: str) -> str:
     return str(sim.agent(name)["agent_status"])
 
@@ -88,7 +96,9 @@ def test_a_real_pane_runs_the_servers_shell_non_login_with_herdrs_variables(sim:
     folder = _folder(tmp_path, "project")
     pane = sim.create_workspace(str(folder))
     _at_prompt(sim, pane)
-    sim.type_text(pane, "shopt -q login_shell && echo LOGIN || echo NONLOGIN; pwd; env | sort > env.txt\r")
+    sim.type_text(
+        pane, "shopt -q login_shell && echo LOGIN || echo NONLOGIN; pwd; env | sort > env.tmp && mv env.tmp env.txt\r"
+    )
     sim.wait_for(lambda: (folder / "env.txt").exists() and "NONLOGIN" in sim.read(pane), timeout=WAIT, what="env")
     sim.wait_for(lambda: sim.read(pane).count(str(folder)) >= 1, timeout=WAIT, what="pwd")
     lines = (folder / "env.txt").read_text(encoding="utf-8").splitlines()
@@ -228,13 +238,7 @@ def test_agent_start_refuses_a_pane_whose_shell_is_running_something(sim: HerdrS
     pane = sim.create_workspace(str(_folder(tmp_path, "busy")))
     _at_prompt(sim, pane)
     sim.type_text(pane, "sleep 120\r")
-    sim.wait_for(
-        lambda: (
-            sim.request("pane.process_info", pane_id=pane)["process_info"]["foreground_processes"][0]["name"] == "sleep"
-        ),
-        timeout=WAIT,
-        what="sleep in the foreground",
-    )
+    _wait_foreground(sim, pane, "sleep")
     typed = sim.received(pane)
     refused = _start(sim, pane)
     error = json.loads(refused.stderr)["error"]
@@ -273,13 +277,7 @@ def test_agent_prompt_checks_the_foreground_live_not_the_last_detection(sim: Her
     assert detector is not None
     detector.stop()  # what detection knows now is stale: the agent still looks present
     sim.type_text(pane, "q\r")  # the user quits the TUI; the shell is in the foreground again
-    sim.wait_for(
-        lambda: (
-            sim.request("pane.process_info", pane_id=pane)["process_info"]["foreground_processes"][0]["name"] == "bash"
-        ),
-        timeout=WAIT,
-        what="the shell in the foreground",
-    )
+    _wait_foreground(sim, pane, "bash")
     typed = sim.received(pane)
     with pytest.raises(HerdrError) as refused:
         sim.request("agent.prompt", target="reviewer", text="echo typed-into-the-shell")

@@ -173,6 +173,11 @@ _DIALOG_HINTS = _either(
 )
 _NAVIGATE = _either("tab/arrow keys to navigate", "arrow keys to navigate", "arrows to navigate", "↑/↓ to navigate",
                     "↑↓ to navigate")  # fmt: skip
+_ASKS_YES_NO = (
+    Match(("do you want to",), any=_either("yes", "❯")),
+    Match(("would you like to",), any=_either("yes", "❯")),
+)
+"""A question put to the user with a yes or a selection mark beside it."""
 _CLAUDE_SPARKS = "*·\u2722\u2736\u273b\u273d"
 _BRAILLE = "\u2800-\u28ff"
 
@@ -224,8 +229,7 @@ RULES: Final[dict[str, tuple[ScreenRule, ...]]] = {
             "screen",
             Match(
                 any=(
-                    Match(("do you want to",), any=_either("yes", "❯")),
-                    Match(("would you like to",), any=_either("yes", "❯")),
+                    *_ASKS_YES_NO,
                     *_either(
                         "waiting for permission",
                         "do you want to allow this connection?",
@@ -270,8 +274,7 @@ RULES: Final[dict[str, tuple[ScreenRule, ...]]] = {
             Match(
                 any=(
                     *_either("[y/n]", "yes (y)"),
-                    Match(("do you want to",), any=_either("yes", "❯")),
-                    Match(("would you like to",), any=_either("yes", "❯")),
+                    *_ASKS_YES_NO,
                 )
             ),
             600,
