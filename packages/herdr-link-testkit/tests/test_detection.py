@@ -45,23 +45,43 @@ def test_a_trust_dialog_blocks_by_its_key_hints_after_the_last_rule() -> None:
     assert screen_state("claude", below_a_rule, "") == "idle"  # only what follows the last rule counts
 
 
-@pytest.mark.parametrize(
-    ("agent", "rows", "title", "state"),
-    [
-        ("claude", ["❯ please", "✶ Deciphering…", "─" * 20, "❯", "─" * 20], "✳ Claude Code", "working"),
-        ("claude", ["  ⏵⏵ auto mode on (shift+tab to cycle) · esc to interrupt"], "", "working"),
-        ("claude", ["─" * 20, "❯ draft", "─" * 20, "  ? for shortcuts"], "", "idle"),
-        ("claude", ["❯"], "⠐ Claude Code", "working"),
-        ("claude", ["Do you want to proceed?", "❯ 1. Yes", "  2. No"], "", "blocked"),
-        ("codex", ["• Working (3s • esc to interrupt)", "› "], "", "working"),
-        ("codex", ["› "], "project — Action Required", "blocked"),
-        ("gemini", ["⠋ Thinking (esc to cancel, 2s)"], "", "working"),
-        ("opencode", ["■■■■⬝⬝⬝⬝  esc interrupt"], "", "working"),
-        ("opencode", ["△ Permission required"], "", "blocked"),
-        ("pi", ["⠋ Working..."], "", "working"),
-        ("cursor", ["anything at all"], "", "idle"),
-    ],
-)
+ROWS = [
+    ("claude", ["❯ please", "✶ Deciphering…", "─" * 20, "❯", "─" * 20], "✳ Claude Code", "working"),
+    ("claude", ["  ⏵⏵ auto mode on (shift+tab to cycle) · esc to interrupt"], "", "working"),
+    ("claude", ["─" * 20, "❯ draft", "─" * 20, "  ? for shortcuts"], "", "idle"),
+    ("claude", ["❯"], "⠐ Claude Code", "working"),
+    ("claude", ["Do you want to proceed?", "❯ 1. Yes", "  2. No"], "", "blocked"),
+    ("codex", ["• Working (3s • esc to interrupt)", "› "], "", "working"),
+    ("codex", ["› "], "project — Action Required", "blocked"),
+    ("gemini", ["⠋ Thinking (esc to cancel, 2s)"], "", "working"),
+    ("opencode", ["■■■■⬝⬝⬝⬝  esc interrupt"], "", "working"),
+    ("opencode", ["△ Permission required"], "", "blocked"),
+    ("pi", ["⠋ Working..."], "", "working"),
+    ("cursor", ["anything at all"], "", "idle"),
+    # One row per rule that no captured screen exercises; each fails when its rule is removed.
+    ("claude", ["Run a dynamic workflow?", "Esc to cancel"], "", "blocked"),
+    ("claude", ["● Would you like to continue? yes", "─" * 20, "❯ draft", "─" * 20], "", "idle"),
+    ("claude", ["Bash command", "Do you want to proceed?", " 1. Yes", " 2. No", "❯"], "", "blocked"),
+    ("claude", ["─" * 20, "Do you want to proceed?", " 1. Yes", " 2. No", "Esc to cancel", "❯"], "", "blocked"),
+    ("codex", ["› "], "⠋ project", "working"),
+    (
+        "codex",
+        ["> You are in /home/u/x", "", "Do you trust the contents of this directory?", "› 1. Yes"],
+        "",
+        "blocked",
+    ),  # fmt: skip
+    ("codex", ["› fix it", "Allow command?", "  ls -la"], "", "blocked"),
+    ("codex", ["Would you like to run it? yes / no"], "", "blocked"),
+    ("gemini", ["│ Allow execution of: ls"], "", "blocked"),
+    ("opencode", ["  esc to interrupt"], "", "working"),
+    ("agy", ["Requesting permission for: ls", "Do you want to proceed?"], "", "blocked"),
+    ("agy", ["⠋ Thinking about it"], "", "working"),
+    ("agy", ["● Running · 2 tasks"], "", "working"),
+]
+"""Hand-written screens: ``(agent, rows, title, state)``."""
+
+
+@pytest.mark.parametrize(("agent", "rows", "title", "state"), ROWS)
 def test_screen_rules(agent: str, rows: list[str], title: str, state: str) -> None:
     assert screen_state(agent, rows, title) == state
 
@@ -96,3 +116,24 @@ def test_the_group_leader_is_preferred() -> None:
     members = [_process(11, "pi", "pi"), _process(10, "codex", "codex")]
     assert identify_agent(10, members) == "codex"
     assert identify_agent(12, members) == "pi"  # no leader among them: the first that is an agent
+
+
+def test_every_rule_decides_some_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each rule is needed: without it, a captured or hand-written screen gets another state."""
+    cases = [(s["agent"], s["screen"].splitlines(), s["title"], s["state"]) for s in map(_load, SCREENS)]
+    cases += ROWS
+
+    def wrong() -> int:
+        return sum(screen_state(agent, rows, title) != state for agent, rows, title, state in cases)
+
+    assert wrong() == 0
+    for agent, rules in list(RULES.items()):
+        for index, rule in enumerate(rules):
+            monkeypatch.setitem(RULES, agent, rules[:index] + rules[index + 1 :])
+            assert wrong() > 0, f"nothing needs the {agent} rule {rule}"
+        monkeypatch.setitem(RULES, agent, rules)
+
+
+def _load(path: Path) -> dict[str, str]:
+    value: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return value

@@ -244,7 +244,6 @@ RULES: Final[dict[str, tuple[ScreenRule, ...]]] = {
             ),
             300,
         ),  # fmt: skip
-        ScreenRule("idle", "title", Match(text=r"^\u2733 "), 250),
     ),
     "codex": (
         ScreenRule("blocked", "title", Match(("action required",)), 1100),
