@@ -22,7 +22,7 @@ from fake_model import Anthropic, Body, Call, Decision, Dialect, Text
 from hosts import CODEX_PROVIDER, HOSTS, OpenCode, host_path
 
 from herdr_link_control import Link
-from herdr_link_testkit import HerdrSim
+from herdr_link_testkit import HerdrError, HerdrSim
 
 KINDS = ("claude", "codex", "gemini", "opencode", "pi")
 NOWHERE = "http://127.0.0.1:9"
@@ -129,7 +129,7 @@ def at_prompt(sim: HerdrSim, pane: str) -> None:
 def status(sim: HerdrSim, target: str) -> str | None:
     try:
         return str(sim.agent(target)["agent_status"])
-    except Exception:  # noqa: BLE001 - gone or not an agent: no status
+    except HerdrError:  # gone, or not an agent: no status
         return None
 
 

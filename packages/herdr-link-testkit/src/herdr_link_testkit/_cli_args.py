@@ -244,9 +244,23 @@ def parse_agent(args: Sequence[str], env: Mapping[str, str], release: str = "0.8
     raise Usage("usage: herdr agent <get|list|prompt|start|rename|wait|read> ...")
 
 
+class _BadValue(Exception):
+    """A bad option value: 0.8.2's CLI returns it from ``main`` (exit 1), 0.9's prints it with the usage."""
+
+
 def _io_error(message: str) -> OSError:
     """An error the real CLI returns from ``main`` (printed as Rust's debug form, exit 1)."""
     return OSError(f'Custom {{ kind: Other, error: "{message}" }}')
+
+
+READ_SOURCES: Final = {
+    "visible": "visible",
+    "recent": "recent",
+    "recent-unwrapped": "recent_unwrapped",
+    "recent_unwrapped": "recent_unwrapped",
+    "detection": "detection",
+}
+"""``--source`` values and what the CLI sends for each (``parse_read_source``)."""
 
 
 READ_USAGE: Final = {
@@ -269,12 +283,12 @@ def parse_agent_read(rest: list[str], release: str = "0.8.2") -> Plan:
     if release == "0.9.0":
         try:
             return _agent_read(rest[:1] + expand_equals(rest[1:], ("--source", "--lines", "--format")))
-        except (OSError, Usage) as error:
-            message = str(error)
-            if isinstance(error, OSError):  # 0.9 says the message itself, not Rust's debug form
-                message = message.split('error: "', 1)[-1].rstrip('" }')
-            raise Usage(f"{message}\n{usage}") from error
-    return _agent_read(rest)
+        except (_BadValue, Usage) as error:
+            raise Usage(f"{error}\n{usage}") from error
+    try:
+        return _agent_read(rest)
+    except _BadValue as error:
+        raise _io_error(str(error)) from error
 
 
 def _agent_read(rest: list[str]) -> Plan:
@@ -290,18 +304,16 @@ def _agent_read(rest: list[str]) -> Plan:
             raise Usage(f"unknown option: {option}")
         value = _value(rest, index, option)
         if option == "--source":
-            sources = {"visible": "visible", "recent": "recent", "recent-unwrapped": "recent_unwrapped"}
-            sources.update(recent_unwrapped="recent_unwrapped", detection="detection")
-            if value not in sources:
-                raise _io_error(f"invalid read source: {value}")
-            params["source"] = sources[value]
+            if value not in READ_SOURCES:
+                raise _BadValue(f"invalid read source: {value}")
+            params["source"] = READ_SOURCES[value]
         elif option == "--lines":
             if not value.isdigit() or int(value) >= 2**32:
-                raise _io_error(f"invalid value for --lines: {value}")
+                raise _BadValue(f"invalid value for --lines: {value}")
             params["lines"] = int(value)
         else:
             if value not in ("text", "ansi"):
-                raise _io_error(f"invalid read format: {value}")
+                raise _BadValue(f"invalid read format: {value}")
             fmt, strip = value, value != "ansi"
         index += 2
     params.update(format=fmt, strip_ansi=strip)

@@ -73,7 +73,8 @@ class HerdrSim:
         env: Mapping[str, str] | None = None,
     ) -> None:
         """``herdr_version``: the release modelled, ``"0.8.2"`` (socket protocol 20) or ``"0.9.0"``
-        (protocol 22, and the extra record fields of its schema); its CLI speaks the same protocol.
+        (protocol 22, with 0.9's CLI grammar and prompt timing, ``docs/herdr-versions.md``); its CLI
+        speaks the same protocol.
 
         ``real_panes``: every pane is a pseudo-terminal running a shell, with a terminal emulator
         keeping its screen; agents are what runs in it, found by detection (Linux; needs the
@@ -91,7 +92,6 @@ class HerdrSim:
         # What this simulator makes in a directory it does not own, so that close() removes it again.
         self._made = [p for p in (Path(self.bin_path).parent, Path(self.home)) if not p.exists()]
         Path(self.home).mkdir(parents=True, exist_ok=True)
-        self.real_panes = real_panes
         self.simulator = Simulator(
             socket_path=self.socket_path,
             bin_path=self.bin_path,
@@ -102,6 +102,11 @@ class HerdrSim:
         )
         self.server = SimulatorServer(self.simulator, self.socket_path)
         write_launcher(Path(self.bin_path), release=herdr_version)
+
+    @property
+    def real_panes(self) -> bool:
+        """Whether every pane is a real terminal (``HerdrSim(real_panes=True)``)."""
+        return self.simulator.real_panes
 
     def __repr__(self) -> str:
         state = "running" if self.server.running else "stopped"
@@ -117,16 +122,12 @@ class HerdrSim:
         """Stop the server (the socket disappears; the CLI then reports ``server_not_running``)."""
         self.server.stop()
 
-    def _end_panes(self) -> None:
-        """End every real pane's processes and the detection (what quitting Herdr does)."""
-        self.simulator.shutdown()
-
     def close(self) -> None:
         """Stop, and remove what the simulator made: its whole directory when it chose one, else the
         launcher, the channel beside the socket and the directories it created. Real panes' processes
         are ended."""
         self.stop()
-        self._end_panes()
+        self.simulator.shutdown()  # real panes' processes end, as when Herdr quits
         if self._owns_root:
             shutil.rmtree(self.root, ignore_errors=True)
             return
@@ -212,8 +213,7 @@ class HerdrSim:
         On real panes, with no ``base``: exactly what the pane's shell was started with."""
         pane = self.pane(pane_id)
         if self.real_panes and base is None:
-            inherited = {k: v for k, v in self.simulator.server_env.items() if k != "CODEX_THREAD_ID"}
-            return {**inherited, **pane.env}
+            return self.simulator.launch_environment(pane)
         return {**(os.environ if base is None else base), "HOME": self.home, **pane.env}
 
     # ---- occupants -----------------------------------------------------------------------------

@@ -71,7 +71,7 @@ def reconcile(sim: "SimulatorState", pane: Pane, seen: Observation, now: float) 
     if seen.agent is None:
         occupant.foreground = False
         if seen.shell_prompt and (launch is None or not launch.pending or launch.observed):
-            _released(sim, pane)  # the agent process exited: the pane is a shell again, the name cleared
+            sim._clear_occupant(pane)  # the agent process exited: the pane is a shell again, the name cleared
         elif launch is not None and launch.pending and now >= launch.deadline:
             _fail(sim, pane)
         return
@@ -118,10 +118,6 @@ def _hooked(sim: "SimulatorState", pane: Pane, occupant: Occupant, seen: Observa
     occupant.foreground = seen.agent == occupant.kind
     if occupant.foreground and seen.state is not None and not (occupant.hook_source or "").startswith("herdr:"):
         sim._set_status(pane, seen.state)
-
-
-def _released(sim: "SimulatorState", pane: Pane) -> None:
-    sim._clear_occupant(pane)
 
 
 def _fail(sim: "SimulatorState", pane: Pane) -> None:

@@ -37,17 +37,8 @@ from ._pane_io import (
     shell_command,
 )
 from ._records import SimulatorRecords
-from ._terminal import PaneTerminal
 
 __all__ = ["Simulator"]
-
-
-def _enter_later(terminal: "PaneTerminal") -> None:
-    time.sleep(PROMPT_SUBMIT_DELAY)
-    try:
-        terminal.write(ENTER)
-    except OSError:
-        pass  # the pane closed meanwhile: nothing to submit
 
 
 class Simulator(SimulatorRecords):
@@ -339,7 +330,7 @@ class Simulator(SimulatorRecords):
             except OSError as error:
                 raise HerdrError("agent_prompt_failed", str(error)) from error
             if self.release == "0.9.0":
-                self._after_reply(lambda: _enter_later(terminal))
+                self._after_reply(lambda: terminal.write_after(ENTER, PROMPT_SUBMIT_DELAY))
             else:
                 terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
         else:

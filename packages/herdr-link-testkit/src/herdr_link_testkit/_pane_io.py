@@ -3,6 +3,7 @@ Herdr's ``src/app/api_helpers.rs``, ``src/platform/linux.rs`` and ``src/pane/ter
 
 from typing import TYPE_CHECKING, Final
 
+from ._cli_args import READ_SOURCES as CLI_READ_SOURCES
 from ._detection import identify_agent
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ ENTER: Final = b"\r"
 """The Enter key as Herdr encodes it for a terminal without keyboard enhancements."""
 PROMPT_SUBMIT_DELAY: Final = 0.3
 """``agent prompt`` sends the Enter 300 ms after the text (``AGENT_PROMPT_SUBMIT_DELAY``)."""
-READ_SOURCES: Final = ("visible", "recent", "recent-unwrapped", "recent_unwrapped", "detection")
+READ_SOURCES: Final = frozenset(CLI_READ_SOURCES.values())
+"""The ``source`` values ``agent.read`` accepts (what the CLI sends for each ``--source``)."""
 _PASTE_START: Final = b"\x1b[200~"
 _PASTE_END: Final = b"\x1b[201~"
 _SAFE: Final = frozenset("@%_+=:,./-")

@@ -244,9 +244,14 @@ class SimulatorState:
         if self.real_panes:
             from ._terminal import PaneTerminal
 
-            inherited = {k: v for k, v in self.server_env.items() if k != "CODEX_THREAD_ID"}
-            pane.terminal = PaneTerminal(cwd, {**inherited, **pane.env})
+            pane.terminal = PaneTerminal(cwd, self.launch_environment(pane))
         return pane
+
+    def launch_environment(self, pane: Pane) -> dict[str, str]:
+        """What a real pane's shell starts with: the server's environment less ``CODEX_THREAD_ID``,
+        then the pane's own variables (``--env`` pairs and Herdr's, ``herdr-cli.md`` §10)."""
+        inherited = {k: v for k, v in self.server_env.items() if k != "CODEX_THREAD_ID"}
+        return {**inherited, **pane.env}
 
     def _end_terminal(self, pane: Pane) -> None:
         """End a real pane's processes (Herdr terminates them when it closes the pane)."""

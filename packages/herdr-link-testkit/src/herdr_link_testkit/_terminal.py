@@ -125,13 +125,11 @@ def _screen_class() -> Any:
 class PaneTerminal:
     """A shell in a pseudo-terminal, its screen, and everything typed into it."""
 
-    def __init__(self, cwd: str, env: Mapping[str, str], *, on_output: Any = None) -> None:
+    def __init__(self, cwd: str, env: Mapping[str, str]) -> None:
         screen_class, stream_class = _screen_class()
         self._lock = threading.Lock()
         self.received = bytearray()
         """Every byte written into the pane (what the program read), in order."""
-        self.output_bytes = 0
-        self._on_output = on_output
         self._screen = screen_class(self._answer)
         self._stream_class = stream_class
         self._stream = stream_class(self._screen)
@@ -154,7 +152,6 @@ class PaneTerminal:
             )
         finally:
             os.close(slave)
-        self.shell = os.path.basename(shell)
         self.closed = threading.Event()
         """Set once the pane is closed: nothing more is read or written."""
         self._fd_lock = threading.Lock()  # the master descriptor is closed only under it
@@ -183,9 +180,6 @@ class PaneTerminal:
                 except Exception:  # a sequence the emulator cannot take: start its parser afresh
                     self.emulator_errors += 1
                     self._stream = self._stream_class(self._screen)
-                self.output_bytes += len(data)
-            if self._on_output is not None:
-                self._on_output()
 
     def _answer(self, data: bytes) -> None:
         """The emulator's reply to a query (cursor position, device attributes) goes to the program."""
@@ -213,17 +207,18 @@ class PaneTerminal:
         """
         self._write(data)
 
+    def write_after(self, data: bytes, delay: float) -> None:
+        """Type ``data`` after ``delay`` seconds (Herdr's Enter after a prompt), unless the pane closes
+        meanwhile; waits for it."""
+        if not self.closed.wait(delay):
+            try:
+                self._write(data)
+            except OSError:
+                pass  # closed between the wait and the write: nothing to submit
+
     def write_later(self, data: bytes, delay: float) -> None:
-        """Type ``data`` after ``delay`` seconds (Herdr's Enter after a prompt), unless the pane closed."""
-
-        def later() -> None:
-            if not self.closed.wait(delay):
-                try:
-                    self._write(data)
-                except OSError:
-                    pass
-
-        threading.Thread(target=later, name="pane-delayed-input", daemon=True).start()
+        """:meth:`write_after` in the background: returns at once."""
+        threading.Thread(target=self.write_after, args=(data, delay), name="pane-delayed-input", daemon=True).start()
 
     @property
     def bracketed_paste(self) -> bool:
