@@ -141,7 +141,7 @@ def _scenarios() -> str:
 def _kept_scenarios() -> str:
     """The real-pane section as the file has it, when this session did not run those scenarios."""
     text = MATRIX.read_text() if MATRIX.exists() else ""
-    return text[text.index(SCENARIOS_HEADING) :] if SCENARIOS_HEADING in text else ""
+    return text[text.index(SCENARIOS_HEADING) :].rstrip() + "\n" if SCENARIOS_HEADING in text else ""
 
 
 def _story() -> str:
@@ -174,7 +174,7 @@ def _kept_story() -> str:
     """The story section as the file has it, when this session did not run the story."""
     text = MATRIX.read_text() if MATRIX.exists() else ""
     text = text.split(SCENARIOS_HEADING, 1)[0]
-    return text[text.index(STORY_HEADING) :] if STORY_HEADING in text else ""
+    return text[text.index(STORY_HEADING) :].rstrip() + "\n" if STORY_HEADING in text else ""
 
 
 def _kept_rows() -> list[tuple[str, str]]:
