@@ -31,8 +31,9 @@ def _raise(role: Role, result: RunResult, argv: list[str] = ARGV) -> LinkError:
         (Role.START_CALLER, "agent_not_found", Cause.START_CALLER_NOT_REPORTED),
         (Role.TARGET, "agent_not_found", Cause.NOT_A_PEER),
         (Role.ANCHOR, "agent_not_found", Cause.NOT_A_PEER),
-        (Role.PROMPT, "agent_blocked", Cause.SEND_REJECTED),
-        (Role.PROMPT, "agent_not_ready", Cause.SEND_REJECTED),
+        (Role.PROMPT, "agent_blocked", Cause.SEND_TARGET_BLOCKED),
+        (Role.PROMPT, "agent_not_ready", Cause.SEND_TARGET_NOT_READY),
+        (Role.PROMPT, "agent_launch_pending", Cause.SEND_REJECTED),
         (Role.PROMPT, "agent_prompt_failed", Cause.SEND_REJECTED),
         (Role.PROMPT, "agent_not_found", Cause.NOT_A_PEER),
         (Role.CLOSE, "pane_not_found", Cause.CLOSE_REJECTED),
@@ -40,6 +41,8 @@ def _raise(role: Role, result: RunResult, argv: list[str] = ARGV) -> LinkError:
         (Role.AGENT_START, "agent_not_found", Cause.START_REJECTED),
         (Role.AGENT_START, "agent_pane_busy", Cause.START_REJECTED),
         (Role.AGENT_START, "timeout", Cause.START_REJECTED),
+        (Role.AGENT_START, "agent_not_ready", Cause.START_AGENT_WAITING),
+        (Role.AGENT_START, "agent_blocked", Cause.START_REJECTED),
         (Role.AGENT_START, "agent_name_taken", Cause.START_NAME_TAKEN),
         (Role.AGENT_START, "unsupported_agent_kind", Cause.START_KIND_UNSUPPORTED),
         (Role.TAB_CREATE, "workspace_not_found", Cause.START_PLACEMENT_REFUSED),
@@ -135,7 +138,7 @@ def test_every_role_answers_every_herdr_code_as_protocol_md_says(role, herdr_cod
 
 def test_a_non_string_herdr_message_is_read_as_empty():
     error = _raise(Role.PROMPT, RunResult(1, "", '{"error":{"code":"agent_blocked","message":{"pane":"w1:p2"}}}'))
-    assert error.cause is Cause.SEND_REJECTED and error.detail == "herdr agent get: agent_blocked: "
+    assert error.cause is Cause.SEND_TARGET_BLOCKED and error.detail == "herdr agent get: agent_blocked: "
 
 
 def test_a_json_reply_is_returned():

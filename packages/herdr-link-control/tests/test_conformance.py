@@ -7,7 +7,7 @@ import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
 from herdr_link_control import Link, RunResult, _commands as commands, surface_violation
-from herdr_link_protocol import AgentState, ErrorCode, LinkError, extract_envelope
+from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope
 from herdr_link_testkit import HerdrSim
 
 pytestmark = pytest.mark.anyio
@@ -224,7 +224,7 @@ async def test_send_and_close_never_depend_on_the_targets_state(herdr_sim: Herdr
     if state is AgentState.BLOCKED:  # Link does not look: Herdr itself refuses a prompt to a blocked agent
         with pytest.raises(LinkError) as caught:
             await subject.send("reviewer", "while blocked")
-        assert str(caught.value) == "SEND_FAILED: Herdr did not accept message delivery"
+        assert str(caught.value) == str(LinkError(Cause.SEND_TARGET_BLOCKED))
         assert herdr_sim.log.commands()[-1][:3] == ("agent", "prompt", "reviewer")
     else:
         await subject.send("reviewer", f"while {state.value}")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from herdr_link_control import Link, Timeouts
-from herdr_link_protocol import ErrorCode, LinkError, extract_envelope
+from herdr_link_protocol import Cause, ErrorCode, LinkError, extract_envelope
 from herdr_link_testkit import Fault, HerdrSim, StartScript
 
 pytestmark = pytest.mark.anyio
@@ -76,10 +76,10 @@ async def test_blocked_and_hook_only_targets_refuse_delivery(herdr_sim: HerdrSim
     herdr_sim.request("pane.report_agent", pane_id=hooked, source="custom:x", agent="pi", state="idle")
     herdr_sim.request("agent.rename", target=hooked, name="hooked")
     subject = caller(herdr_sim, brain)
-    for name in ("reviewer", "hooked"):
+    for name, cause in (("reviewer", Cause.SEND_TARGET_BLOCKED), ("hooked", Cause.SEND_TARGET_NOT_READY)):
         with pytest.raises(LinkError) as caught:
             await subject.send(name, "hi")
-        assert str(caught.value) == "SEND_FAILED: Herdr did not accept message delivery"
+        assert caught.value.cause is cause and "w1:" not in str(caught.value)
     assert herdr_sim.deliveries(reviewer) == [] and herdr_sim.deliveries(hooked) == []
 
 
@@ -171,16 +171,33 @@ async def test_configured_start_end_to_end(herdr_sim: HerdrSim, team, tmp_path):
     assert [t["label"] for t in herdr_sim.request("tab.list", workspace_id="w1")["tabs"]][1:] == ["pool"] * 3
 
 
-@pytest.mark.parametrize("script", [StartScript("blocked", delay=0.05), StartScript("mismatch", delay=0.05)])
-async def test_a_failed_start_rolls_back_the_created_tab(herdr_sim: HerdrSim, team, script):
+async def test_a_failed_start_rolls_back_the_created_tab(herdr_sim: HerdrSim, team):
     brain, _, _ = team
-    herdr_sim.script_start("pi", script)
+    herdr_sim.script_start("pi", StartScript("mismatch", delay=0.05))
     before = herdr_sim.pane_ids()
     with pytest.raises(LinkError) as caught:
         await caller(herdr_sim, brain).start({"name": "worker", "kind": "pi", "args": []})
     assert caught.value.code is ErrorCode.START_FAILED
     assert herdr_sim.pane_ids() == before
     assert herdr_sim.log.commands()[-1][:2] == ("tab", "close")
+
+
+async def test_an_agent_blocked_during_start_up_keeps_its_pane_and_its_name(herdr_sim: HerdrSim, team):
+    brain, _, _ = team
+    herdr_sim.script_start("pi", StartScript("blocked", delay=0.05))
+    before = herdr_sim.pane_ids()
+    subject = caller(herdr_sim, brain)
+    with pytest.raises(LinkError) as caught:
+        await subject.start({"name": "worker", "kind": "pi", "args": []})
+    assert caught.value.cause is Cause.START_AGENT_WAITING and caught.value.code is ErrorCode.START_FAILED
+    assert "w1:" not in str(caught.value) and "term_" not in str(caught.value)
+    [kept] = [pane for pane in herdr_sim.pane_ids() if pane not in before]  # the user answers it there
+    assert herdr_sim.agent("worker")["pane_id"] == kept
+    assert ("tab", "close") not in [command[:2] for command in herdr_sim.log.commands()]
+    with pytest.raises(LinkError) as again:  # Herdr keeps the name reserved
+        await subject.start({"name": "worker", "kind": "pi", "args": []})
+    assert again.value.cause is Cause.START_NAME_TAKEN
+    assert [pane for pane in herdr_sim.pane_ids() if pane not in before] == [kept]  # the retry's tab closed
 
 
 async def test_a_kind_herdr_does_not_know_is_start_failed_and_rolled_back(herdr_sim: HerdrSim, team):

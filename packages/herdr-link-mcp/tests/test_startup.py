@@ -113,4 +113,4 @@ def test_the_quick_paths_print_what_the_parser_paths_print(host, inside, capsys,
         outputs.append(capsys.readouterr())
     assert outputs[0] == outputs[1] and outputs[2] == outputs[3]
     assert outputs[2].out.startswith("herdr-link-mcp 0.") and outputs[2].err == ""
-    assert bool(outputs[0].out.strip()) == (inside or host in ("claude", "agy", "gemini"))
+    assert bool(outputs[0].out.strip()) == (inside or host in ("agy", "gemini"))

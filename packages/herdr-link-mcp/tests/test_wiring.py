@@ -40,11 +40,11 @@ def test_hints_name_the_gateway_and_never_the_tier1_tools(host):
 
 
 def test_each_host_gets_its_hook_format():
-    claude = hint_output("claude", {})
-    assert (
-        claude == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")
-        and "select:mcp__herdr_link__herdr_link" in claude
-    )
+    claude = json.loads(hint_output("claude", INSIDE))["hookSpecificOutput"]
+    assert claude["hookEventName"] == "SessionStart"
+    assert claude["additionalContext"] == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")
+    assert "select:mcp__herdr_link__herdr_link" in claude["additionalContext"]
+    assert hint_output("pi", {}) == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")  # plain, for a prompt file
     codex = json.loads(hint_output("codex", INSIDE))
     assert codex["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "tool_search" in codex["hookSpecificOutput"]["additionalContext"]
@@ -55,8 +55,9 @@ def test_each_host_gets_its_hook_format():
 
 
 def test_each_hook_prints_exactly_what_json_dumps_prints():
-    hint = {host: tier0_hint(WIRING_FORMS[host], "herdr_link") for host in ("codex", "gemini", "agy")}
+    hint = {host: tier0_hint(WIRING_FORMS[host], "herdr_link") for host in ("claude", "codex", "gemini", "agy")}
     expected = {
+        "claude": {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint["claude"]}},
         "codex": {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint["codex"]}},
         "gemini": {"hookSpecificOutput": {"additionalContext": hint["gemini"]}},
         "agy": {"injectSteps": [{"ephemeralMessage": hint["agy"]}]},
@@ -71,7 +72,7 @@ def test_the_hooks_string_escaping_is_json_dumps(text):
 
 
 def test_outside_herdr_hooks_add_nothing():
-    assert hint_output("codex", {}) == ""
+    assert hint_output("codex", {}) == "" and hint_output("claude", {}) == ""
     assert hint_output("agy", {}) == "{}" and hint_output("gemini", {}) == "{}"
 
 
@@ -106,8 +107,10 @@ def test_every_printed_config_parses_with_its_formats_parser(host):
 def test_registrations_use_the_herdr_link_namespace_and_this_environments_command():
     command, *args = server_command()
     claude = json.loads(wiring("claude").files[0].content)
-    assert claude["mcpServers"]["herdr_link"] == {"type": "stdio", "command": command, "args": args}
-    assert "--allowedTools 'mcp__herdr_link__*'" in wiring("claude").launcher
+    assert claude["mcpServers"]["herdr_link"] == {"type": "stdio", "command": command, "args": args, "env": {}}
+    settings = json.loads(wiring("claude").files[1].content)
+    assert settings["permissions"]["allow"] == ["mcp__herdr_link"] and wiring("claude").launcher == ""
+    assert settings["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("hint --host claude")
     codex = tomllib.loads(wiring("codex").files[0].content)
     server = codex["mcp_servers"]["herdr_link"]
     assert server["env_vars"] == ["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"]
@@ -160,14 +163,56 @@ def test_probe_says_what_happened_to_a_server_that_exits_at_once():
     assert text.rstrip().endswith("FAIL: the server did not answer in the handshake and 2026-07-28 eras")
 
 
-def test_the_claude_wiring_names_a_real_hint_file_and_how_to_write_it(monkeypatch, tmp_path):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
-    claude = wiring("claude")
-    hint = next(item for item in claude.files if item.path.endswith("hint.txt"))
-    assert hint.path == str(tmp_path / "cfg" / "herdr-link" / "claude-hint.txt") and "/path/to" not in claude.render()
-    assert f"> {hint.path}" in hint.note and hint.path in claude.launcher
-    agy = wiring("agy")
-    assert any(item.path == ".agents/hooks.json" for item in agy.files)
+def test_the_default_scope_is_the_users_and_the_project_form_is_on_request(monkeypatch, tmp_path):
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    home = tmp_path / "home"
+    user = {host: [f.path for f in wiring(host, home=home).files] for host in ("claude", "gemini", "agy", "pi")}
+    assert user == {
+        "claude": ["~/.claude.json", "~/.claude/settings.json"],
+        "gemini": ["~/.gemini/settings.json"],
+        "agy": ["~/.gemini/config/mcp_config.json", "~/.gemini/antigravity-cli/hooks.json"],
+        "pi": ["~/.pi/agent/mcp.json"],
+    }
+    project = {
+        host: [f.path for f in wiring(host, scope="project").files] for host in ("claude", "gemini", "agy", "pi")
+    }
+    assert project == {
+        "claude": [".mcp.json", ".claude/settings.json"],
+        "gemini": [".gemini/settings.json"],
+        "agy": ["~/.gemini/config/mcp_config.json", ".agents/hooks.json"],
+        "pi": [".pi/mcp.json"],
+    }
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    assert [f.path for f in wiring("claude", home=home).files] == [
+        str(tmp_path / "cc" / ".claude.json"),
+        str(tmp_path / "cc" / "settings.json"),
+    ]
+    with pytest.raises(ValueError, match="only the user scope"):
+        wiring("codex", scope="project")
+
+
+def test_trust_is_recorded_only_when_asked_and_only_for_the_folders_named(tmp_path):
+    for host in ("claude", "codex", "gemini"):
+        data = json.dumps([f.data for f in wiring(host).files])
+        assert not any(word in data for word in ("projects", "TRUST_FOLDER", "hasTrustDialogAccepted", "trust_level"))
+    folder = tmp_path / "work"
+    claude = wiring("claude", trust=[str(folder)]).files[0].data
+    assert claude["projects"] == {str(folder): {"hasTrustDialogAccepted": True}}
+    codex = tomllib.loads(wiring("codex", trust=[str(folder)]).files[0].content)
+    assert codex["projects"] == {str(folder): {"trust_level": "trusted"}}
+    gemini = wiring("gemini", trust=[str(folder)]).files
+    assert [f.path for f in gemini] == ["~/.gemini/settings.json", "~/.gemini/trustedFolders.json"]
+    assert json.loads(gemini[1].content) == {str(folder): "TRUST_FOLDER"} and gemini[1].private
+    with pytest.raises(ValueError, match="no folder trust"):
+        wiring("pi", trust=[str(folder)])
+
+
+@pytest.mark.parametrize("host", WIRING_HOSTS)
+def test_the_printed_content_is_what_install_merges(host, tmp_path):
+    trust = [str(tmp_path)] if host in ("claude", "codex", "gemini") else []
+    for item in wiring(host, trust=trust).files:
+        parsed = tomllib.loads(item.content) if item.format == "toml" else json.loads(item.content)
+        assert parsed == json.loads(json.dumps(item.data))
 
 
 def test_codex_wiring_trusts_exactly_its_own_hint_hook(tmp_path, monkeypatch):

@@ -210,8 +210,9 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
 
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", "Claude Code", "Codex",
-    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint file", "Codex hint hook", "Gemini hint hook",
-    "OpenCode plugin", "Pi extension", "bridge", "hosts",
+    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint hook", "Codex hint hook", "Gemini hint hook",
+    "OpenCode plugin", "Pi extension", "bridge", "worker here: Claude Code", "worker here: Codex",
+    "worker here: Gemini CLI", "worker here: Pi (built-in MCP)", "Node", "hosts",
 ]  # fmt: skip
 
 
@@ -296,7 +297,7 @@ def test_json_output_has_every_check_and_the_verdict(herdr_sim: HerdrSim, brain,
     )  # fmt: skip
     report = json.loads(done.stdout)
     assert [c["name"] for c in report["checks"]] == NAMES and report["failed"] == 0 and report["warnings"] == 1
-    assert done.returncode == 0 and report["verdict"].startswith("OK: 0 failed, 1 warning(s), of 18 checks")
+    assert done.returncode == 0 and report["verdict"].startswith(f"OK: 0 failed, 1 warning(s), of {len(NAMES)} checks")
 
 
 def test_a_corrupt_bridge_location_is_unreadable_at_its_path_not_unconfigured(home, tmp_path):

@@ -20,9 +20,15 @@ def test_checks_skip_hosts_that_are_not_configured(tmp_path):
     assert [c.status for c in checks] == ["SKIP"] * 5
 
 
-def test_checks_pass_for_the_printed_wiring(tmp_path):
+def _write_wiring(host: str, home: Path, **options: object) -> None:
+    for item in wiring(host, home=home, environ={}, **options).files:  # type: ignore[arg-type]
+        _write(home / item.path[2:] if item.path.startswith("~/") else Path(item.path), item.content)
+
+
+def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
-    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    _write_wiring("claude", home)
     _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
     _write(home / ".gemini" / "config" / "mcp_config.json", wiring("agy").files[0].content)
     _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)
@@ -76,23 +82,41 @@ def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, na
     assert "fix:" in check.render()
 
 
+def test_the_claude_check_wants_its_tools_allowed_and_prefers_the_user_scope(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    claude = lambda: next(c for c in wiring_checks(home, project) if c.name == "Claude Code")  # noqa: E731
+    registration, settings = wiring("claude", home=home, environ={}).files
+    _write(home / ".claude.json", registration.content)
+    assert claude().status == "FAIL" and "permission prompt" in claude().detail
+    assert claude().fix == "herdr-link-mcp install --host claude"
+    _write(home / ".claude" / "settings.json", settings.content)
+    assert claude().status == "PASS" and "for every folder" in claude().detail
+    (home / ".claude.json").unlink()
+    _write(project / ".mcp.json", wiring("claude", scope="project").files[0].content)
+    assert claude().status == "WARN" and "asks once per project" in claude().detail
+
+
 def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.setattr(Path, "home", lambda: home)  # wiring prints the hint file under this home
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
     statuses = lambda: {c.name: c.status for c in hint_checks(home, project)}  # noqa: E731
     assert set(statuses().values()) == {"SKIP"}  # nothing wired: nothing to hint
-    _write(project / ".mcp.json", wiring("claude").files[0].content)
+    registration, settings = wiring("claude", home=home, environ={}).files
+    _write(home / ".claude.json", registration.content)
+    _write(home / ".claude" / "settings.json", settings.content.replace("hint --host claude", "true"))
     _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
     _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
-    assert statuses() == {"Claude Code hint file": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
-    claude, codex = wiring("claude").files[1], wiring("codex").files[1]
-    _write(Path(claude.path), claude.content)
+    assert statuses() == {"Claude Code hint hook": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
+    codex = wiring("codex").files[1]
+    _write(home / ".claude" / "settings.json", settings.content)
     _write(home / ".codex" / "hooks.json", codex.content)
     assert set(statuses().values()) == {"PASS"}
-    _write(Path(claude.path), "an older hint\n")
+    _write(home / ".claude" / "settings.json", settings.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
     _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
-    assert statuses() == {"Claude Code hint file": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
+    assert statuses() == {"Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
 
 
 def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):

@@ -30,7 +30,9 @@ from herdr_link_protocol import (
     SEND_TOOL,
     START_TOOL,
     TIER1_TOOLS,
+    Cause,
     Envelope,
+    LinkError,
     extract_envelope,
 )
 from herdr_link_testkit import Fault, HerdrError, HerdrSim, StartScript
@@ -487,7 +489,12 @@ async def _round_robin(ctx: Context) -> None:
     expect(kinds == ["pi", "claude"], f"variants started: {kinds} ({first.text!r}, {second.text!r})")
 
 
-@check("start-rollback", "4.2", "a start that fails leaves no tab or pane behind", needs=("start",))
+@check(
+    "start-rollback",
+    "4.2",
+    "a start that fails leaves no tab or pane behind (except an agent blocked at a prompt: start-blocked-kept)",
+    needs=("start",),
+)
 async def _rollback(ctx: Context) -> None:
     ctx.sim.script_start("pi", StartScript(outcome="exit"))
     panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
@@ -495,6 +502,25 @@ async def _rollback(ctx: Context) -> None:
     tool_error(result, "START_FAILED", "a start whose agent exits")
     after = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
     expect(after == panes, f"left behind: {sorted(after - panes)}")
+
+
+@check(
+    "start-blocked-kept",
+    "4.2",
+    "an agent blocked at a prompt during start-up is START_FAILED with its reason, and its pane is kept",
+    needs=("start",),
+)
+async def _blocked_kept(ctx: Context) -> None:
+    ctx.sim.script_start("pi", StartScript(outcome="blocked"))
+    panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    result = await active_call(ctx, START_TOOL, {"name": "waiting", "kind": "pi", "args": []})
+    tool_error(result, "START_FAILED", "a start whose agent is blocked at a prompt")
+    expected = str(LinkError(Cause.START_AGENT_WAITING))
+    expect(expected in result.text, f"reason: {result.text!r}, expected {expected!r}")
+    kept = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]} - panes
+    expect(len(kept) == 1, f"new panes left for the user: {len(kept)}, expected the agent's one")
+    for pane in kept:  # the user answers, or gives up: close it so later checks start clean
+        ctx.sim.request("pane.close", pane_id=pane)
 
 
 @check("start-raw-id-refused", "4.2", "a raw pane id in start input is START_INPUT_INVALID", needs=("start",))

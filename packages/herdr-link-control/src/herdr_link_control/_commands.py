@@ -126,7 +126,12 @@ CLASSIFICATION: Final[Mapping[Role, tuple[Cause, Mapping[str, Cause]]]] = {
     Role.PEERS: (Cause.PEERS_REFUSED, {}),
     Role.PROMPT: (
         Cause.SEND_REJECTED,
-        {"agent_not_found": Cause.NOT_A_PEER, "agent_target_ambiguous": Cause.NOT_A_PEER},
+        {
+            "agent_not_found": Cause.NOT_A_PEER,
+            "agent_target_ambiguous": Cause.NOT_A_PEER,
+            "agent_blocked": Cause.SEND_TARGET_BLOCKED,
+            "agent_not_ready": Cause.SEND_TARGET_NOT_READY,
+        },
     ),
     Role.CLOSE: (Cause.CLOSE_REJECTED, {}),
     Role.TAB_CREATE: (Cause.START_PLACEMENT_REFUSED, {}),
@@ -137,6 +142,7 @@ CLASSIFICATION: Final[Mapping[Role, tuple[Cause, Mapping[str, Cause]]]] = {
         {
             "agent_name_taken": Cause.START_NAME_TAKEN,
             "unsupported_agent_kind": Cause.START_KIND_UNSUPPORTED,
+            "agent_not_ready": Cause.START_AGENT_WAITING,
         },
     ),
     Role.ROLLBACK: (Cause.START_REJECTED, {}),

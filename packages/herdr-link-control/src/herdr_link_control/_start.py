@@ -1,7 +1,9 @@
 """``herdr_link_start`` (spec §4.2): configuration, placement, ``agent start`` and rollback.
 
 Guarantee: a tab or pane this call created is closed again, best effort, whenever the call fails or
-is cancelled after creating it; the primary error is kept and nothing is retried.
+is cancelled after creating it; the primary error is kept and nothing is retried. The one exception:
+when Herdr reports the started agent blocked at a prompt during start-up, Herdr keeps the agent under
+its name, so its pane stays for the user to answer (``START_FAILED`` with that reason, spec §4.2).
 """
 
 import logging
@@ -183,17 +185,31 @@ class Starter:
 
     @asynccontextmanager
     async def _undone_on_failure(self, rollback: list[str]) -> AsyncIterator[None]:
-        """Run ``rollback`` (shielded, best effort) when the block fails or is cancelled, then re-raise."""
+        """Run ``rollback`` (shielded, best effort) when the block fails or is cancelled, then re-raise;
+        except when Herdr holds the new agent blocked at a prompt (``START_AGENT_WAITING``)."""
         try:
             yield
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                try:
-                    await self.cli.call(rollback, Role.ROLLBACK)
-                    log.info("rolled back: herdr %s", " ".join(rollback))
-                except LinkError as error:
-                    log.warning("rollback herdr %s failed, so that stays: %s", " ".join(rollback), error.detail)
+        except LinkError as error:
+            if error.cause is Cause.START_AGENT_WAITING:
+                # Herdr holds the agent under its name, blocked at a prompt of its program: the user
+                # answers it in the pane and the agent becomes ready. Closing the pane would throw that
+                # away, so it stays (PROTOCOL.md §4.2) and the reason says so.
+                log.warning("kept what was created for the blocked agent (no rollback): %s", error.detail)
+                raise
+            await self._roll_back(rollback)
             raise
+        except BaseException:
+            await self._roll_back(rollback)
+            raise
+
+    async def _roll_back(self, rollback: list[str]) -> None:
+        """Run ``rollback``, shielded from cancellation; a failure is logged, never raised."""
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.cli.call(rollback, Role.ROLLBACK)
+                log.info("rolled back: herdr %s", " ".join(rollback))
+            except LinkError as error:
+                log.warning("rollback herdr %s failed, so that stays: %s", " ".join(rollback), error.detail)
 
 
 def _config_path(context: str) -> str:

@@ -37,10 +37,14 @@ if TYPE_CHECKING:
     )
     from ._version import __version__ as __version__
     from ._wiring import (
+        ALLOW_RULE as ALLOW_RULE,
         FORWARDED_VARIABLES as FORWARDED_VARIABLES,
+        SCOPES as SCOPES,
+        TRUST_HOSTS as TRUST_HOSTS,
         Wiring as Wiring,
         WiringFile as WiringFile,
-        claude_hint_file as claude_hint_file,
+        claude_config_dir as claude_config_dir,
+        claude_user_config as claude_user_config,
         server_command as server_command,
         wiring as wiring,
     )
@@ -78,10 +82,14 @@ _EXPORTS = {
         "__version__",
     ],
     "_wiring": [
+        "ALLOW_RULE",
         "FORWARDED_VARIABLES",
         "Wiring",
         "WiringFile",
-        "claude_hint_file",
+        "SCOPES",
+        "TRUST_HOSTS",
+        "claude_config_dir",
+        "claude_user_config",
         "server_command",
         "wiring",
     ],

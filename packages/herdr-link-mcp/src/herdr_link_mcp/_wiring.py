@@ -2,33 +2,51 @@
 
 Everything printed here is generated: the hint text comes from ``herdr_link_protocol``, the
 commands point at this environment's ``herdr-link-mcp``, and the namespace is always ``herdr_link``.
+Each file carries its content twice: as text to paste, and as the structure ``install`` merges into
+the file a user already has (``_install``); a test holds the two equal.
+
+The default scope is the user's: a host started in any folder of that user (by Link, the user or
+Herdr's UI) reads it. ``scope="project"`` prints the files for one project instead. Folder trust is
+never changed unless asked for (``trust``), and then only for the folders named.
 """
 
 import json
 import os
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, Literal
-
-from herdr_link_control.userfiles import config_dir
-from herdr_link_protocol import tier0_hint
+from typing import Any, Final, Literal
 
 from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
-from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS, WIRING_HOSTS
+from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
 
-__all__ = ["FORWARDED_VARIABLES", "Wiring", "WiringFile", "claude_hint_file", "server_command", "wiring"]
+__all__ = [
+    "ALLOW_RULE",
+    "FORWARDED_VARIABLES",
+    "SCOPES",
+    "TRUST_HOSTS",
+    "Wiring",
+    "WiringFile",
+    "claude_config_dir",
+    "claude_user_config",
+    "server_command",
+    "wiring",
+]
 
 FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
-
-
-def claude_hint_file(environ: Mapping[str, str], home: Path) -> Path:
-    """Where the Claude Code wiring keeps the Tier 0 hint its launcher flag reads: beside ``bridge.json``
-    in Herdr Link's config directory (the doctor checks the same file)."""
-    return config_dir(environ, home) / "claude-hint.txt"
+SCOPES: Final = ("user", "project")
+"""Where a registration lives: the user's own files (default) or one project's."""
+TRUST_HOSTS: Final = ("claude", "codex", "gemini")
+"""Hosts with a folder-trust feature that ``--trust DIR`` can record a folder in."""
+HOOK_TIMEOUT: Final = 10
+"""Seconds a host gives the hint hook."""
+CODEX_STARTUP_TIMEOUT: Final = 30
+"""Seconds Codex waits for the (required) server to answer ``initialize``."""
+ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
+"""Claude Code's permission rule that allows every tool of our server without a prompt."""
 
 
 def server_command() -> list[str]:
@@ -39,22 +57,38 @@ def server_command() -> list[str]:
     return [sys.executable, "-m", "herdr_link_mcp"]
 
 
+def claude_config_dir(environ: Mapping[str, str], home: Path) -> Path:
+    """Claude Code's settings directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) if configured else home / ".claude"
+
+
+def claude_user_config(environ: Mapping[str, str], home: Path) -> Path:
+    """Claude Code's own state file, which holds user-scope MCP servers and trusted folders:
+    ``$CLAUDE_CONFIG_DIR/.claude.json``, else ``~/.claude.json``."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured) / ".claude.json" if configured else home / ".claude.json"
+
+
 def _hint_command(host: str) -> str:
     """The hook command for ``host``: ``herdr-link-mcp hint --host HOST``. In a Herdr pane it writes the
     hook's JSON to stdout and nothing to stderr; outside one it writes the host's "no hint" answer to
-    stdout (nothing for Codex, ``{}`` for Gemini CLI and AGY) and one line to stderr saying that it is
-    not in a Herdr pane. It always exits 0, so a hook never fails a session."""
+    stdout (nothing for Claude Code and Codex, ``{}`` for Gemini CLI and AGY) and one line to stderr
+    saying that it is not in a Herdr pane. It always exits 0, so a hook never fails a session."""
     return shlex.join([*server_command(), "hint", "--host", host])
 
 
 @dataclass(frozen=True)
 class WiringFile:
-    """One file to create or merge into."""
+    """One file to create or merge into: ``content`` to paste, ``data`` to merge (JSON or TOML)."""
 
     path: str
     format: Literal["json", "toml", "text"]
     content: str
     note: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    private: bool = False
+    """Created readable by its owner only (the host does the same: state and trust files)."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +99,11 @@ class Wiring:
     files: list[WiringFile] = field(default_factory=list)
     launcher: str = ""
     notes: list[str] = field(default_factory=list)
+    scope: str = "user"
 
     def render(self) -> str:
         """Human-readable, ready to paste."""
-        parts = [f"# Herdr Link wiring for {self.host}"]
+        parts = [f"# Herdr Link wiring for {self.host} ({self.scope} scope)"]
         for item in self.files:
             parts.append(f"\n## {item.path}" + (f"  ({item.note})" if item.note else ""))
             parts.append(item.content.rstrip("\n"))
@@ -76,11 +111,13 @@ class Wiring:
             parts.append("\n## launch\n" + self.launcher)
         if self.notes:
             parts.append("\n" + "\n".join(f"- {note}" for note in self.notes))
+        install = f"herdr-link-mcp install --host {self.host}" + (" --scope project" if self.scope == "project" else "")
+        parts.append(f"\nTo write these for you (plan first, backup, undo with --uninstall): {install}")
         return "\n".join(parts) + "\n"
 
     def to_json(self) -> str:
         """Machine-readable: ``{"host", "files": [{"path", "format", "content", "note"}], "launcher", "notes"}``."""
-        files = [item.__dict__ for item in self.files]
+        files = [{"path": f.path, "format": f.format, "content": f.content, "note": f.note} for f in self.files]
         return json.dumps({"host": self.host, "files": files, "launcher": self.launcher, "notes": self.notes}, indent=2)
 
 
@@ -88,156 +125,240 @@ def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def _toml_list(values: list[str]) -> str:
+def _json_file(path: str, data: dict[str, Any], note: str = "", *, private: bool = False) -> WiringFile:
+    return WiringFile(path, "json", _json(data), note, data, private)
+
+
+def _toml_list(values: Sequence[str]) -> str:
     return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
-CODEX_HINT_TIMEOUT: Final = 10
-"""Seconds Codex gives the SessionStart hint hook."""
-CODEX_STARTUP_TIMEOUT: Final = 30
-"""Seconds Codex waits for the (required) server to answer ``initialize``."""
+def _shown(path: Path, home: Path) -> str:
+    """``path`` as printed: ``~/…`` under the home directory, else absolute."""
+    try:
+        return "~/" + path.relative_to(home).as_posix()
+    except ValueError:
+        return str(path)
 
 
-def _codex_wiring(command: str, args: list[str]) -> Wiring:
+def _trusted(folders: Sequence[str]) -> list[str]:
+    """The folders to trust, absolute and resolved (as the hosts key them)."""
+    return [str(Path(folder).expanduser().resolve()) for folder in folders]
+
+
+def _hook_group(host: str) -> dict[str, Any]:
+    return {"hooks": [{"type": "command", "command": _hint_command(host), "timeout": HOOK_TIMEOUT}]}
+
+
+def _claude(
+    scope: str, command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path
+) -> Wiring:
     ns = DEFAULT_NAMESPACE
-    configured = os.environ.get("CODEX_HOME")
-    folder = codex_home(os.environ, Path.home())
-    shown = str(folder) if configured else "~/.codex"
+    server = {"type": "stdio", "command": command, "args": args, "env": {}}
+    settings = {"permissions": {"allow": [ALLOW_RULE]}, "hooks": {"SessionStart": [_hook_group("claude")]}}
+    state = claude_user_config(environ, home)
+    notes = [
+        f'permissions.allow "{ALLOW_RULE}" lets every Herdr Link tool run without a permission prompt, in every '
+        "permission mode (auto mode included).",
+        "The SessionStart hook adds the Tier 0 hint in Herdr panes only (interactive and -p sessions alike); "
+        "elsewhere it adds nothing.",
+        "Claude Code defers MCP tools behind its tool search; the hint says how to load the gateway.",
+        "Claude Code asks once per folder whether you trust it, before it reads anything there. A worker "
+        "started in a folder you have not trusted waits at that question: answer it in the worker's pane, or "
+        "trust the folders you start workers in ahead of time with --trust DIR (it covers the folders below "
+        "DIR, except inside a git repository, which Claude Code trusts by its root).",
+    ]
+    if scope == "project":
+        files = [
+            _json_file(".mcp.json", {"mcpServers": {ns: server}}, "project registration"),
+            _json_file(".claude/settings.json", settings, "the project's settings: tools allowed, the hint hook"),
+        ]
+        notes.append("Claude Code asks once per project whether to use a server from .mcp.json.")
+        if trust:
+            trusted = {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in trust}}
+            files.append(
+                _json_file(_shown(state, home), trusted, "folder trust, as Claude Code records it", private=True)
+            )
+        return Wiring("claude", files, notes=notes, scope=scope)
+    registration: dict[str, Any] = {"mcpServers": {ns: server}}
+    if trust:
+        registration["projects"] = {folder: {"hasTrustDialogAccepted": True} for folder in trust}
+    note = "user-scope server, as `claude mcp add --scope user` records it" + (
+        "; folder trust as Claude Code records it" if trust else ""
+    )
+    files = [
+        _json_file(_shown(state, home), registration, note, private=True),
+        _json_file(
+            _shown(claude_config_dir(environ, home) / "settings.json", home),
+            settings,
+            "your user settings: tools allowed, the hint hook",
+        ),
+    ]
+    notes.insert(0, "Claude Code rewrites ~/.claude.json while it runs; install merges into it as its own CLI does.")
+    return Wiring("claude", files, notes=notes, scope=scope)
+
+
+def _codex(command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path) -> Wiring:
+    ns = DEFAULT_NAMESPACE
+    folder = codex_home(environ, home)
+    shown = _shown(folder, home)
     hint = _hint_command("codex")
     trust_key = hook_trust_key(folder / "hooks.json", SESSION_START)
+    trusted_hash = command_hook_hash(SESSION_START, hint, HOOK_TIMEOUT)
+    server = {
+        "command": command,
+        "args": args,
+        "env_vars": list(FORWARDED_VARIABLES),
+        "default_tools_approval_mode": "approve",
+        "required": True,
+        "startup_timeout_sec": CODEX_STARTUP_TIMEOUT,
+    }
+    data: dict[str, Any] = {
+        "mcp_servers": {ns: server},
+        "hooks": {"state": {trust_key: {"trusted_hash": trusted_hash}}},
+    }
     config = (
         f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
-        f"env_vars = {_toml_list(list(FORWARDED_VARIABLES))}\n"
+        f"env_vars = {_toml_list(FORWARDED_VARIABLES)}\n"
         'default_tools_approval_mode = "approve"\n'
         f"required = true\nstartup_timeout_sec = {CODEX_STARTUP_TIMEOUT}\n\n"
         f"[hooks.state.{json.dumps(trust_key)}]\n"
-        f"trusted_hash = {json.dumps(command_hook_hash(SESSION_START, hint, CODEX_HINT_TIMEOUT))}\n"
+        f"trusted_hash = {json.dumps(trusted_hash)}\n"
     )
-    handler = {"type": "command", "command": hint, "timeout": CODEX_HINT_TIMEOUT}
-    hooks = {"hooks": {"SessionStart": [{"hooks": [handler]}]}}
+    if trust:
+        data["projects"] = {path: {"trust_level": "trusted"} for path in trust}
+        config += "".join(f'\n[projects.{json.dumps(path)}]\ntrust_level = "trusted"\n' for path in trust)
+    hooks = {"hooks": {"SessionStart": [_hook_group("codex")]}}
+    notes = [
+        "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
+        "server sees no Herdr and lists no tools.",
+        'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
+        "required = true makes Codex wait for the server before its first model request (otherwise a "
+        "server still starting is left out of the session). The cost: if herdr-link-mcp cannot start "
+        "(uninstalled, broken environment), Codex refuses to start any session until it can or the entry "
+        "is removed. Outside Herdr the server starts and lists nothing, so plain Codex sessions are unaffected.",
+        "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
+        "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
+        "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
+        "hooks.json: keep ours first there, or trust it in /hooks instead. Outside Herdr the hook writes "
+        "nothing to stdout (no hint is added) and one line to stderr that says why.",
+        "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
+        "Codex reads both files in every folder. In a git repository it has not been told to trust it asks "
+        "first; --trust DIR records that trust ([projects]) for the folders you name.",
+        "Restart Codex completely after changing either file.",
+    ]
     return Wiring(
         "codex",
         [
-            WiringFile(f"{shown}/config.toml", "toml", config, "merge into your config"),
-            WiringFile(f"{shown}/hooks.json", "json", _json(hooks), "the SessionStart hook adds the Tier 0 hint"),
+            WiringFile(f"{shown}/config.toml", "toml", config, "merge into your config", data),
+            _json_file(f"{shown}/hooks.json", hooks, "the SessionStart hook adds the Tier 0 hint"),
         ],
-        notes=[
-            "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
-            "server sees no Herdr and lists no tools.",
-            'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
-            "required = true makes Codex wait for the server before its first model request (otherwise a "
-            "server still starting is left out of the session). The cost: if herdr-link-mcp cannot start "
-            "(uninstalled, broken environment), Codex refuses to start any session until it can or the entry "
-            "is removed. Outside Herdr the server starts and lists nothing, so plain Codex sessions are unaffected.",
-            "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
-            "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
-            "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
-            "hooks.json: keep ours first there, or trust it in /hooks instead. Outside Herdr the hook writes "
-            "nothing to stdout (no hint is added) and one line to stderr that says why.",
-            "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
-            "Restart Codex completely after changing either file.",
-        ],
+        notes=notes,
     )
 
 
-def wiring(host: str) -> Wiring:
+def _gemini(scope: str, command: str, args: list[str], trust: list[str]) -> Wiring:
+    ns = DEFAULT_NAMESPACE
+    server = {"command": command, "args": args, "trust": True}
+    hook = {
+        "matcher": "startup",
+        "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini")}],
+    }
+    settings = {"mcpServers": {ns: server}, "hooks": {"SessionStart": [hook]}}
+    where = ".gemini/settings.json" if scope == "project" else "~/.gemini/settings.json"
+    files = [_json_file(where, settings, "merge into your settings")]
+    if trust:
+        folders = dict.fromkeys(trust, "TRUST_FOLDER")
+        files.append(
+            _json_file("~/.gemini/trustedFolders.json", folders, "folder trust, as Gemini CLI records it", private=True)
+        )
+    notes = [
+        'Gemini CLI offers an MCP server\'s tools only when it has "trust": true.',
+        "Gemini CLI asks once per folder whether you trust it (and, headless, refuses to run in a folder it does "
+        "not trust). A worker started in such a folder sits at that question: --trust DIR records TRUST_FOLDER "
+        "for the folders you name (and the folders below them).",
+    ]
+    if scope == "project":
+        notes.append("A project's settings apply only once Gemini CLI trusts the project's folder.")
+    return Wiring("gemini", files, notes=notes, scope=scope)
+
+
+def _agy(scope: str, command: str, args: list[str]) -> Wiring:
+    ns = DEFAULT_NAMESPACE
+    handler = {"type": "command", "command": _hint_command("agy"), "timeout": HOOK_TIMEOUT}
+    hooks = {"herdr-link": {"PreInvocation": [handler]}}
+    hooks_path = ".agents/hooks.json" if scope == "project" else "~/.gemini/antigravity-cli/hooks.json"
+    return Wiring(
+        "agy",
+        [
+            _json_file("~/.gemini/config/mcp_config.json", {"mcpServers": {ns: {"command": command, "args": args}}}),
+            _json_file(
+                hooks_path,
+                hooks,
+                "a group of its own, PreInvocation handlers directly in the event list",
+            ),
+        ],
+        notes=[
+            "AGY calls MCP tools through call_mcp_tool with ServerName and ToolName.",
+            "agy reads hooks.json from its user directory (~/.gemini/antigravity-cli/) and from a project's "
+            "customization root (.agents/), as its documentation describes; its debug log says how many hooks "
+            "it loaded. Not run against a real agy here.",
+        ],
+        scope=scope,
+    )
+
+
+def _pi(scope: str, command: str, args: list[str]) -> Wiring:
+    server = {"command": command, "args": args, "exposure": "direct"}
+    where = ".pi/mcp.json" if scope == "project" else "~/.pi/agent/mcp.json"
+    return Wiring(
+        "pi",
+        [_json_file(where, {"mcpServers": {DEFAULT_NAMESPACE: server}})],
+        notes=[
+            'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
+            "Pi has no hook for the Tier 0 hint: the native extension (herdr-link-pi-bridge, "
+            "herdr-link-pi-install) gives it, and is the recommended way to wire Pi.",
+        ],
+        scope=scope,
+    )
+
+
+def wiring(
+    host: str,
+    *,
+    scope: str = "user",
+    trust: Sequence[str] = (),
+    environ: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Wiring:
     """Registration for ``host`` with this environment's commands.
 
+    Args:
+        scope: ``user`` (every folder of this user) or ``project`` (the current project's files).
+        trust: folders to record as trusted in the host's own trust list (only for :data:`TRUST_HOSTS`).
+        environ, home: the user's environment and home (default: this process's).
+
     Raises:
-        ValueError: for an unknown host.
+        ValueError: for an unknown host or scope, or a combination the host does not have.
     """
+    environ = os.environ if environ is None else environ
+    home = Path.home() if home is None else home
+    if host not in WIRING_HOSTS:
+        raise ValueError(f"unknown host {host!r}; choose one of {', '.join(WIRING_HOSTS)}")
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
+    if trust and host not in TRUST_HOSTS:
+        raise ValueError(f"{host} has no folder trust to record; --trust applies to {', '.join(TRUST_HOSTS)}")
+    if host == "codex" and scope == "project":
+        raise ValueError("codex: only the user scope is wired ($CODEX_HOME or ~/.codex applies to every folder)")
     command, *args = server_command()
-    ns = DEFAULT_NAMESPACE
+    folders = _trusted(trust)
     if host == "claude":
-        hint_path = claude_hint_file(os.environ, Path.home())
-        hint_file = str(hint_path)
-        return Wiring(
-            host,
-            [
-                WiringFile(
-                    ".mcp.json",
-                    "json",
-                    _json({"mcpServers": {ns: {"type": "stdio", "command": command, "args": args}}}),
-                    "project registration; or pass it with --mcp-config",
-                ),
-                WiringFile(
-                    hint_file,
-                    "text",
-                    tier0_hint(WIRING_FORMS["claude"], ns) + "\n",
-                    f"write it with: mkdir -p {shlex.quote(str(hint_path.parent))} && "
-                    f"{_hint_command('claude')} > {shlex.quote(hint_file)}",
-                ),
-            ],
-            launcher=shlex.join(
-                [
-                    "claude",
-                    "--mcp-config",
-                    ".mcp.json",
-                    "--allowedTools",
-                    f"mcp__{ns}__*",
-                    "--append-system-prompt-file",
-                    hint_file,
-                ]
-            ),
-            notes=[
-                f'Without --allowedTools "mcp__{ns}__*" every Herdr Link call waits for a permission prompt.',
-                "Claude Code defers MCP tools behind its tool search; the hint says how to load the gateway.",
-                "Add the hint file only for sessions launched inside Herdr.",
-            ],
-        )
+        return _claude(scope, command, args, folders, environ, home)
     if host == "codex":
-        return _codex_wiring(command, args)
-    if host == "agy":
-        agy_hooks = {
-            "herdr-link": {"PreInvocation": [{"type": "command", "command": _hint_command("agy"), "timeout": 10}]}
-        }
-        return Wiring(
-            host,
-            [
-                WiringFile(
-                    "~/.gemini/config/mcp_config.json",
-                    "json",
-                    _json({"mcpServers": {ns: {"command": command, "args": args}}}),
-                ),
-                WiringFile(
-                    ".agents/hooks.json",
-                    "json",
-                    _json(agy_hooks),
-                    "in the project's customization root; a group of its own, PreInvocation handlers directly "
-                    "in the event list",
-                ),
-            ],
-            notes=[
-                "AGY calls MCP tools through call_mcp_tool with ServerName and ToolName.",
-                "agy reads hooks.json from a customization root (.agents/ of the project) or from an installed "
-                "plugin, depending on its release; its debug log says how many hooks it loaded. Not run against "
-                "a real agy here.",
-            ],
-        )
+        return _codex(command, args, folders, environ, home)
     if host == "gemini":
-        server = {"command": command, "args": args, "trust": True}
-        hook = {
-            "matcher": "startup",
-            "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini")}],
-        }
-        settings = {"mcpServers": {ns: server}, "hooks": {"SessionStart": [hook]}}
-        return Wiring(
-            host,
-            [WiringFile("~/.gemini/settings.json", "json", _json(settings), "merge into your settings")],
-            notes=['Gemini CLI offers an MCP server\'s tools only when it has "trust": true.'],
-        )
-    if host == "pi":
-        server = {"command": command, "args": args, "exposure": "direct"}
-        return Wiring(
-            host,
-            [
-                WiringFile(
-                    "~/.pi/agent/mcp.json", "json", _json({"mcpServers": {ns: server}}), "or .pi/mcp.json per project"
-                )
-            ],
-            notes=[
-                'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
-                "The native extension (herdr-link-pi-bridge) is the alternative to Pi's built-in MCP.",
-            ],
-        )
-    raise ValueError(f"unknown host {host!r}; choose one of {', '.join(WIRING_HOSTS)}")
+        return _gemini(scope, command, args, folders)
+    if host == "agy":
+        return _agy(scope, command, args)
+    return _pi(scope, command, args)

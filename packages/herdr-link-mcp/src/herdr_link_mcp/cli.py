@@ -2,7 +2,9 @@
 
 herdr-link-mcp [serve] [--namespace NS]
 herdr-link-mcp hint --host claude|codex|agy|gemini|pi
-herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--json]
+herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--json]
+herdr-link-mcp install --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--dry-run]
+                       [--yes] [--uninstall]
 herdr-link-mcp probe [--json] [-- COMMAND...]
 """
 
@@ -15,7 +17,7 @@ from ._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 __all__ = ["main"]
 
@@ -82,6 +84,45 @@ def _hint(host: str) -> int:
     return 0
 
 
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+
+
+def _install(options: object, say: Callable[[str], None]) -> int:
+    from pathlib import Path
+
+    from ._install import InstallError, apply, plan
+    from ._wiring import wiring
+
+    host, scope, trust = options.host, options.scope, options.trust  # type: ignore[attr-defined]
+    try:
+        chosen = wiring(host, scope=scope, trust=trust or ())
+        decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)  # type: ignore[attr-defined]
+    except (InstallError, ValueError) as error:
+        sys.stderr.write(f"herdr-link-mcp install: {error}\n")
+        say("state: nothing was changed")
+        return 1
+    for line in decided.describe():
+        say(line)
+    if not decided.changed:
+        say("nothing to do: every file already holds it")
+        say("state: nothing was changed")
+        return 0
+    if options.dry_run:  # type: ignore[attr-defined]
+        say("dry run: nothing was written")
+        say("state: nothing was changed")
+        return 0
+    if decided.conflicts and not options.yes:  # type: ignore[attr-defined]
+        question = "replace what is there (marked ! above)"
+        if not sys.stdin.isatty() or input(f"{question}? [y/N] ").strip().lower() not in ("y", "yes"):
+            sys.stderr.write(f"herdr-link-mcp install: declined: did not {question} (--yes confirms)\n")
+            say("state: nothing was changed")
+            return 1
+    import os
+
+    return apply(decided, os.environ, Path.home(), say)
+
+
 def _light(args: list[str]) -> int | None:
     """The two invocations hosts run often, answered before ``argparse`` loads: ``--version``, and
     ``hint --host H`` (a SessionStart hook in every Codex, Gemini and AGY session). Same output as
@@ -106,11 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ._hint import HINT_HOSTS
     from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
+    from ._wiring import SCOPES, TRUST_HOSTS
 
     parser = argparse.ArgumentParser(
         prog="herdr-link-mcp",
         description="Herdr Link as a stdio MCP server (the default), and help to wire it into a host.",
-        epilog="Exit status: 0 done (serve: when stdin closes); 1 probe found a problem; 2 usage error; "
+        epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, or "
+        "install refused, was declined or failed (its last line says what each file is); 2 usage error; "
         "130 interrupted.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
@@ -126,6 +169,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     wiring = commands.add_parser("wiring", help="print ready-to-paste registration for a host")
     wiring.add_argument("--host", required=True, choices=WIRING_HOSTS)
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
+    install = commands.add_parser(
+        "install",
+        help="write a host's wiring into your files: the plan first, merged without touching other keys, "
+        "backed up, replaced whole; --uninstall takes it out again",
+    )
+    install.add_argument("--host", required=True, choices=WIRING_HOSTS)
+    install.add_argument("--dry-run", action="store_true", help="show the plan and write nothing")
+    install.add_argument("--yes", action="store_true", help="confirm replacing what another tool or you put there")
+    install.add_argument("--uninstall", action="store_true", help="take out what install put in")
+    for parser_of in (wiring, install):
+        parser_of.add_argument(
+            "--scope",
+            choices=SCOPES,
+            default="user",
+            help="user: every folder of yours (default); project: this project's files",
+        )
+        parser_of.add_argument(
+            "--trust",
+            action="append",
+            metavar="DIR",
+            help="also record DIR (and the folders below it) as trusted in the host's own list; repeatable; "
+            f"{', '.join(TRUST_HOSTS)} only",
+        )
     probe = commands.add_parser("probe", help="start the server as a host would and report what the host sees")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
     probe.add_argument("server", nargs=argparse.REMAINDER, help="the server command (default: this one)")
@@ -139,9 +205,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.command == "wiring":
             from ._wiring import wiring as build
 
-            result = build(options.host)
+            try:
+                result = build(options.host, scope=options.scope, trust=options.trust or ())
+            except ValueError as error:
+                parser.error(str(error))
             sys.stdout.write(result.to_json() + "\n" if options.json else result.render())
             return 0
+        if options.command == "install":
+            return _install(options, _say)
         if options.command == "probe":
             return _probe([a for a in options.server if a != "--"], options.json)
         return _serve(options.namespace)

@@ -71,6 +71,16 @@ class Cause(enum.Enum):
     )
     # SEND_FAILED
     SEND_REJECTED = (ErrorCode.SEND_FAILED, "Herdr did not accept message delivery")
+    SEND_TARGET_BLOCKED = (
+        ErrorCode.SEND_FAILED,
+        "the target agent is waiting for its user to answer a prompt in its pane, so nothing was delivered: "
+        "send again once the user has answered it",
+    )
+    SEND_TARGET_NOT_READY = (
+        ErrorCode.SEND_FAILED,
+        "the target agent is not ready for messages yet (still starting, or its program is not in the "
+        "foreground), so nothing was delivered",
+    )
     MESSAGE_EMPTY = (ErrorCode.SEND_FAILED, "message is empty")
     MESSAGE_NOT_TEXT = (ErrorCode.SEND_FAILED, '"{field}" must be a string')
     MESSAGE_TOO_LARGE = (ErrorCode.SEND_FAILED, "message exceeds {limit} bytes once wrapped for delivery")
@@ -100,6 +110,12 @@ class Cause(enum.Enum):
     START_REJECTED = (ErrorCode.START_FAILED, "Herdr did not accept Agent start")
     START_KIND_UNSUPPORTED = (ErrorCode.START_FAILED, "Herdr does not support this agent kind")
     START_NAME_TAKEN = (ErrorCode.START_FAILED, "another live agent already has this Agent Name")
+    START_AGENT_WAITING = (
+        ErrorCode.START_FAILED,
+        "the new agent's program is waiting for the user to answer a prompt in its pane (such as whether "
+        "to trust the folder). Its pane was kept and its name stays reserved: messages reach the agent once "
+        "the user has answered and it is ready, and a new start under the same name is refused",
+    )
     START_PLACEMENT_REFUSED = (ErrorCode.START_FAILED, "Herdr could not create the tab or pane for the new agent")
     START_CALLER_NOT_REPORTED = (ErrorCode.START_FAILED, "Herdr does not report this agent's own pane and workspace")
     START_ANCHOR_NO_CWD = (ErrorCode.START_FAILED, "the anchor agent's pane reports no working directory")

@@ -21,6 +21,7 @@ from ._check import Check
 from ._files import bridge_check, config_check, opencode_check, pi_check
 from ._hint_checks import hint_checks
 from ._wiring_checks import wiring_checks
+from ._worker_checks import worker_checks
 
 __all__ = ["Check", "diagnose", "render", "to_json"]
 
@@ -95,8 +96,9 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     checks.extend([*wired, *hint_checks(home, cwd), *hosts[len(wired) :]])
     stubs = [c for c in hosts if c.name in ("OpenCode plugin", "Pi extension")]
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
+    checks.extend(worker_checks(home, cwd))
     if all(c.status == "SKIP" for c in hosts):
-        fix = "herdr-link-mcp wiring --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
+        fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))
     else:
         in_use = [c.name for c in hosts if c.status != "SKIP"]

@@ -1,5 +1,5 @@
-"""The doctor's checks of the Tier 0 hints: Codex's and Gemini's SessionStart hooks and Claude Code's
-hint file, each as ``wiring`` prints it. Without the hint a dormant model is never told the gateway
+"""The doctor's checks of the Tier 0 hints: Claude Code's, Codex's and Gemini's SessionStart hooks,
+each as ``wiring`` prints it. Without the hint a dormant model is never told the gateway
 exists. They only read files."""
 
 import os
@@ -9,18 +9,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from herdr_link_mcp import (
-    DEFAULT_NAMESPACE,
     SESSION_START,
-    WIRING_FORMS,
-    claude_hint_file,
     codex_home,
     command_hook_hash,
     hook_trust_key,
 )
-from herdr_link_protocol import tier0_hint
 
 from ._check import Check
-from ._wiring_checks import _load, _runnable, check_claude, check_codex, check_gemini
+from ._wiring_checks import _load, _runnable, check_claude, check_codex, check_gemini, claude_settings
 
 __all__ = ["HINT_CHECKS", "hint_checks"]
 
@@ -60,7 +56,7 @@ def _hook_check(
     if problem:
         return Check(name, "FAIL", problem, "fix the file's syntax")
     ours = [c for c in _commands(where(config or {})) if f"hint --host {host}" in c]
-    fix = f"add the hook herdr-link-mcp wiring --host {host} prints"
+    fix = f"herdr-link-mcp install --host {host} (or add the hook herdr-link-mcp wiring --host {host} prints)"
     if not ours:
         if not wired:
             return Check(name, "SKIP", f"the server is not wired for this host (looked in {path})")
@@ -118,23 +114,12 @@ def check_gemini_hint(home: Path, cwd: Path) -> Check:
 
 
 def check_claude_hint(home: Path, cwd: Path) -> Check:
-    """Claude Code's hint file, beside ``bridge.json``: present, and the current text."""
-    name = "Claude Code hint file"
-    path = claude_hint_file(os.environ, home)
+    """Claude Code's SessionStart hook in the first of its settings files that has one (else the user's)."""
     wired = check_claude(home, cwd).status != "SKIP"
-    expected = tier0_hint(WIRING_FORMS["claude"], DEFAULT_NAMESPACE) + "\n"
-    fix = f"herdr-link-mcp hint --host claude > {path} (and launch with --append-system-prompt-file {path})"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        if not wired:
-            return Check(name, "SKIP", f"the server is not wired for Claude Code (looked for {path})")
-        return Check(name, "WARN", f"{path} does not exist: a dormant session is not told the gateway exists", fix)
-    except OSError as error:
-        return Check(name, "FAIL", f"{path} cannot be read: {error.strerror}", "check its permissions")
-    if text != expected:
-        return Check(name, "FAIL", f"{path} is not the current hint text", fix)
-    return Check(name, "PASS", f"{path} holds the current hint")
+    sources = claude_settings(home, cwd)
+    found = next((p for p in sources if any("hint --host claude" in c for c in _commands(_load(p)[0] or {}))), None)
+    path = found or sources[-1]
+    return _hook_check("Claude Code hint hook", "claude", path, _load(path), wired, lambda c: c.get("hooks"))
 
 
 HINT_CHECKS: Final[tuple[Callable[[Path, Path], Check], ...]] = (check_claude_hint, check_codex_hint, check_gemini_hint)

@@ -9,7 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_mcp import DEFAULT_NAMESPACE, FORWARDED_VARIABLES, codex_home
+from herdr_link_mcp import (
+    ALLOW_RULE,
+    DEFAULT_NAMESPACE,
+    FORWARDED_VARIABLES,
+    claude_config_dir,
+    claude_user_config,
+    codex_home,
+)
 
 from ._check import Check
 
@@ -61,9 +68,46 @@ def _server_entry(name: str, sources: list[Path], table: str, host: str) -> tupl
     return Check(name, "SKIP", f"not configured (looked in {', '.join(map(str, sources))})"), {}, sources[0]
 
 
+CLAUDE_ALLOW_RULES: Final = (ALLOW_RULE, f"{ALLOW_RULE}__*")
+"""Claude Code permission rules that allow every tool of our server."""
+
+
+def claude_settings(home: Path, cwd: Path) -> list[Path]:
+    """Claude Code's settings files that a session in ``cwd`` reads, the project's first."""
+    return [
+        cwd / ".claude" / "settings.local.json",
+        cwd / ".claude" / "settings.json",
+        claude_config_dir(os.environ, home) / "settings.json",
+    ]
+
+
+def claude_allows(home: Path, cwd: Path) -> Path | None:
+    """The settings file whose ``permissions.allow`` lets our tools run without a prompt, if any."""
+    for path in claude_settings(home, cwd):
+        config, _ = _load(path)
+        allow = ((config or {}).get("permissions") or {}).get("allow")
+        if isinstance(allow, list) and any(rule in allow for rule in CLAUDE_ALLOW_RULES):
+            return path
+    return None
+
+
 def check_claude(home: Path, cwd: Path) -> Check:
-    found, _, path = _server_entry("Claude Code", [cwd / ".mcp.json", home / ".claude.json"], "mcpServers", "claude")
-    return found or Check("Claude Code", "PASS", f"{path} registers {NS}; launch with --allowedTools 'mcp__{NS}__*'")
+    name = "Claude Code"
+    user = claude_user_config(os.environ, home)
+    found, _, path = _server_entry(name, [user, cwd / ".mcp.json"], "mcpServers", "claude")
+    if found:
+        return found
+    fix = "herdr-link-mcp install --host claude"
+    allowed = claude_allows(home, cwd)
+    if allowed is None:
+        detail = (
+            f"{path} registers {NS}, but no settings file allows its tools: every call waits for a permission prompt"
+        )
+        return Check(name, "FAIL", detail, fix)
+    if path != user:
+        detail = f"{path} registers {NS} for this project only: Claude Code asks once per project to use it"
+        return Check(name, "WARN", detail, f"{fix} (user scope: every folder, no question)")
+    return Check(name, "PASS", f"{path} registers {NS} for every folder; {allowed} allows its tools")
 
 
 def check_codex(home: Path, cwd: Path) -> Check:

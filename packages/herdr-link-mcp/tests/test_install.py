@@ -1,0 +1,174 @@
+"""``herdr-link-mcp install``: the plan first, merged without touching other keys, backed up, replaced
+whole, undone by ``--uninstall``, and a ``state:`` line whatever happens. Run as a user would: the real
+command in a subprocess, with a throwaway HOME."""
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from herdr_link_mcp import wiring
+from herdr_link_mcp._install import apply, plan
+
+
+def install(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "herdr_link_mcp", "install", *args],
+        env=env,
+        cwd=cwd or home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _files(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -> None:
+    state = {"numStartups": 7, "projects": {"/old": {"allowedTools": ["Bash"]}}, "theme": "dark"}
+    (home / ".claude.json").write_text(json.dumps(state))
+    (home / ".claude.json").chmod(0o600)
+    (home / ".claude").mkdir()
+    settings = {"permissions": {"allow": ["Bash(ls)"]}, "model": "opus", "hooks": {"Stop": [{"hooks": []}]}}
+    (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    done = install(home, "--host", "claude", "--trust", str(home / "work"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "plan (install Herdr Link for claude):" and lines[-1].startswith("state: ~/.claude.json updated")
+    merged = json.loads((home / ".claude.json").read_text())
+    assert (
+        merged["numStartups"] == 7
+        and merged["theme"] == "dark"
+        and merged["projects"]["/old"] == state["projects"]["/old"]
+    )
+    assert (
+        merged["mcpServers"]["herdr_link"]["command"].endswith("herdr-link-mcp")
+        or "-m" in merged["mcpServers"]["herdr_link"]["args"]
+    )
+    assert merged["projects"][str(home / "work")] == {"hasTrustDialogAccepted": True}
+    assert stat.S_IMODE((home / ".claude.json").stat().st_mode) == 0o600  # as Claude Code keeps it
+    user = json.loads((home / ".claude" / "settings.json").read_text())
+    assert user["permissions"]["allow"] == ["Bash(ls)", "mcp__herdr_link"] and user["model"] == "opus"
+    assert user["hooks"]["Stop"] == settings["hooks"]["Stop"] and len(user["hooks"]["SessionStart"]) == 1
+    backups = list((home / ".config" / "herdr-link" / "backups" / "claude").iterdir())
+    assert sorted(b.name.split(".2")[0] for b in backups) == [".claude.json", "settings.json"]
+    assert any(json.loads(b.read_text()) == state for b in backups)
+
+    again = install(home, "--host", "claude", "--trust", str(home / "work"))
+    assert (
+        again.returncode == 0
+        and "nothing to do" in again.stdout
+        and again.stdout.endswith("state: nothing was changed\n")
+    )
+
+    removed = install(home, "--host", "claude", "--uninstall")
+    assert removed.returncode == 0, removed.stderr
+    assert "folder trust is left as it is" in removed.stdout
+    after = json.loads((home / ".claude.json").read_text())
+    assert "mcpServers" not in after and after["projects"][str(home / "work")] == {"hasTrustDialogAccepted": True}
+    assert json.loads((home / ".claude" / "settings.json").read_text()) == settings
+    untrusted = install(home, "--host", "claude", "--uninstall", "--trust", str(home / "work"))
+    assert untrusted.returncode == 0 and json.loads((home / ".claude.json").read_text()) == state
+
+
+def test_files_install_created_are_removed_by_uninstall(home: Path) -> None:
+    assert install(home, "--host", "gemini", "--trust", str(home)).returncode == 0
+    assert stat.S_IMODE((home / ".gemini" / "trustedFolders.json").stat().st_mode) == 0o600
+    assert install(home, "--host", "gemini", "--uninstall", "--trust", str(home)).returncode == 0
+    assert not (home / ".gemini" / "settings.json").exists() and not (home / ".gemini" / "trustedFolders.json").exists()
+
+
+def test_codex_keeps_the_users_comments_and_tables(home: Path) -> None:
+    (home / ".codex").mkdir()
+    original = '# my settings\nmodel = "o3"  # the one I like\n\n[mcp_servers.other]\ncommand = "x"\n'
+    (home / ".codex" / "config.toml").write_text(original)
+    assert install(home, "--host", "codex").returncode == 0
+    text = (home / ".codex" / "config.toml").read_text()
+    assert text.startswith(original) and tomllib.loads(text)["mcp_servers"]["herdr_link"]["required"] is True
+    assert install(home, "--host", "codex", "--uninstall").returncode == 0
+    assert (home / ".codex" / "config.toml").read_text() == original
+    assert not (home / ".codex" / "hooks.json").exists()
+
+
+def test_a_dry_run_shows_the_plan_and_writes_nothing(home: Path) -> None:
+    (home / ".claude.json").write_text('{"numStartups": 1}')
+    before = _files(home)
+    done = install(home, "--host", "claude", "--dry-run")
+    assert done.returncode == 0 and "  ~/.claude/settings.json: create" in done.stdout
+    assert done.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
+    assert _files(home) == before
+
+
+def test_what_is_not_ours_is_replaced_only_when_confirmed(home: Path) -> None:
+    foreign = {"mcpServers": {"herdr_link": {"command": "npx", "args": ["-y", "herdr-link"]}}}
+    (home / ".claude.json").write_text(json.dumps(foreign))
+    before = _files(home)
+    refused = install(home, "--host", "claude")
+    assert refused.returncode == 1 and "declined" in refused.stderr and "--yes" in refused.stderr
+    assert "! mcpServers.herdr_link is" in refused.stdout and refused.stdout.endswith("state: nothing was changed\n")
+    assert _files(home) == before
+    confirmed = install(home, "--host", "claude", "--yes")
+    assert confirmed.returncode == 0 and "npx" not in (home / ".claude.json").read_text()
+    # A folder the user marked not trusted is theirs too.
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(home): "DO_NOT_TRUST"}))
+    distrust = install(home, "--host", "gemini", "--trust", str(home))
+    assert distrust.returncode == 1 and '"DO_NOT_TRUST"' in distrust.stdout
+
+
+def test_a_file_that_cannot_be_read_stops_before_anything_is_written(home: Path) -> None:
+    (home / ".claude.json").write_text("{ not json")
+    done = install(home, "--host", "claude")
+    assert done.returncode == 1 and "is not valid JSON" in done.stderr and "nothing was changed" in done.stderr
+    assert done.stdout == "state: nothing was changed\n" and not (home / ".claude").exists()
+
+
+def test_a_failure_half_way_puts_back_what_was_written(home: Path) -> None:
+    (home / ".claude.json").write_text('{"numStartups": 2}')
+    (home / ".claude" / "settings.json.herdr-link.partial").mkdir(parents=True)  # the second write fails
+    before = _files(home)
+    done = install(home, "--host", "claude")
+    assert done.returncode == 1 and "herdr-link-mcp install:" in done.stderr
+    assert "~/.claude.json: restored from" in done.stdout
+    assert done.stdout.endswith("state: ~/.claude.json unchanged; ~/.claude/settings.json unchanged\n")
+    assert {k: v for k, v in _files(home).items() if not k.startswith(".config")} == before
+
+
+def test_a_file_a_running_host_rewrote_meanwhile_is_not_overwritten(home: Path, capsys) -> None:
+    (home / ".claude.json").write_text('{"numStartups": 2}')
+    decided = plan(wiring("claude", home=home, environ={}), home, home)
+    (home / ".claude.json").write_text('{"numStartups": 3}')  # Claude Code saved its state meanwhile
+    said: list[str] = []
+    assert apply(decided, {}, home, said.append) == 1
+    assert "changed while this run was planning" in capsys.readouterr().err
+    assert (home / ".claude.json").read_text() == '{"numStartups": 3}' and not (home / ".claude").exists()
+    assert said[-1] == "state: ~/.claude.json unchanged; ~/.claude/settings.json unchanged"
+
+
+def test_the_command_has_help_and_refuses_what_a_host_does_not_have(home: Path) -> None:
+    helped = subprocess.run(
+        [sys.executable, "-m", "herdr_link_mcp", "install", "--help"], capture_output=True, text=True
+    )
+    assert helped.returncode == 0 and "--uninstall" in helped.stdout and "--trust" in helped.stdout
+    refused = install(home, "--host", "pi", "--trust", str(home))
+    assert (
+        refused.returncode == 1
+        and "no folder trust" in refused.stderr
+        and refused.stdout == "state: nothing was changed\n"
+    )

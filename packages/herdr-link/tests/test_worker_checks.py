@@ -1,0 +1,88 @@
+"""``herdr-link doctor``: would a worker started here work? Folder trust read as each host reads it."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from herdr_link._worker_checks import claude_trusts, gemini_trusts, node_check, worker_checks
+from herdr_link_mcp import wiring
+
+
+def _install(host: str, home: Path, trust: list[str] | None = None) -> None:
+    for item in wiring(host, home=home, environ={}, trust=trust or ()).files:
+        path = home / item.path[2:]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(item.content)
+
+
+@pytest.fixture(autouse=True)
+def _own_config(monkeypatch):
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_claude_trust_covers_subfolders_but_stops_at_a_git_repositorys_root(tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (work / "notes" / "a").mkdir(parents=True)
+    (work / "repo" / ".git").mkdir(parents=True)
+    (work / "repo" / "src").mkdir()
+    home.mkdir()
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(work): {"hasTrustDialogAccepted": True}}}))
+    assert claude_trusts(home, work / "notes" / "a") == str(work)
+    assert claude_trusts(home, work / "repo" / "src") is None  # Claude Code looks no higher than the root
+    assert claude_trusts(home, tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    ("rules", "verdict"),
+    [
+        ({}, None),
+        ({"{work}": "TRUST_FOLDER"}, True),
+        ({"{work}/x": "TRUST_PARENT"}, True),
+        ({"{work}": "TRUST_FOLDER", "{work}/deep": "DO_NOT_TRUST"}, False),  # the longest rule wins
+        ({"{work}/other": "TRUST_FOLDER"}, None),
+    ],
+)
+def test_gemini_trust_follows_its_longest_matching_rule(tmp_path, rules, verdict):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (work / "deep").mkdir(parents=True)
+    (home / ".gemini").mkdir(parents=True)
+    filled = {rule.format(work=work): level for rule, level in rules.items()}
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps(filled))
+    assert gemini_trusts(home, work / "deep") is verdict
+
+
+def test_gemini_with_folder_trust_switched_off_asks_nothing(tmp_path):
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini" / "settings.json").write_text('{"security": {"folderTrust": {"enabled": false}}}')
+    assert gemini_trusts(home, tmp_path) is True
+
+
+def test_each_worker_says_what_it_meets_and_the_fix_the_install_command_gives(tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (work / ".git").mkdir(parents=True)
+    home.mkdir()
+    for host in ("claude", "codex", "gemini"):
+        _install(host, home)
+    checks = {c.name: c for c in worker_checks(home, work)}
+    for name, host in (("Claude Code", "claude"), ("Codex", "codex"), ("Gemini CLI", "gemini")):
+        check = checks[f"worker here: {name}"]
+        assert check.status == "WARN" and check.fix.startswith(f"herdr-link-mcp install --host {host} --trust {work}")
+    assert checks["worker here: Pi (built-in MCP)"].status == "SKIP"
+    for host in ("claude", "codex", "gemini"):
+        _install(host, home, trust=[str(work)])
+    checks = {c.name: c for c in worker_checks(home, work)}
+    assert [checks[f"worker here: {n}"].status for n in ("Claude Code", "Codex", "Gemini CLI")] == ["PASS"] * 3
+    assert "comes up wired" in checks["worker here: Claude Code"].detail
+
+
+def test_node_missing_or_old_is_a_warning(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert node_check().status == "WARN"
+    old = tmp_path / "node"
+    old.write_text("#!/bin/sh\necho v18.19.0\n")
+    old.chmod(0o755)
+    check = node_check()
+    assert check.status == "WARN" and "v18.19.0" in check.detail
