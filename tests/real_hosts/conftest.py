@@ -53,11 +53,34 @@ def allowed_lookups() -> frozenset[str]:
 
 
 @pytest.fixture(autouse=True)
-def no_name_lookups(dns: DnsRecorder, allowed_lookups: frozenset[str]) -> Iterator[None]:
+def no_name_lookups(dns: DnsRecorder, allowed_lookups: frozenset[str], tmp_path: Path) -> Iterator[None]:
     before = len(dns.names)
     yield
+    _end_left_behind(tmp_path)
     names = [name for name in dns.names[before:] if name not in allowed_lookups]
     assert names == [], f"the host tried to resolve {sorted(set(names))}"
+
+
+def _end_left_behind(tmp_path: Path) -> None:
+    """Kill what a host left running from this test's files once its panes are gone: interactive
+    Codex 0.171 starts a detached app-server daemon (``~/.codex/packages/app-server-daemon``, its own
+    session) that outlives the TUI, as it would on a user's machine. Left running, it would look up
+    names during later tests."""
+    import os
+    import signal
+
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if str(tmp_path) in command:
+            try:
+                os.kill(int(entry.name), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

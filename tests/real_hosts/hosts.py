@@ -75,7 +75,7 @@ def host_path() -> str:
     return f"{node_bin()}:/usr/local/bin:/usr/bin:/bin"
 
 
-def wiring(host: str, home: Path | None = None) -> dict[str, Any]:
+def wiring(host: str, home: Path | None = None, *options: str) -> dict[str, Any]:
     """``herdr-link-mcp wiring --host <host> --json``: the registration exactly as we tell users.
 
     With ``home``, it runs as a user whose HOME that is (so ``~`` paths and Codex's trust key point there).
@@ -85,15 +85,29 @@ def wiring(host: str, home: Path | None = None) -> dict[str, Any]:
     if home is not None:
         env["HOME"] = str(home)
     done = subprocess.run(
-        [command, "wiring", "--host", host, "--json"], check=True, capture_output=True, text=True, env=env
+        [command, "wiring", "--host", host, "--json", *options], check=True, capture_output=True, text=True, env=env
     )
     value: dict[str, Any] = json.loads(done.stdout)
     return value
 
 
-def wiring_files(host: str, home: Path) -> dict[Path, str]:
+def install_wiring(host: str, home: Path, *args: str, cwd: Path | None = None) -> str:
+    """``herdr-link-mcp install --host <host> --yes`` as the user whose HOME is ``home`` (the README's
+    step); returns what it printed."""
+    command = shutil.which("herdr-link-mcp") or str(Path(sys.executable).parent / "herdr-link-mcp")
+    env = {k: v for k, v in os.environ.items() if k not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")}
+    env["HOME"] = str(home)
+    done = subprocess.run(
+        [command, "install", "--host", host, "--yes", *args],
+        capture_output=True, text=True, env=env, cwd=cwd or home, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    return done.stdout
+
+
+def wiring_files(host: str, home: Path, *options: str) -> dict[Path, str]:
     """The files ``wiring`` prints for ``host``, with ``~`` expanded to ``home``."""
-    files = wiring(host, home)["files"]
+    files = wiring(host, home, *options)["files"]
     return {Path(str(f["path"]).replace("~", str(home), 1)): str(f["content"]) for f in files}
 
 
@@ -126,7 +140,8 @@ class ClaudeRun:
 
 
 class ClaudeCode:
-    """Claude Code 2.1.332, headless (``-p``), registered from our ``wiring`` output."""
+    """Claude Code 2.1.332, headless (``-p``), wired as the README says: ``herdr-link-mcp install --host
+    claude`` in its user's HOME (the server at user scope, its tools allowed, the hint hook)."""
 
     package = HOSTS["claude"]
 
@@ -134,11 +149,7 @@ class ClaudeCode:
         self.workdir = workdir
         self.home = workdir / "home"
         self.home.mkdir(parents=True, exist_ok=True)
-        files = {f["path"]: f["content"] for f in wiring("claude")["files"]}
-        self.mcp_config = workdir / ".mcp.json"
-        self.mcp_config.write_text(files[".mcp.json"])
-        self.hint = workdir / "herdr-link-claude-hint.txt"
-        self.hint.write_text(next(content for path, content in files.items() if path.endswith("hint.txt")))
+        install_wiring("claude", self.home)
 
     def _environment(self, env: dict[str, str], model_url: str, legacy: bool) -> dict[str, str]:
         full = {
@@ -157,12 +168,7 @@ class ClaudeCode:
         return full
 
     def _argv(self, *extra: str) -> list[str]:
-        return [
-            str(self.package.executable), "-p", *extra,
-            "--mcp-config", str(self.mcp_config), "--strict-mcp-config",
-            "--allowedTools", "mcp__herdr_link__*",
-            "--append-system-prompt-file", str(self.hint),
-        ]  # fmt: skip
+        return [str(self.package.executable), "-p", *extra]
 
     def session(self, env: dict[str, str], model_url: str) -> "ClaudeSession":
         """One long-lived headless session (stream-json in and out): each :meth:`ClaudeSession.turn`

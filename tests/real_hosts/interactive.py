@@ -47,10 +47,12 @@ def our_commands() -> str:
     return str(Path(found).parent if found else Path(sys.executable).parent)
 
 
-def user_machine(root: Path, anthropic: str = NOWHERE) -> Machine:
+def user_machine(root: Path, anthropic: str = NOWHERE, models: dict[str, str] | None = None) -> Machine:
     """A user who has installed the five hosts and done each one's one-time set-up: a model provider
     or key, and the onboarding each host records in its own files (Claude Code's is done and its API
-    key approved). Nothing here trusts a folder or approves a server."""
+    key approved). Nothing here trusts a folder or approves a server. ``models`` gives a kind's model
+    endpoint (``codex``, ``gemini``, ``opencode``, ``pi``; Claude Code's is ``anthropic``)."""
+    url = dict.fromkeys(KINDS, NOWHERE) | (models or {})
     home, project = root / "home", root / "project"
     project.mkdir(parents=True)
     (home / ".codex").mkdir(parents=True)
@@ -70,7 +72,7 @@ def user_machine(root: Path, anthropic: str = NOWHERE) -> Machine:
         "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL": "1",
         "RIG_MODEL_KEY": "dummy",
         "GEMINI_API_KEY": "dummy",
-        "GOOGLE_GEMINI_BASE_URL": NOWHERE,
+        "GOOGLE_GEMINI_BASE_URL": url["gemini"],
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "PI_OFFLINE": "1",
@@ -88,7 +90,7 @@ def user_machine(root: Path, anthropic: str = NOWHERE) -> Machine:
     # Its onboarding: the user answered the model-migration notice once ("Use existing model"),
     # which Codex records like this.
     onboarded = '\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n'
-    codex = "check_for_update_on_startup = false\n" + CODEX_PROVIDER.format(url=NOWHERE) + offline + onboarded
+    codex = "check_for_update_on_startup = false\n" + CODEX_PROVIDER.format(url=url["codex"]) + offline + onboarded
     (home / ".codex" / "config.toml").write_text(codex)
     (home / ".gemini").mkdir()
     # Interactive Gemini CLI looks up the npm registry for a newer version unless told not to.
@@ -101,15 +103,17 @@ def user_machine(root: Path, anthropic: str = NOWHERE) -> Machine:
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     opencode = OpenCode(root)  # its HOME is root / "home": this user's
     opencode.prepare_config()  # what OpenCode's own first run installs (online) into its config dir
-    provider = {"npm": "@ai-sdk/openai-compatible", "name": "rig", "options": {"baseURL": f"{NOWHERE}/v1"},
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "rig", "options": {"baseURL": f"{url['opencode']}/v1"},
                 "models": {"scripted": {}}}  # fmt: skip
     config = {"provider": {"rig": provider}, "model": "rig/scripted", "autoupdate": False, "share": "disabled"}
     (opencode.config / "opencode.json").write_text(json.dumps(config))
     pi = home / ".pi" / "agent"
     pi.mkdir(parents=True)
-    models = {"baseUrl": f"{NOWHERE}/v1", "api": "openai-completions", "apiKey": "dummy",
-              "models": [{"id": "scripted"}]}  # fmt: skip
-    (pi / "models.json").write_text(json.dumps({"providers": {"rig": models}}))
+    provided = {"baseUrl": f"{url['pi']}/v1", "api": "openai-completions", "apiKey": "dummy",
+                "models": [{"id": "scripted"}]}  # fmt: skip
+    (pi / "models.json").write_text(json.dumps({"providers": {"rig": provided}}))
+    # Its onboarding: the user picked that model once (/model), which Pi records like this.
+    (pi / "settings.json").write_text(json.dumps({"defaultProvider": "rig", "defaultModel": "scripted"}))
     return Machine(root, home, project, env)
 
 
@@ -165,6 +169,7 @@ def say(sim: HerdrSim, pane: str, text: str) -> None:
     """The user types ``text`` into a TUI's composer and, once it shows there, presses Enter."""
     sim.type_text(pane, text)
     sim.wait_for(lambda: text in sim.read(pane), timeout=WAIT, what=f"{text!r} in the composer of {pane}")
+    settled(sim, pane, quiet=0.5)  # a person looks at what they typed before pressing Enter
     sim.type_text(pane, ENTER)
 
 

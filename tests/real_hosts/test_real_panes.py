@@ -1,8 +1,9 @@
 """The cases users hit, in real panes with the real hosts' interactive TUIs (issue "Real panes", item 3).
 
-Each scenario asserts the outcome it observes today, so that any change is noticed, and records it
-in ``docs/host-matrix.md``. What Herdr Link *should* do in these cases is the issue "Started workers
-come up wired and ready", which will change these outcomes; here they are made observable.
+Each scenario asserts the outcome it observes, so that any change is noticed, and records it in
+``docs/host-matrix.md``. Here the workers are not wired (the user has not run our install command):
+these are the first-run and blocked-target outcomes and the precise answers Link gives for them
+(issue "Started workers come up wired and ready"); ``test_workers.py`` starts wired workers.
 """
 
 import asyncio
@@ -31,7 +32,7 @@ from interactive import (
 )
 from matrix import SCENARIOS
 
-from herdr_link_protocol import LinkError, extract_envelope
+from herdr_link_protocol import Cause, LinkError, extract_envelope
 from herdr_link_testkit import HerdrSim
 
 LABEL = {"claude": "Claude Code 2.1.332", "codex": "Codex 0.171.0", "gemini": "Gemini CLI 0.61.0",
@@ -113,11 +114,14 @@ def test_a_worker_started_in_a_folder_its_host_has_never_opened(kind: str, tmp_p
                 prompts = [_first_line(shown, question)]
             asyncio.run(link.close("worker"))
         else:
-            assert text == "START_FAILED: Herdr did not accept Agent start"  # today's generic reason
-            assert set(sim.pane_ids()) == before  # the tab with the dialog in it was closed
-            assert question is not None and met and question in met[0].screen
-            fate = "`START_FAILED: Herdr did not accept Agent start`; Link closes the new tab, dialog and all"
+            assert text == str(LinkError(Cause.START_AGENT_WAITING))
+            [kept] = set(sim.pane_ids()) - before  # the pane with the dialog stays for the user
+            assert question is not None and met and question in met[0].screen and question in sim.read(kept)
+            assert status(sim, "worker") == "blocked"  # Herdr keeps the name
+            fate = ("`START_FAILED` saying that the agent waits for its user at a prompt; its pane is kept, at the "
+                    "dialog, and its name reserved")  # fmt: skip
             prompts = [_first_line(met[0].screen, question)]
+            asyncio.run(link.close("worker"))  # the user gives up on it
         assert set(sim.pane_ids()) == before
     _record(LABEL[kind], "started with `cwd` in a folder the host has never opened", fate, prompts)
 
@@ -204,14 +208,15 @@ def test_a_send_to_a_claude_worker_at_its_permission_prompts(claude_worker) -> N
     typed = sim.received(pane)
     with pytest.raises(LinkError) as refused:
         asyncio.run(link.send("worker", "second task"))
-    assert str(refused.value) == "SEND_FAILED: Herdr did not accept message delivery"  # today's generic reason
+    assert str(refused.value) == str(LinkError(Cause.SEND_TARGET_BLOCKED))
     assert sim.received(pane) == typed  # nothing typed into the prompt
     _record(
         LABEL["claude"],
         "a send to a worker at its permission prompts (auto mode, offline gateway)",
         "a send while the auto-mode notice shows is accepted and typed into the notice, whose Enter it "
         'answers: the wrapper is lost; at the next prompt ("Do you want to proceed?", `blocked`) a send '
-        "is refused with `SEND_FAILED: Herdr did not accept message delivery` and nothing is typed",
+        "is refused with `SEND_FAILED: the target agent is waiting for its user …` and nothing is typed. "
+        "With our user-scope wiring our own tools never reach this notice (see the allow-rule case)",
         [_first_line(shown, notice), _first_line(prompt, "Do you want to proceed?")],
     )
 
@@ -237,8 +242,8 @@ def test_claude_code_auto_mode_and_our_tools(rule: str | None, tmp_path: Path) -
     model = ActivatingModel()
     with FakeModelServer(model) as api:
         machine = user_machine(tmp_path, anthropic=api.url)
-        for path, content in wiring_files("claude", machine.home).items():
-            if path.name == ".mcp.json":  # the README's step for Claude Code: the project's .mcp.json
+        for path, content in wiring_files("claude", machine.home, "--scope", "project").items():
+            if path.name == ".mcp.json":  # the project form's registration, without its settings file
                 (machine.project / ".mcp.json").write_text(content)
         if rule is not None:
             (machine.home / ".claude").mkdir(exist_ok=True)

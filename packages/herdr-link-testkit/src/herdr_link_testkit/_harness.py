@@ -321,6 +321,11 @@ class HerdrSim:
         """The window title the program in a real pane set."""
         return self._terminal(pane_id).title
 
+    def bracketed_paste(self, pane_id: str) -> bool:
+        """Whether the program in a real pane has switched bracketed paste on: a TUI does once it reads
+        its composer (a shell does at its prompt)."""
+        return self._terminal(pane_id).bracketed_paste
+
     def received(self, pane_id: str) -> bytes:
         """Every byte Herdr typed into the pane, in order (a modelled pane: what ``agent prompt`` sent)."""
         pane = self.pane(pane_id)
