@@ -85,6 +85,7 @@ def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -
     assert json.loads((home / ".claude" / "settings.json").read_text()) == settings
     untrusted = install(home, "--host", "claude", "--uninstall", "--trust", str(home / "work"))
     assert untrusted.returncode == 0 and json.loads((home / ".claude.json").read_text()) == state
+    assert "folder trust is left as it is" not in untrusted.stdout
 
 
 def test_files_install_created_are_removed_by_uninstall(home: Path) -> None:

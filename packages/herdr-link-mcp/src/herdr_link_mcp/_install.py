@@ -142,6 +142,8 @@ class InstallPlan:
     host: str
     uninstall: bool
     files: list[FilePlan]
+    trust: bool = False
+    """Whether folders to trust (or, uninstalling, to take out of the trust list) were named."""
 
     @property
     def conflicts(self) -> list[str]:
@@ -160,7 +162,7 @@ class InstallPlan:
             lines += [f"    - {change}" for change in item.changes]
             lines += [f"    ! {conflict}" for conflict in item.conflicts]
             lines += [f"    = {kept}" for kept in item.kept]
-        if self.uninstall and self.host in TRUST_HOSTS:
+        if self.uninstall and self.host in TRUST_HOSTS and not self.trust:
             lines.append("  folder trust is left as it is (it is yours); --trust DIR with --uninstall takes DIR's out")
         return lines
 
@@ -230,7 +232,8 @@ def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False) -> I
     Raises:
         InstallError: a file cannot be read or parsed, or holds something else where ours goes.
     """
-    return InstallPlan(wiring.host, uninstall, [_plan_file(f, home, cwd, uninstall) for f in wiring.files])
+    files = [_plan_file(f, home, cwd, uninstall) for f in wiring.files]
+    return InstallPlan(wiring.host, uninstall, files, trust=wiring.trusted)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -100,6 +100,8 @@ class Wiring:
     launcher: str = ""
     notes: list[str] = field(default_factory=list)
     scope: str = "user"
+    trusted: bool = False
+    """Whether folder-trust entries were asked for (``trust``) and are among the files' data."""
 
     def render(self) -> str:
         """Human-readable, ready to paste."""
@@ -354,11 +356,13 @@ def wiring(
     command, *args = server_command()
     folders = _trusted(trust)
     if host == "claude":
-        return _claude(scope, command, args, folders, environ, home)
-    if host == "codex":
-        return _codex(command, args, folders, environ, home)
-    if host == "gemini":
-        return _gemini(scope, command, args, folders)
-    if host == "agy":
-        return _agy(scope, command, args)
-    return _pi(scope, command, args)
+        result = _claude(scope, command, args, folders, environ, home)
+    elif host == "codex":
+        result = _codex(command, args, folders, environ, home)
+    elif host == "gemini":
+        result = _gemini(scope, command, args, folders)
+    elif host == "agy":
+        result = _agy(scope, command, args)
+    else:
+        result = _pi(scope, command, args)
+    return replace(result, trusted=bool(folders))
