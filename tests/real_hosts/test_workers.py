@@ -36,6 +36,7 @@ from matrix import SCENARIOS
 from scenarios import CANONICAL, reply_steps
 from test_real_panes import FIRST_RUN, LABEL
 
+from herdr_link_control import surface_violation
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrError, HerdrSim
 
@@ -86,10 +87,29 @@ class PacedLead(ScriptedModel):
         return super().decide(body)
 
 
+LEAD = "lead"
+"""The name the user gave the lead's pane in Herdr (a `with` placement names its anchor)."""
+START: dict[str, dict[str, Any]] = {
+    "claude": {"name": WORKER, "kind": "claude", "args": [], "with": LEAD},  # explicit, beside the lead
+    "codex": {"name": WORKER, "kind": "codex", "args": []},  # explicit, a new tab
+    "gemini": {"name": WORKER, "config_agent": "gemini-tab"},  # configured, a new tab
+    "opencode": {"name": WORKER, "config_agent": "opencode-beside", "with": LEAD},  # configured, beside
+    "pi": {"name": WORKER, "kind": "pi", "args": []},  # explicit, a new tab
+}
+"""How the lead starts each kind: explicit and configured, both placements, across the five."""
+CONFIG = {
+    "agents": {
+        "gemini-tab": {"placement": {"mode": "new_tab", "label": "helpers"}, "variants": [{"kind": "gemini"}]},
+        "opencode-beside": {"placement": {"mode": "with"}, "variants": [{"kind": "opencode", "args": []}]},
+    }
+}
+"""The project's ``.agents/agent_config.json`` (the README's format)."""
+
+
 def lead_model(kind: str) -> PacedLead:
     steps = [
         Step("herdr_link"),
-        Step("herdr_link_start", {"name": WORKER, "kind": kind, "args": []}),
+        Step("herdr_link_start", START[kind]),
         Step("herdr_link_send", {"to": WORKER, "message": "ping"}),
         Gate(_replied, "waiting for the helper"),
         Step("herdr_link_close", {"agent": WORKER}),
@@ -161,6 +181,8 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
             tmp_path, anthropic=servers[0].url, models={kind: servers[-1].url} if kind != "claude" else None
         )
         commands = follow_the_readme(kind, machine)
+        (machine.project / ".agents").mkdir()
+        (machine.project / ".agents" / "agent_config.json").write_text(json.dumps(CONFIG))
         with HerdrSim(real_panes=True, env=machine.env) as sim:
             pane = sim.create_workspace(str(machine.project))
             at_prompt(sim, pane)
@@ -169,6 +191,7 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
             composer = lambda: any(line.startswith("❯") for line in sim.read(pane).splitlines())  # noqa: E731
             sim.wait_for(composer, timeout=WAIT, what="the lead's composer")
             settled(sim, pane)
+            sim.request("agent.rename", target=pane, name=LEAD)  # the user names the pane in Herdr
             say(sim, pane, REQUEST)
             try:
                 sim.wait_for(lambda: _kind_of(sim, WORKER) == kind, timeout=WAIT * 2, what=f"a {kind} worker")
@@ -199,6 +222,8 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
             sim.wait_for(lambda: _closed(lead), timeout=WAIT, what="the lead's close answered")
             assert status(sim, WORKER) is None  # the worker's pane is gone
             blocked = sim.blocking_screens()
+            commands_run = sim.log.commands()
+            left = set(sim.pane_ids())
     finally:
         for server in reversed(servers):
             server.__exit__(None, None, None)
@@ -207,6 +232,10 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
     assert any('"status":"sent"' in text for text in results), results
     assert any('"status":"closed"' in text for text in results), results
     assert blocked == [], [shot.screen for shot in blocked]  # no worker waited at a prompt
+    assert [reason for argv in commands_run if (reason := surface_violation(argv))] == []  # spec §8's surface
+    assert left == {pane}  # every started pane is gone
+    placed = "beside the lead" if "with" in START[kind] else "in a new tab"
+    how = "configured" if "config_agent" in START[kind] else "explicit"
     question = FIRST_RUN[kind][1]
     assert question is None or question not in shown, shown
     first = worker.primary_requests[0]
@@ -217,11 +246,15 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
     worker_results = [text for body in worker.primary_requests for text in worker.dialect.results(body)]
     assert any('"status":"sent"' in text for text in worker_results), worker_results
     reply = next(extract_envelope(lead.dialect.prompt(b)) for b in lead.primary_requests if _replied(b))
-    assert reply is not None
+    asked = extract_envelope(worker.dialect.prompt(first))
+    assert asked is not None and (asked.from_, asked.to, asked.message) == (LEAD, WORKER, "ping")
+    assert reply is not None and (reply.from_, reply.to, reply.message) == (WORKER, LEAD, f"ack {asked.id}")
+    wrappers = [b for b in worker.primary_requests if "herdr-link/1" in worker.dialect.prompt(b)]
+    assert worker.dialect.prompt(wrappers[-1]).count('"protocol":"herdr-link/1"') == 1  # delivered once
     SCENARIOS.append(
         {
             "host": LABEL[kind],
-            "case": "a worker started by a Claude Code lead (README set-up only, real panes)",
+            "case": f"a worker started by a Claude Code lead ({how}, {placed}; README set-up only)",
             "outcome": f"came up wired ({'the gateway offered' if kind in ('opencode', 'pi') else 'the hint given'}), "
             "answered the lead's message (the reply became the lead's next turn) and was closed by the lead; no "
             "prompt on either screen. Set-up: " + "; ".join(f"`{command}`" for command in commands),

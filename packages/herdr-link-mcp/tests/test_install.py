@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,11 +42,15 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -> None:
-    state = {"numStartups": 7, "projects": {"/old": {"allowedTools": ["Bash"]}}, "theme": "dark"}
+    state: dict[str, Any] = {"numStartups": 7, "projects": {"/old": {"allowedTools": ["Bash"]}}, "theme": "dark"}
     (home / ".claude.json").write_text(json.dumps(state))
     (home / ".claude.json").chmod(0o600)
     (home / ".claude").mkdir()
-    settings = {"permissions": {"allow": ["Bash(ls)"]}, "model": "opus", "hooks": {"Stop": [{"hooks": []}]}}
+    settings: dict[str, Any] = {
+        "permissions": {"allow": ["Bash(ls)"]},
+        "model": "opus",
+        "hooks": {"Stop": [{"hooks": []}]},
+    }
     (home / ".claude" / "settings.json").write_text(json.dumps(settings))
     done = install(home, "--host", "claude", "--trust", str(home / "work"))
     assert done.returncode == 0, done.stderr

@@ -84,10 +84,10 @@ _EXPORTS = {
     "_wiring": [
         "ALLOW_RULE",
         "FORWARDED_VARIABLES",
-        "Wiring",
-        "WiringFile",
         "SCOPES",
         "TRUST_HOSTS",
+        "Wiring",
+        "WiringFile",
         "claude_config_dir",
         "claude_user_config",
         "server_command",
