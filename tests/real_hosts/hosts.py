@@ -15,7 +15,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("HERDR_LINK_HOSTS_CACHE", ROOT / ".cache" / "real-hosts"))
@@ -80,26 +80,30 @@ def wiring(host: str, home: Path | None = None, *options: str) -> dict[str, Any]
 
     With ``home``, it runs as a user whose HOME that is (so ``~`` paths and Codex's trust key point there).
     """
-    command = shutil.which("herdr-link-mcp") or str(Path(sys.executable).parent / "herdr-link-mcp")
-    env = {k: v for k, v in os.environ.items() if k != "CODEX_HOME"}
-    if home is not None:
-        env["HOME"] = str(home)
+    env = _as_user(home) if home is not None else {k: v for k, v in os.environ.items() if k not in HOST_DIRS}
     done = subprocess.run(
-        [command, "wiring", "--host", host, "--json", *options], check=True, capture_output=True, text=True, env=env
-    )
+        [installer("herdr-link-mcp"), "wiring", "--host", host, "--json", *options],
+        check=True, capture_output=True, text=True, env=env,
+    )  # fmt: skip
     value: dict[str, Any] = json.loads(done.stdout)
     return value
+
+
+HOST_DIRS: Final = ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")
+"""Variables that move a host's (or our) configuration away from HOME: not set for the rig's users."""
+
+
+def _as_user(home: Path) -> dict[str, str]:
+    """This environment as the user whose HOME is ``home``, with every configuration under it."""
+    return {**{k: v for k, v in os.environ.items() if k not in HOST_DIRS}, "HOME": str(home)}
 
 
 def install_wiring(host: str, home: Path, *args: str, cwd: Path | None = None) -> str:
     """``herdr-link-mcp install --host <host> --yes`` as the user whose HOME is ``home`` (the README's
     step); returns what it printed."""
-    command = shutil.which("herdr-link-mcp") or str(Path(sys.executable).parent / "herdr-link-mcp")
-    env = {k: v for k, v in os.environ.items() if k not in ("CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME")}
-    env["HOME"] = str(home)
     done = subprocess.run(
-        [command, "install", "--host", host, "--yes", *args],
-        capture_output=True, text=True, env=env, cwd=cwd or home, timeout=120,
+        [installer("herdr-link-mcp"), "install", "--host", host, "--yes", *args],
+        capture_output=True, text=True, env=_as_user(home), cwd=cwd or home, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, (done.stdout, done.stderr)
     return done.stdout

@@ -497,10 +497,10 @@ async def _round_robin(ctx: Context) -> None:
 )
 async def _rollback(ctx: Context) -> None:
     ctx.sim.script_start("pi", StartScript(outcome="exit"))
-    panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    panes = set(ctx.sim.pane_ids())
     result = await active_call(ctx, START_TOOL, {"name": "doomed", "kind": "pi", "args": []})
     tool_error(result, "START_FAILED", "a start whose agent exits")
-    after = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    after = set(ctx.sim.pane_ids())
     expect(after == panes, f"left behind: {sorted(after - panes)}")
 
 
@@ -512,12 +512,12 @@ async def _rollback(ctx: Context) -> None:
 )
 async def _blocked_kept(ctx: Context) -> None:
     ctx.sim.script_start("pi", StartScript(outcome="blocked"))
-    panes = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]}
+    panes = set(ctx.sim.pane_ids())
     result = await active_call(ctx, START_TOOL, {"name": "waiting", "kind": "pi", "args": []})
     tool_error(result, "START_FAILED", "a start whose agent is blocked at a prompt")
     expected = str(LinkError(Cause.START_AGENT_WAITING))
     expect(expected in result.text, f"reason: {result.text!r}, expected {expected!r}")
-    kept = {p["pane_id"] for p in ctx.sim.request("pane.list")["panes"]} - panes
+    kept = set(ctx.sim.pane_ids()) - panes
     expect(len(kept) == 1, f"new panes left for the user: {len(kept)}, expected the agent's one")
     for pane in kept:  # the user answers, or gives up: close it so later checks start clean
         ctx.sim.request("pane.close", pane_id=pane)

@@ -189,17 +189,14 @@ class Starter:
         except when Herdr holds the new agent blocked at a prompt (``START_AGENT_WAITING``)."""
         try:
             yield
-        except LinkError as error:
-            if error.cause is Cause.START_AGENT_WAITING:
+        except BaseException as error:
+            if isinstance(error, LinkError) and error.cause is Cause.START_AGENT_WAITING:
                 # Herdr holds the agent under its name, blocked at a prompt of its program: the user
                 # answers it in the pane and the agent becomes ready. Closing the pane would throw that
                 # away, so it stays (PROTOCOL.md §4.2) and the reason says so.
                 log.warning("kept what was created for the blocked agent (no rollback): %s", error.detail)
-                raise
-            await self._roll_back(rollback)
-            raise
-        except BaseException:
-            await self._roll_back(rollback)
+            else:
+                await self._roll_back(rollback)
             raise
 
     async def _roll_back(self, rollback: list[str]) -> None:

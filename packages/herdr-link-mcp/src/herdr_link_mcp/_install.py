@@ -38,14 +38,21 @@ class InstallError(Exception):
     """The install cannot go ahead; the message says why, and nothing was changed."""
 
 
-def _ours(value: object) -> bool:
-    text = json.dumps(value, default=str)
+def _names_ours(text: str) -> bool:
     return any(name in text for name in OUR_COMMANDS)
+
+
+def _ours(value: object) -> bool:
+    """A value (a server entry) that runs our program."""
+    return _names_ours(json.dumps(value, default=str))
 
 
 def _ours_item(item: object) -> bool:
     """A hook list item that is our hint hook (any version, any path)."""
-    return isinstance(item, Mapping) and _ours(item) and " hint --host " in json.dumps(item, default=str)
+    if not isinstance(item, Mapping):
+        return False
+    text = json.dumps(item, default=str)
+    return _names_ours(text) and " hint --host " in text
 
 
 @dataclass
@@ -81,13 +88,14 @@ def _merge(existing: MutableMapping[str, Any], ours: Mapping[str, Any], into: _M
             for item in value:
                 if item in items:
                     continue
-                stale = [i for i, old in enumerate(items) if _ours_item(old) and _ours_item(item)]
+                hook = _ours_item(item)
+                stale = [i for i, old in enumerate(items) if hook and _ours_item(old)]
                 if stale:
                     items[stale[0]] = item
                     into.changes.append(f"replace our entry in {path}")
                 else:
                     items.append(item)
-                    label = "our hint hook" if _ours_item(item) else json.dumps(item, default=str)[:80]
+                    label = "our hint hook" if hook else json.dumps(item, default=str)[:80]
                     into.changes.append(f"add to {path}: {label}")
 
 

@@ -159,6 +159,7 @@ def _claude(
     server = {"type": "stdio", "command": command, "args": args, "env": {}}
     settings = {"permissions": {"allow": [ALLOW_RULE]}, "hooks": {"SessionStart": [_hook_group("claude")]}}
     state = claude_user_config(environ, home)
+    trusted = {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in trust}} if trust else {}
     notes = [
         f'permissions.allow "{ALLOW_RULE}" lets every Herdr Link tool run without a permission prompt, in every '
         "permission mode (auto mode included).",
@@ -176,15 +177,12 @@ def _claude(
             _json_file(".claude/settings.json", settings, "the project's settings: tools allowed, the hint hook"),
         ]
         notes.append("Claude Code asks once per project whether to use a server from .mcp.json.")
-        if trust:
-            trusted = {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in trust}}
+        if trusted:
             files.append(
                 _json_file(_shown(state, home), trusted, "folder trust, as Claude Code records it", private=True)
             )
         return Wiring("claude", files, notes=notes, scope=scope)
-    registration: dict[str, Any] = {"mcpServers": {ns: server}}
-    if trust:
-        registration["projects"] = {folder: {"hasTrustDialogAccepted": True} for folder in trust}
+    registration: dict[str, Any] = {"mcpServers": {ns: server}, **trusted}
     note = "user-scope server, as `claude mcp add --scope user` records it" + (
         "; folder trust as Claude Code records it" if trust else ""
     )

@@ -17,6 +17,7 @@ from ._version import __version__
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from argparse import Namespace
     from collections.abc import Callable, Sequence
 
 __all__ = ["main"]
@@ -88,16 +89,15 @@ def _say(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 
-def _install(options: object, say: Callable[[str], None]) -> int:
+def _install(options: Namespace, say: Callable[[str], None]) -> int:
     from pathlib import Path
 
     from ._install import InstallError, apply, plan
     from ._wiring import wiring
 
-    host, scope, trust = options.host, options.scope, options.trust  # type: ignore[attr-defined]
     try:
-        chosen = wiring(host, scope=scope, trust=trust or ())
-        decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)  # type: ignore[attr-defined]
+        chosen = wiring(options.host, scope=options.scope, trust=options.trust or ())
+        decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)
     except (InstallError, ValueError) as error:
         sys.stderr.write(f"herdr-link-mcp install: {error}\n")
         say("state: nothing was changed")
@@ -108,18 +108,16 @@ def _install(options: object, say: Callable[[str], None]) -> int:
         say("nothing to do: every file already holds it")
         say("state: nothing was changed")
         return 0
-    if options.dry_run:  # type: ignore[attr-defined]
+    if options.dry_run:
         say("dry run: nothing was written")
         say("state: nothing was changed")
         return 0
-    if decided.conflicts and not options.yes:  # type: ignore[attr-defined]
+    if decided.conflicts and not options.yes:
         question = "replace what is there (marked ! above)"
         if not sys.stdin.isatty() or input(f"{question}? [y/N] ").strip().lower() not in ("y", "yes"):
             sys.stderr.write(f"herdr-link-mcp install: declined: did not {question} (--yes confirms)\n")
             say("state: nothing was changed")
             return 1
-    import os
-
     return apply(decided, os.environ, Path.home(), say)
 
 

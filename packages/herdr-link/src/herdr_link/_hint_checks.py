@@ -116,10 +116,11 @@ def check_gemini_hint(home: Path, cwd: Path) -> Check:
 def check_claude_hint(home: Path, cwd: Path) -> Check:
     """Claude Code's SessionStart hook in the first of its settings files that has one (else the user's)."""
     wired = check_claude(home, cwd).status != "SKIP"
-    sources = claude_settings(home, cwd)
-    found = next((p for p in sources if any("hint --host claude" in c for c in _commands(_load(p)[0] or {}))), None)
-    path = found or sources[-1]
-    return _hook_check("Claude Code hint hook", "claude", path, _load(path), wired, lambda c: c.get("hooks"))
+    loaded = [(path, _load(path)) for path in claude_settings(home, cwd)]  # each file read once
+    path, found = next(
+        ((p, f) for p, f in loaded if any("hint --host claude" in c for c in _commands(f[0] or {}))), loaded[-1]
+    )
+    return _hook_check("Claude Code hint hook", "claude", path, found, wired, lambda c: c.get("hooks"))
 
 
 HINT_CHECKS: Final[tuple[Callable[[Path, Path], Check], ...]] = (check_claude_hint, check_codex_hint, check_gemini_hint)

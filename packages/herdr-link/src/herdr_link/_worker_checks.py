@@ -8,11 +8,9 @@ a folder not on it waits at that question (Herdr then reports it blocked, or rea
 ``docs/hosts.md``). They only read files and ``node --version``.
 """
 
-import json
 import os
 import shutil
 import subprocess
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -61,12 +59,9 @@ def gemini_trusts(home: Path, cwd: Path) -> bool | None:
     enabled = (((settings or {}).get("security") or {}).get("folderTrust") or {}).get("enabled")
     if enabled is False:
         return True
-    try:
-        rules = json.loads((home / ".gemini" / "trustedFolders.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    rules, _ = _load(home / ".gemini" / "trustedFolders.json")
     folder, best, verdict = cwd.resolve(), -1, None
-    for rule, level in rules.items() if isinstance(rules, dict) else []:
+    for rule, level in (rules or {}).items():
         base = Path(rule).parent if level == "TRUST_PARENT" else Path(rule)
         if (folder == base or base in folder.parents) and len(rule) > best:
             best, verdict = len(rule), level
@@ -75,11 +70,8 @@ def gemini_trusts(home: Path, cwd: Path) -> bool | None:
 
 def _codex_trusts(home: Path, cwd: Path) -> bool | None:
     """Whether Codex's ``[projects]`` marks this folder (or its repository's root) trusted."""
-    try:
-        config = tomllib.loads((codex_home(os.environ, home) / "config.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError):
-        return None
-    projects = config.get("projects") or {}
+    config, _ = _load(codex_home(os.environ, home) / "config.toml")
+    projects = (config or {}).get("projects") or {}
     folder = cwd.resolve()
     for candidate in (folder, _git_root(folder)):
         entry = projects.get(str(candidate)) if candidate is not None else None
