@@ -11,7 +11,7 @@ import nox
 nox.needs_version = ">=2025.5.1"
 nox.options.default_venv_backend = "uv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "herdr_0_9", "integration", "mcp_node", "real_hosts", "lint", "typecheck"]
+nox.options.sessions = ["tests", "herdr_0_9", "integration", "mcp_node", "real_hosts", "dist", "lint", "typecheck"]
 
 ROOT = Path(__file__).parent
 PACKAGES = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
@@ -45,7 +45,7 @@ def herdr_0_9(session: nox.Session) -> None:
 def integration(session: nox.Session) -> None:
     """Cross-package tests (the root ``tests/``) with every package installed."""
     _sync(session, "--all-packages")
-    session.run("pytest", "tests", "--ignore=tests/real_hosts", *session.posargs)
+    session.run("pytest", "tests", *session.posargs)  # tests/real_hosts and tests/dist run only when named
 
 
 @nox.session
@@ -60,6 +60,20 @@ def real_hosts(session: nox.Session) -> None:
     python = str(Path(session.virtualenv.location) / "bin" / "python")
     session.run("python", "tests/real_hosts/isolate.py", python, "-m", "pytest", "-p", "no:cacheprovider",
                 "tests/real_hosts", *session.posargs)  # fmt: skip
+
+
+@nox.session
+def dist(session: nox.Session) -> None:
+    """Release-ready distributions: build every sdist and wheel into ``dist/`` (reproducibly), check
+    them, and install four of them alone, each into a fresh virtual environment, as a user would.
+
+    ``pip install --find-links dist herdr-link-mcp`` then installs from the wheelhouse it leaves.
+    """
+    _sync(session, "--all-packages")
+    wheelhouse = str(ROOT / "dist")
+    session.run("python", "tests/dist/build_wheelhouse.py", wheelhouse)
+    session.run("pytest", "-p", "no:cacheprovider", "tests/dist", *session.posargs,
+                env={"HERDR_LINK_WHEELHOUSE": wheelhouse})  # fmt: skip
 
 
 @nox.session
@@ -88,7 +102,12 @@ def typecheck(session: nox.Session) -> None:
         session.run("mypy", f"packages/{package}/src")
         session.run("mypy", *relaxed, f"packages/{package}/tests")  # one run each: test module names repeat
     if any((ROOT / "tests").glob("**/*.py")):
-        session.run("mypy", *relaxed, "tests", env={"MYPYPATH": "tests/real_hosts:tests/stubs:tests/tools:benchmarks"})
+        session.run(
+            "mypy",
+            *relaxed,
+            "tests",
+            env={"MYPYPATH": "tests/real_hosts:tests/stubs:tests/tools:tests/dist:benchmarks"},
+        )
     session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks"})
 
 

@@ -1,4 +1,6 @@
-"""Activation over stdio, per host kind: ``tools/call herdr_link {}`` sent → its result received.
+"""Activation over stdio, per host kind: ``tools/call herdr_link {}`` sent → its result received, once
+the server is up (a ``ping`` answered first: ours answers the handshake before its MCP SDK has loaded,
+and the activation is the SDK's; ``bench_mcp_start`` times an activation sent straight after the start).
 
 A real server in a simulated Herdr pane, driven over raw pipes as a host drives it: one client that
 re-lists tools on ``notifications/tools/list_changed`` (as Claude Code does), and one that never
@@ -33,6 +35,7 @@ def activation_ms(command: list[str], env: dict[str, str], client: str, relists:
         server.initialize(client)
         initialized = (time.perf_counter() - started) * 1000
         server.request("tools/list")
+        server.request("ping")  # ours answers ping from the SDK's server: the timing starts once it has loaded
 
         def relist(notification: dict[str, object]) -> None:
             if relists and notification.get("method") == "notifications/tools/list_changed":

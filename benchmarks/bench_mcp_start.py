@@ -1,7 +1,8 @@
-"""MCP cold start: spawn to ``initialize`` response, beside the bare SDK import (median of N).
+"""MCP cold start: spawn → ``initialize``, → dormant ``tools/list``, → first activation answered, and idle
+memory, beside a bare ``python -c pass`` and the bare SDK import (median of N).
 
-With ``HERDR_LINK_TS_BUNDLE`` the TypeScript server's start and idle memory are measured in the same
-runs, interleaved with ours, beside a bare ``node -e 0``.
+With ``HERDR_LINK_TS_BUNDLE`` the TypeScript server's figures are measured in the same runs, interleaved
+with ours, beside a bare ``node -e 0``.
 
 Run with ``python3 -m nox -s bench``.
 """
@@ -11,8 +12,10 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, servers
 
@@ -39,23 +42,53 @@ INITIALIZE = (
 
 
 def spawn_to_initialize(command: list[str], env: dict[str, str]) -> float:
+    """Milliseconds from spawning ``command`` to its ``initialize`` answer."""
+    return spawn_to_answers(command, env, activate=False)["initialize"]
+
+
+LISTED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n"
+TOOLS_LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
+ACTIVATE = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"herdr_link","arguments":{}}}\n'
+RELIST = '{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n'
+
+
+def spawn_to_answers(command: list[str], env: dict[str, str], *, activate: bool) -> dict[str, float]:
+    """Milliseconds from spawn to each answer, as a host that re-lists drives a fresh server: ``initialize``,
+    then the dormant ``tools/list``, then (``activate``) the ``herdr_link {}`` call, re-listing when the
+    change is signalled."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
+    pipe = subprocess.PIPE
+    process = subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env)
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(INITIALIZE.encode())
-    process.stdin.flush()
-    line = process.stdout.readline()
-    elapsed = time.perf_counter() - started
-    assert json.loads(line)["result"]["serverInfo"]["name"] == "herdr-link"
-    process.stdin.close()
-    process.wait(timeout=10)
-    return elapsed * 1000
+    stdin, stdout = process.stdin, process.stdout
+
+    def send(text: str) -> None:
+        stdin.write(text.encode())
+        stdin.flush()
+
+    def answer(ident: int) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(stdout.readline())
+            if message.get("method") == "notifications/tools/list_changed":
+                send(RELIST)
+            if message.get("id") == ident:
+                return message
+
+    figures: dict[str, float] = {}
+    send(INITIALIZE)
+    assert answer(1)["result"]["serverInfo"]["name"] == "herdr-link"
+    figures["initialize"] = (time.perf_counter() - started) * 1000
+    send(LISTED + TOOLS_LIST)
+    answer(2)
+    figures["tools_list"] = (time.perf_counter() - started) * 1000
+    if activate:
+        send(ACTIVATE)
+        assert not answer(3)["result"].get("isError")
+        figures["activation"] = (time.perf_counter() - started) * 1000
+    stdin.close()
+    process.wait(timeout=30)
+    stdout.close()
+    return figures
 
 
 OURS_AFTER_SDK = (
@@ -99,8 +132,24 @@ def run_command(*args: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-PIP_SCRIPT_HINT = "import re, sys; from herdr_link_mcp.cli import main; sys.exit(main(['hint', '--host', 'codex']))"
-"""``hint`` as a pip-made console script runs it: pip's script template imports ``re`` first."""
+PIP_SCRIPT_TEMPLATE = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from herdr_link_mcp.cli import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+"""The console script pip writes for ``herdr-link-mcp`` (its distlib template; uv's imports no ``re``)."""
+
+
+def pip_made_script(directory: Path) -> str:
+    """A console script as pip makes it, in ``directory``, for this interpreter."""
+    script = directory / "herdr-link-mcp"
+    script.write_text(PIP_SCRIPT_TEMPLATE.format(python=sys.executable))
+    script.chmod(0o755)
+    return str(script)
 
 
 def light_figures() -> dict[str, float]:
@@ -114,10 +163,7 @@ def light_figures() -> dict[str, float]:
         "version": (*SCRIPT, "--version"),
         "hint": (*SCRIPT, "hint", "--host", "codex"),
         # pip's console scripts import re (and with it enum) before our code runs; uv's do not.
-        "hint_pip": (
-            "-c",
-            "import re, sys; from herdr_link_mcp.cli import main; sys.exit(main(['hint', '--host', 'codex']))",
-        ),
+        "hint_pip": (pip_made_script(Path(tempfile.mkdtemp())), "hint", "--host", "codex"),
     }
     for command in commands.values():
         run_command(*command)  # warm the bytecode cache
@@ -133,22 +179,26 @@ def median(samples: list[float]) -> float:
 
 
 def idle_rss_mib(command: list[str], env: dict[str, str]) -> float:
-    """Resident memory of an initialised, idle server (``VmRSS`` from ``/proc``), in MiB."""
+    """Resident memory of an initialised, idle server (``VmRSS`` from ``/proc``), in MiB: measured a second
+    after it answered a ``ping`` (which ours leaves to the SDK, so the SDK has loaded)."""
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(INITIALIZE.encode())
+    process.stdin.write(INITIALIZE.encode() + LISTED.encode() + b'{"jsonrpc":"2.0","id":9,"method":"ping"}\n')
     process.stdin.flush()
-    process.stdout.readline()
+    while json.loads(process.stdout.readline()).get("id") != 9:
+        pass
     time.sleep(1.0)  # past the delayed bootstrap: idle
     status = Path(f"/proc/{process.pid}/status").read_text()
     rss = next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
     process.stdin.close()
     process.wait(timeout=10)
+    process.stdout.close()
     return rss / 1024
 
 
 def figures() -> dict[str, float]:
-    """Medians in ms (import times, spawn to ``initialize`` outside and inside Herdr) and idle RSS.
+    """Medians in ms (import times; spawn to ``initialize`` and to the dormant ``tools/list`` outside and
+    inside Herdr, and inside to the first activation answered) and idle RSS.
 
     Keys ending in ``_ts`` (and ``node``) are the TypeScript server's, present when it runs.
     """
@@ -168,17 +218,22 @@ def figures() -> dict[str, float]:
     result["sdk_over_bare"] = median([sdk - bare for sdk, bare in zip(samples["sdk"], samples["bare"], strict=True)])
     result["ours_over_sdk"] = median([ours_after_sdk() for _ in range(RUNS)])
     suffix = {OURS: "", TYPESCRIPT: "_ts"}
+    console_script = list(SCRIPT) if SCRIPT[0].startswith("/") else None  # as hosts run ours
+    hosted = {name: console_script if name == OURS and console_script else cmd for name, cmd in commands.items()}
     with HerdrSim() as sim:
         pane = sim.create_workspace()
         sim.add_agent(pane, "claude", name="brain")
         inside_env = sim.env(pane, base=BASE_ENV)
         starts: dict[str, list[float]] = {}
         for _ in range(RUNS):
-            for name, command in commands.items():
-                starts.setdefault("outside" + suffix[name], []).append(spawn_to_initialize(command, OUTSIDE_HERDR))
-                starts.setdefault("inside" + suffix[name], []).append(spawn_to_initialize(command, inside_env))
+            for name, command in hosted.items():
+                outside = spawn_to_answers(command, OUTSIDE_HERDR, activate=False)
+                inside = spawn_to_answers(command, inside_env, activate=True)
+                for where, answers in (("outside_", outside), ("inside_", inside)):
+                    for key, value in answers.items():
+                        starts.setdefault(where + key + suffix[name], []).append(value)
         result |= {key: median(values) for key, values in starts.items()}
-        for name, command in commands.items():
+        for name, command in hosted.items():
             result["rss_mib" + suffix[name]] = idle_rss_mib(command, inside_env)
     return result
 

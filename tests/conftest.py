@@ -1,14 +1,17 @@
-"""The cross-package tests. ``tests/real_hosts`` runs only when named (``python3 -m nox -s real_hosts``
-puts it in an isolated network namespace first), so a plain ``uv run pytest`` leaves it out."""
+"""The cross-package tests. ``tests/real_hosts`` and ``tests/dist`` run only when named
+(``python3 -m nox -s real_hosts`` puts the first in an isolated network namespace; ``python3 -m nox -s
+dist`` builds the wheelhouse the second installs from), so a plain ``uv run pytest`` leaves them out."""
 
 from pathlib import Path
 
 import pytest
 
+NAMED_ONLY = ("real_hosts", "dist")
+
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """Leave out ``tests/real_hosts`` unless a command-line argument names it."""
-    if collection_path.name == "real_hosts" and collection_path.parent == Path(__file__).parent:
-        named = any("real_hosts" in str(arg) for arg in config.args)
+    """Leave out ``tests/real_hosts`` and ``tests/dist`` unless a command-line argument names them."""
+    if collection_path.name in NAMED_ONLY and collection_path.parent == Path(__file__).parent:
+        named = any(f"tests/{collection_path.name}" in str(arg) for arg in config.args)
         return None if named else True
     return None

@@ -283,10 +283,10 @@ class Codex:
 
     package = HOSTS["codex"]
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *wiring_options: str) -> None:
         self.workdir = workdir
         self.home = workdir / "home"
-        self.files = wiring_files("codex", self.home)
+        self.files = wiring_files("codex", self.home, *wiring_options)
 
     def run(self, prompt: str, env: dict[str, str], model_url: str, *, flags: tuple[str, ...] = ()) -> HostRun:
         """One headless turn in the pane whose Herdr environment is ``env``."""

@@ -104,9 +104,12 @@ def test_codex_keeps_the_users_comments_and_tables(home: Path) -> None:
     (home / ".codex").mkdir()
     original = '# my settings\nmodel = "o3"  # the one I like\n\n[mcp_servers.other]\ncommand = "x"\n'
     (home / ".codex" / "config.toml").write_text(original)
-    assert install(home, "--host", "codex").returncode == 0
+    assert install(home, "--host", "codex", "--required").returncode == 0
     text = (home / ".codex" / "config.toml").read_text()
     assert text.startswith(original) and tomllib.loads(text)["mcp_servers"]["herdr_link"]["required"] is True
+    assert install(home, "--host", "codex").returncode == 0  # our entry is replaced whole: required goes
+    text = (home / ".codex" / "config.toml").read_text()
+    assert text.startswith(original) and "required" not in tomllib.loads(text)["mcp_servers"]["herdr_link"]
     assert install(home, "--host", "codex", "--uninstall").returncode == 0
     assert (home / ".codex" / "config.toml").read_text() == original
     assert not (home / ".codex" / "hooks.json").exists()

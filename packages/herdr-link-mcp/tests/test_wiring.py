@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import shlex
 import subprocess
 import sys
 import tomllib
@@ -104,6 +105,42 @@ def test_every_printed_config_parses_with_its_formats_parser(host):
     assert machine["host"] == host and [f["path"] for f in machine["files"]] == [f.path for f in result.files]
 
 
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "agy", "pi"])
+def test_the_uvx_launcher_runs_the_pinned_version_for_the_server_and_every_hook(host):
+    from herdr_link_mcp import __version__
+
+    result = wiring(host, launcher="uvx", find_links=["wheels"])
+    pinned = ["uvx", "--find-links", str(Path("wheels").resolve()), f"herdr-link-mcp@{__version__}"]
+    strings = [text for item in result.files for text in _strings(dict(item.data))]
+    assert "uvx" in strings and pinned[1:] == strings[strings.index("uvx") + 1 : strings.index("uvx") + 4]
+    hooks = [text for text in strings if " hint --host " in text]
+    assert hooks == ([] if host == "pi" else [shlex.join([*pinned, "hint", "--host", host])])
+    assert not any(sys.executable in text or "bin/herdr-link-mcp" in text for text in strings)
+    if host == "codex":  # uvx starts slower than Codex waits for a server that is not required
+        assert tomllib.loads(result.files[0].content)["mcp_servers"]["herdr_link"]["required"] is True
+    with pytest.raises(ValueError, match="--launcher uvx only"):
+        wiring(host, find_links=["wheels"])
+    with pytest.raises(ValueError, match="unknown launcher"):
+        wiring(host, launcher="pipx")
+
+
+@pytest.mark.parametrize("host", ["claude", "gemini", "agy", "pi"])
+def test_only_codex_can_be_wired_required(host):
+    with pytest.raises(ValueError, match="--required applies to codex"):
+        wiring(host, required=True)
+    assert run("wiring", "--host", host, "--required").returncode == 2
+
+
 def test_registrations_use_the_herdr_link_namespace_and_this_environments_command():
     command, *args = server_command()
     claude = json.loads(wiring("claude").files[0].content)
@@ -114,8 +151,10 @@ def test_registrations_use_the_herdr_link_namespace_and_this_environments_comman
     codex = tomllib.loads(wiring("codex").files[0].content)
     server = codex["mcp_servers"]["herdr_link"]
     assert server["env_vars"] == ["HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH"]
-    assert server["default_tools_approval_mode"] == "approve" and server["required"] is True
+    assert server["default_tools_approval_mode"] == "approve" and "required" not in server
     assert "features" not in codex  # hooks are on by default in Codex 0.171
+    required = tomllib.loads(wiring("codex", required=True).files[0].content)["mcp_servers"]["herdr_link"]
+    assert required["required"] is True and required["startup_timeout_sec"] == 30
     hooks = json.loads(wiring("codex").files[1].content)
     assert hooks["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith("hint --host codex")
     agy_hooks = json.loads(wiring("agy").files[1].content)

@@ -129,9 +129,12 @@ def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatc
     hint = lambda: next(c for c in hint_checks(home, project) if c.name == "Codex hint hook")  # noqa: E731
     _write(home / ".codex" / "config.toml", config)
     assert (codex().status, hint().status) == ("PASS", "PASS") and "(trusted)" in hint().detail
-    untrusted = config.split("[hooks.state.")[0].replace("required = true\n", "")
+    untrusted = config.split("[hooks.state.")[0]
     _write(home / ".codex" / "config.toml", untrusted)
-    assert codex().status == "WARN" and "required = true" in codex().fix
+    assert codex().status == "PASS" and "(required" not in codex().detail  # not required is the default
+    _write(home / ".codex" / "config.toml", wiring("codex", required=True).files[0].content)
+    assert codex().status == "PASS" and "(required: Codex waits for it)" in codex().detail
+    _write(home / ".codex" / "config.toml", untrusted)
     assert hint().status == "WARN" and "does not trust it" in hint().detail and "[hooks.state" in hint().fix
     _write(home / ".codex" / "config.toml", config)
     _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))

@@ -1,14 +1,17 @@
 """The stdio transport: our reader and writer around the SDK's server.
 
 Rule: every request with an id gets exactly one response, whatever its line holds, and no line ends
-the process. Lines are read by the one reader both servers share
-(:func:`herdr_link_control.read_json_lines`: split on ``\\n``, parsed once, nesting bounded), and
+the process. Lines are read by the reader thread of ``_front`` with the one reader both servers share
+(:class:`herdr_link_protocol.JsonLineReader`: split on ``\\n``, parsed once, nesting bounded), and
 :class:`StdioCodec` decides each read line here, in one place:
 
 * a readable request, notification or response goes to the server (lone surrogates replaced by
   U+FFFD except inside a ``tools/call``'s arguments, which ``PROTOCOL.md`` §2.5 delivers escaped);
 * a request whose id is a string holding a lone surrogate is served under a private alias, and its
   answer carries the id back exactly as it was sent;
+* a request already answered early (``_early``) is served under a private alias too, so the server's
+  state follows it, and that second answer is dropped (after a comparison: a difference goes to the
+  operator log);
 * anything else with a method and an id gets its JSON-RPC error at once: a parse error or an invalid
   request with ``id: null`` when the line's top level cannot be read or its id is unusable, else an
   invalid request or invalid params with the request's own id (params that are not an object, or
@@ -25,17 +28,21 @@ import logging
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from herdr_link_control import StdioWire, claimed_stdio, read_json_lines
 from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault, parse_json_line
 
-__all__ = ["Decoded", "StdioCodec", "decode_line", "stdio_transport"]
+from ._front import SharedWriter
+
+if TYPE_CHECKING:
+    from ._front import Inbox
+
+__all__ = ["Decoded", "StdioCodec", "decode_line", "inbox_transport"]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -43,6 +50,7 @@ Decoded = SessionMessage | types.JSONRPCError | None
 """What a line becomes: a message for the server, an error to send back at once, or nothing."""
 
 _ALIAS_PREFIX: Final = "herdr-link-id:"
+_EARLY_PREFIX: Final = "herdr-link-early:"
 
 
 def _has_surrogate(text: str) -> bool:
@@ -93,9 +101,11 @@ class StdioCodec:
     def __init__(self) -> None:
         self._originals: dict[str, str] = {}  # alias -> the id as the client sent it
         self._aliases: dict[str, str] = {}  # the id as sent -> alias
+        self._early: dict[str, tuple[str | int, bytes]] = {}  # alias -> the id as sent, the answer given
+        self._early_count = 0
 
     def __repr__(self) -> str:
-        return f"<StdioCodec aliased={len(self._originals)}>"
+        return f"<StdioCodec aliased={len(self._originals)} early={len(self._early)}>"
 
     def _alias(self, request_id: str | int) -> str | int:
         if not isinstance(request_id, str) or not _has_surrogate(request_id):
@@ -105,8 +115,9 @@ class StdioCodec:
             self._aliases[request_id], self._originals[alias] = alias, request_id
         return self._aliases[request_id]
 
-    def decode(self, line: JsonLine) -> Decoded:
-        """Decide one read line (see the module docstring). Never raises."""
+    def decode(self, line: JsonLine, early: bytes | None = None) -> Decoded:
+        """Decide one read line (see the module docstring); ``early``: the answer already given to it.
+        Never raises."""
         raw = line.message
         if raw is None:
             code, message = _FAULTS[line.fault or LineFault.NOT_JSON]
@@ -116,7 +127,7 @@ class StdioCodec:
             return self._other(raw, line)
         if request_id is None:
             return _error(None, types.INVALID_REQUEST, "Invalid request: the id must be a string or an integer")
-        served_id = self._alias(request_id)
+        served_id = self._alias(request_id) if early is None else self._early_alias(request_id, early)
         if line.fault is LineFault.TOO_LONG:
             return _error(served_id, types.INVALID_REQUEST, _TOO_LONG)
         if "params" in line.too_deep:
@@ -131,6 +142,12 @@ class StdioCodec:
             return _error(served_id, types.INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request")
         except RecursionError:
             return _error(served_id, types.INVALID_PARAMS, _TOO_DEEP)
+
+    def _early_alias(self, request_id: str | int, answer: bytes) -> str:
+        self._early_count += 1
+        alias = f"{_EARLY_PREFIX}{self._early_count}"
+        self._early[alias] = (request_id, answer)
+        return alias
 
     def _other(self, raw: dict[str, Any], line: JsonLine) -> Decoded:
         """A notification or a client's response: served when readable, else logged and dropped."""
@@ -153,6 +170,8 @@ class StdioCodec:
     def encode(self, message: types.JSONRPCMessage) -> bytes:
         """One output line, ``\\n`` included; the request's own id restored where it was aliased."""
         message_id = getattr(message, "id", None)
+        if isinstance(message_id, str) and message_id in self._early:
+            return self._second_answer(message, message_id)
         original = self._originals.get(message_id) if isinstance(message_id, str) else None
         if (
             isinstance(message_id, str)
@@ -173,6 +192,18 @@ class StdioCodec:
             text = text.replace(f'"id":{json.dumps(message_id)}', f'"id":{json.dumps(original)}', 1)
         return text.encode() + b"\n"
 
+    def _second_answer(self, message: types.JSONRPCMessage, alias: str) -> bytes:
+        """Nothing: the request was answered early. A difference from that answer is logged."""
+        original, answer = self._early.pop(alias)
+        try:
+            text = message.model_dump_json(by_alias=True, exclude_unset=True)
+        except Exception as error:
+            text = f"(cannot be serialised: {error})"
+        line = text.replace(f'"id":{json.dumps(alias)}', f'"id":{json.dumps(original, ensure_ascii=False)}', 1)
+        if line.encode() + b"\n" != answer:
+            log.warning("the SDK answered request %r otherwise than the early answer: %s", original, line[:500])
+        return b""
+
 
 def decode_line(line: str | bytes) -> Decoded:
     """Decide one input line on its own (a fresh :class:`StdioCodec`); ``None`` for a blank line."""
@@ -182,17 +213,10 @@ def decode_line(line: str | bytes) -> Decoded:
 
 
 @asynccontextmanager
-async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run`` over the process's stdin and stdout, which
-    stay claimed (:func:`herdr_link_control.claimed_stdio`) until the server returns and every answer
-    is written."""
-    with claimed_stdio() as wire:
-        async with _serve_wire(wire) as streams:
-            yield streams
-
-
-@asynccontextmanager
-async def _serve_wire(wire: StdioWire) -> AsyncIterator[tuple[Any, Any]]:
+async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run``: the lines ``_front``'s reader thread puts in
+    ``inbox`` (each with the answer it already gave, if any) until its end, and every answer written
+    through ``writer`` once the server has returned."""
     codec = StdioCodec()
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
@@ -203,8 +227,9 @@ async def _serve_wire(wire: StdioWire) -> AsyncIterator[tuple[Any, Any]]:
         try:
             with reading:
                 async with read_writer, answers:
-                    async for line in read_json_lines(wire.read_fd):
-                        decoded = codec.decode(line)
+                    while (item := await anyio.to_thread.run_sync(inbox.get, abandon_on_cancel=True)) is not None:
+                        line, early = item
+                        decoded = codec.decode(line, early)
                         if isinstance(decoded, SessionMessage):
                             await read_writer.send(decoded)
                         elif decoded is not None:
@@ -213,21 +238,15 @@ async def _serve_wire(wire: StdioWire) -> AsyncIterator[tuple[Any, Any]]:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
 
-    async def writer() -> None:
-        broken = False
+    async def writer_task() -> None:
         async with write_reader:
             async for session_message in write_reader:
                 data = codec.encode(session_message.message)
-                if not data or broken:
-                    continue
-                try:
-                    await anyio.to_thread.run_sync(wire.write, data)
-                except OSError as error:  # the host is gone: nobody can be told; drain until the end
-                    log.warning("could not write to stdout (%s); serving on until stdin closes", error)
-                    broken = True
+                if data:
+                    await anyio.to_thread.run_sync(writer.write, data)
 
     async with anyio.create_task_group() as group:
-        group.start_soon(writer)
+        group.start_soon(writer_task)
         group.start_soon(reader)
         try:
             yield read_stream, write_stream

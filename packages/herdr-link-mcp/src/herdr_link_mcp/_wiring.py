@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 
 from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
+from ._version import __version__
 
 __all__ = [
     "ALLOW_RULE",
@@ -44,13 +45,31 @@ TRUST_HOSTS: Final = ("claude", "codex", "gemini")
 HOOK_TIMEOUT: Final = 10
 """Seconds a host gives the hint hook."""
 CODEX_STARTUP_TIMEOUT: Final = 30
-"""Seconds Codex waits for the (required) server to answer ``initialize``."""
+"""Seconds Codex waits for the server to answer ``initialize`` when it is wired with ``required``."""
+LAUNCHERS: Final = ("script", "uvx")
+"""How hosts start the server: the installed console script, or ``uvx`` with nothing installed."""
+REQUIRED_HOSTS: Final = ("codex",)
+"""Hosts that can be told to wait for the server before their first model request (``--required``)."""
 ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
 """Claude Code's permission rule that allows every tool of our server without a prompt."""
 
 
-def server_command() -> list[str]:
-    """This environment's server command: the ``herdr-link-mcp`` script beside Python, else ``-m``."""
+def server_command(launcher: str = "script", find_links: Sequence[str] = ()) -> list[str]:
+    """The server's command.
+
+    Args:
+        launcher: ``script`` (default): this environment's ``herdr-link-mcp`` script beside Python, else
+            ``python -m herdr_link_mcp``; ``uvx``: ``uvx herdr-link-mcp@<this version>``, which needs no
+            install (uv fetches and caches it on first use).
+        find_links: for ``uvx``, folders of wheels to look in as well as the index (a wheelhouse).
+    """
+    if launcher not in LAUNCHERS:
+        raise ValueError(f"unknown launcher {launcher!r}; choose one of {', '.join(LAUNCHERS)}")
+    if find_links and launcher != "uvx":
+        raise ValueError("--find-links applies to --launcher uvx only")
+    if launcher == "uvx":
+        links = [arg for folder in find_links for arg in ("--find-links", str(Path(folder).resolve()))]
+        return ["uvx", *links, f"herdr-link-mcp@{__version__}"]
     script = Path(sys.executable).parent / "herdr-link-mcp"
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]
@@ -70,12 +89,12 @@ def claude_user_config(environ: Mapping[str, str], home: Path) -> Path:
     return Path(configured) / ".claude.json" if configured else home / ".claude.json"
 
 
-def _hint_command(host: str) -> str:
+def _hint_command(host: str, server: Sequence[str]) -> str:
     """The hook command for ``host``: ``herdr-link-mcp hint --host HOST``. In a Herdr pane it writes the
     hook's JSON to stdout and nothing to stderr; outside one it writes the host's "no hint" answer to
     stdout (nothing for Claude Code and Codex, ``{}`` for Gemini CLI and AGY) and one line to stderr
     saying that it is not in a Herdr pane. It always exits 0, so a hook never fails a session."""
-    return shlex.join([*server_command(), "hint", "--host", host])
+    return shlex.join([*server, "hint", "--host", host])
 
 
 @dataclass(frozen=True)
@@ -148,8 +167,8 @@ def _trusted(folders: Sequence[str]) -> list[str]:
     return [str(Path(folder).expanduser().resolve()) for folder in folders]
 
 
-def _hook_group(host: str) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": _hint_command(host), "timeout": HOOK_TIMEOUT}]}
+def _hook_group(host: str, server: Sequence[str]) -> dict[str, Any]:
+    return {"hooks": [{"type": "command", "command": _hint_command(host, server), "timeout": HOOK_TIMEOUT}]}
 
 
 def _claude(
@@ -157,7 +176,8 @@ def _claude(
 ) -> Wiring:
     ns = DEFAULT_NAMESPACE
     server = {"type": "stdio", "command": command, "args": args, "env": {}}
-    settings = {"permissions": {"allow": [ALLOW_RULE]}, "hooks": {"SessionStart": [_hook_group("claude")]}}
+    hook = _hook_group("claude", [command, *args])
+    settings = {"permissions": {"allow": [ALLOW_RULE]}, "hooks": {"SessionStart": [hook]}}
     state = claude_user_config(environ, home)
     trusted = {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in trust}} if trust else {}
     notes = [
@@ -198,21 +218,23 @@ def _claude(
     return Wiring("claude", files, notes=notes, scope=scope)
 
 
-def _codex(command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path) -> Wiring:
+def _codex(
+    command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path, required: bool
+) -> Wiring:
     ns = DEFAULT_NAMESPACE
     folder = codex_home(environ, home)
     shown = _shown(folder, home)
-    hint = _hint_command("codex")
+    hint = _hint_command("codex", [command, *args])
     trust_key = hook_trust_key(folder / "hooks.json", SESSION_START)
     trusted_hash = command_hook_hash(SESSION_START, hint, HOOK_TIMEOUT)
-    server = {
+    server: dict[str, Any] = {
         "command": command,
         "args": args,
         "env_vars": list(FORWARDED_VARIABLES),
         "default_tools_approval_mode": "approve",
-        "required": True,
-        "startup_timeout_sec": CODEX_STARTUP_TIMEOUT,
     }
+    if required:
+        server |= {"required": True, "startup_timeout_sec": CODEX_STARTUP_TIMEOUT}
     data: dict[str, Any] = {
         "mcp_servers": {ns: server},
         "hooks": {"state": {trust_key: {"trusted_hash": trusted_hash}}},
@@ -221,22 +243,29 @@ def _codex(command: str, args: list[str], trust: list[str], environ: Mapping[str
         f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
         f"env_vars = {_toml_list(FORWARDED_VARIABLES)}\n"
         'default_tools_approval_mode = "approve"\n'
-        f"required = true\nstartup_timeout_sec = {CODEX_STARTUP_TIMEOUT}\n\n"
+        + (f"required = true\nstartup_timeout_sec = {CODEX_STARTUP_TIMEOUT}\n" if required else "")
+        + "\n"
         f"[hooks.state.{json.dumps(trust_key)}]\n"
         f"trusted_hash = {json.dumps(trusted_hash)}\n"
     )
     if trust:
         data["projects"] = {path: {"trust_level": "trusted"} for path in trust}
         config += "".join(f'\n[projects.{json.dumps(path)}]\ntrust_level = "trusted"\n' for path in trust)
-    hooks = {"hooks": {"SessionStart": [_hook_group("codex")]}}
+    hooks = {"hooks": {"SessionStart": [_hook_group("codex", [command, *args])]}}
     notes = [
         "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
         "server sees no Herdr and lists no tools.",
         'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
-        "required = true makes Codex wait for the server before its first model request (otherwise a "
-        "server still starting is left out of the session). The cost: if herdr-link-mcp cannot start "
-        "(uninstalled, broken environment), Codex refuses to start any session until it can or the entry "
-        "is removed. Outside Herdr the server starts and lists nothing, so plain Codex sessions are unaffected.",
+        (
+            "required = true (--required, and always with --launcher uvx, whose start takes longer than Codex "
+            "waits otherwise) makes Codex wait for the server before its first model request. The cost: if "
+            "herdr-link-mcp cannot start (uninstalled, broken environment, no uv), Codex refuses to start any "
+            "session until it can or the entry is removed."
+            if required
+            else "Not required: Codex sends its first model request without waiting for the server, and the "
+            "server answers Codex's first requests before its MCP SDK has loaded (about 0.1 s), well inside "
+            "the time Codex takes to send it; --required makes Codex wait (and refuse to start without it)."
+        ),
         "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
         "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
         "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
@@ -262,7 +291,7 @@ def _gemini(scope: str, command: str, args: list[str], trust: list[str]) -> Wiri
     server = {"command": command, "args": args, "trust": True}
     hook = {
         "matcher": "startup",
-        "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini")}],
+        "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini", [command, *args])}],
     }
     settings = {"mcpServers": {ns: server}, "hooks": {"SessionStart": [hook]}}
     where = ".gemini/settings.json" if scope == "project" else "~/.gemini/settings.json"
@@ -285,7 +314,7 @@ def _gemini(scope: str, command: str, args: list[str], trust: list[str]) -> Wiri
 
 def _agy(scope: str, command: str, args: list[str]) -> Wiring:
     ns = DEFAULT_NAMESPACE
-    handler = {"type": "command", "command": _hint_command("agy"), "timeout": HOOK_TIMEOUT}
+    handler = {"type": "command", "command": _hint_command("agy", [command, *args]), "timeout": HOOK_TIMEOUT}
     hooks = {"herdr-link": {"PreInvocation": [handler]}}
     hooks_path = ".agents/hooks.json" if scope == "project" else "~/.gemini/antigravity-cli/hooks.json"
     return Wiring(
@@ -328,6 +357,9 @@ def wiring(
     *,
     scope: str = "user",
     trust: Sequence[str] = (),
+    required: bool = False,
+    launcher: str = "script",
+    find_links: Sequence[str] = (),
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
 ) -> Wiring:
@@ -336,6 +368,9 @@ def wiring(
     Args:
         scope: ``user`` (every folder of this user) or ``project`` (the current project's files).
         trust: folders to record as trusted in the host's own trust list (only for :data:`TRUST_HOSTS`).
+        required: make the host wait for the server before its first model request (only
+            :data:`REQUIRED_HOSTS`; the host then refuses to start a session while the server cannot).
+        launcher, find_links: how the host starts the server and its hint hook (see :func:`server_command`).
         environ, home: the user's environment and home (default: this process's).
 
     Raises:
@@ -349,14 +384,19 @@ def wiring(
         raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
     if trust and host not in TRUST_HOSTS:
         raise ValueError(f"{host} has no folder trust to record; --trust applies to {', '.join(TRUST_HOSTS)}")
+    if required and host not in REQUIRED_HOSTS:
+        raise ValueError(f"{host} has no required servers; --required applies to {', '.join(REQUIRED_HOSTS)}")
     if host == "codex" and scope == "project":
         raise ValueError("codex: only the user scope is wired ($CODEX_HOME or ~/.codex applies to every folder)")
-    command, *args = server_command()
+    command, *args = server_command(launcher, find_links)
+    # uvx resolves the tool at every start (about a second when the index is asked), well past the
+    # time Codex waits for a server that is not required: so Codex waits for it.
+    required = required or (host == "codex" and launcher == "uvx")
     folders = _trusted(trust)
     if host == "claude":
         result = _claude(scope, command, args, folders, environ, home)
     elif host == "codex":
-        result = _codex(command, args, folders, environ, home)
+        result = _codex(command, args, folders, environ, home, required)
     elif host == "gemini":
         result = _gemini(scope, command, args, folders)
     elif host == "agy":

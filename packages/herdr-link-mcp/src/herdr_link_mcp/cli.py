@@ -2,9 +2,10 @@
 
 herdr-link-mcp [serve] [--namespace NS]
 herdr-link-mcp hint --host claude|codex|agy|gemini|pi
-herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--json]
-herdr-link-mcp install --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--dry-run]
-                       [--yes] [--uninstall]
+herdr-link-mcp wiring --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--required]
+                       [--launcher script|uvx [--find-links DIR]...] [--json]
+herdr-link-mcp install --host claude|codex|agy|gemini|pi [--scope user|project] [--trust DIR]... [--required]
+                       [--launcher script|uvx [--find-links DIR]...] [--dry-run] [--yes] [--uninstall]
 herdr-link-mcp probe [--json] [-- COMMAND...]
 """
 
@@ -27,12 +28,7 @@ def _serve(namespace: str) -> int:
     import logging
     import signal
 
-    import anyio
-
-    from herdr_link_control import Link
-
-    from ._server import create_server, initialization_options
-    from ._transport import stdio_transport
+    from ._front import serve
 
     # The operator log: stderr, which hosts keep in their MCP logs. WARNING by default, so a failed
     # call's Herdr code and message are there and success stays quiet; HERDR_LINK_LOG_LEVEL=INFO or
@@ -47,14 +43,7 @@ def _serve(namespace: str) -> int:
     # transport reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
     # never finish unwinding: end at once, as SIGTERM does. Nothing is persisted, nothing is lost.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    server = create_server(Link(), namespace=namespace)
-
-    async def run() -> None:
-        async with stdio_transport() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, initialization_options(server))
-
-    anyio.run(run)
-    return 0
+    return serve(namespace)
 
 
 def _probe(command: list[str], as_json: bool) -> int:
@@ -96,7 +85,14 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
     from ._wiring import wiring
 
     try:
-        chosen = wiring(options.host, scope=options.scope, trust=options.trust or ())
+        chosen = wiring(
+            options.host,
+            scope=options.scope,
+            trust=options.trust or (),
+            required=options.required,
+            launcher=options.launcher,
+            find_links=options.find_links or (),
+        )
         decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)
     except (InstallError, ValueError) as error:
         sys.stderr.write(f"herdr-link-mcp install: {error}\n")
@@ -122,9 +118,13 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
 
 
 def _light(args: list[str]) -> int | None:
-    """The two invocations hosts run often, answered before ``argparse`` loads: ``--version``, and
-    ``hint --host H`` (a SessionStart hook in every Codex, Gemini and AGY session). Same output as
-    the parser's path; any other form goes through the parser."""
+    """The invocations hosts run often, answered before ``argparse`` loads: the server itself (no
+    arguments, or ``serve``), ``--version``, and ``hint --host H`` (a SessionStart hook in every Codex,
+    Gemini and AGY session). Same behaviour as the parser's path; any other form goes through the parser."""
+    if args in ([], ["serve"]):
+        from ._hosts import DEFAULT_NAMESPACE
+
+        return _serve(DEFAULT_NAMESPACE)
     if args == ["--version"]:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from ._hint import HINT_HOSTS
     from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
-    from ._wiring import SCOPES, TRUST_HOSTS
+    from ._wiring import LAUNCHERS, REQUIRED_HOSTS, SCOPES, TRUST_HOSTS
 
     parser = argparse.ArgumentParser(
         prog="herdr-link-mcp",
@@ -190,6 +190,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             help="also record DIR (and the folders below it) as trusted in the host's own list; repeatable; "
             f"{', '.join(TRUST_HOSTS)} only",
         )
+        parser_of.add_argument(
+            "--required",
+            action="store_true",
+            help="make the host wait for the server before its first model request; the host then refuses to "
+            f"start any session while the server cannot start; {', '.join(REQUIRED_HOSTS)} only",
+        )
+        parser_of.add_argument(
+            "--launcher",
+            choices=LAUNCHERS,
+            default="script",
+            help="how the host starts the server and its hint hook: script, the herdr-link-mcp installed here "
+            "(default); uvx, uvx herdr-link-mcp@<this version>, with nothing installed (needs uv)",
+        )
+        parser_of.add_argument(
+            "--find-links",
+            action="append",
+            metavar="DIR",
+            help="with --launcher uvx: also look for the distributions in this folder of wheels; repeatable",
+        )
     probe = commands.add_parser("probe", help="start the server as a host would and report what the host sees")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
     probe.add_argument("server", nargs=argparse.REMAINDER, help="the server command (default: this one)")
@@ -204,7 +223,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from ._wiring import wiring as build
 
             try:
-                result = build(options.host, scope=options.scope, trust=options.trust or ())
+                result = build(
+                    options.host,
+                    scope=options.scope,
+                    trust=options.trust or (),
+                    required=options.required,
+                    launcher=options.launcher,
+                    find_links=options.find_links or (),
+                )
             except ValueError as error:
                 parser.error(str(error))
             sys.stdout.write(result.to_json() + "\n" if options.json else result.render())

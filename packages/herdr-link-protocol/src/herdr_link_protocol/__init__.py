@@ -62,6 +62,11 @@ if TYPE_CHECKING:
         presented_tool_name as presented_tool_name,
         tier0_hint as tier0_hint,
     )
+    from ._dormant import (
+        GATEWAY_DESCRIPTION as GATEWAY_DESCRIPTION,
+        GATEWAY_INPUT_SCHEMA as GATEWAY_INPUT_SCHEMA,
+        dormant_tools_list as dormant_tools_list,
+    )
     from ._envelope import (
         Envelope as Envelope,
         build_envelope as build_envelope,
@@ -201,6 +206,11 @@ _EXPORTS = {
         "active_presentation",
         "presented_tool_name",
         "tier0_hint",
+    ],
+    "_dormant": [
+        "GATEWAY_DESCRIPTION",
+        "GATEWAY_INPUT_SCHEMA",
+        "dormant_tools_list",
     ],
     "_envelope": [
         "Envelope",

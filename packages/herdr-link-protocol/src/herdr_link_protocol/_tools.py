@@ -24,6 +24,7 @@ from ._constants import (
     START_TOOL,
     TIER1_TOOLS,
 )
+from ._dormant import GATEWAY_DESCRIPTION
 from ._errors import Cause, InvalidToolCall, LinkError
 from ._start import StartRequest, validate_start_input
 
@@ -147,12 +148,7 @@ class ToolSpec:
 TOOL_SPECS: Final[Mapping[str, ToolSpec]] = {
     spec.name: spec
     for spec in (
-        ToolSpec(
-            GATEWAY_TOOL,
-            "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} "
-            "only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
-            GatewayInput,
-        ),
+        ToolSpec(GATEWAY_TOOL, GATEWAY_DESCRIPTION, GatewayInput),
         ToolSpec(
             START_TOOL,
             "Start a Herdr agent with Link-managed placement: config_agent, or kind and args. Default placement "

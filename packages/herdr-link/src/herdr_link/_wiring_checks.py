@@ -122,11 +122,9 @@ def check_codex(home: Path, cwd: Path) -> Check:
     if entry.get("default_tools_approval_mode") != "approve":
         fix = f'add default_tools_approval_mode = "approve" to [mcp_servers.{NS}]'
         return Check(name, "FAIL", 'tools other than peers are refused under approval_policy = "never"', fix)
-    if entry.get("required") is not True:
-        fix = f"add required = true to [mcp_servers.{NS}]"
-        detail = f"{path}: Codex may start the session before the server is up, and then offers no {NS}"
-        return Check(name, "WARN", detail, fix)
-    return Check(name, "PASS", f"{path} registers {NS} (required) and forwards the Herdr variables")
+    # Not required is the default: the server answers Codex's first requests before its SDK loads.
+    required = " (required: Codex waits for it)" if entry.get("required") is True else ""
+    return Check(name, "PASS", f"{path} registers {NS}{required} and forwards the Herdr variables")
 
 
 def check_agy(home: Path, cwd: Path) -> Check:

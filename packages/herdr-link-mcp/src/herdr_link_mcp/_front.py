@@ -1,0 +1,122 @@
+"""``herdr-link-mcp serve``: the process's life, arranged so a host's first answers never wait for the SDK.
+
+1. stdin and stdout are claimed (:func:`herdr_link_control.claimed_stdio`).
+2. A reader thread reads the wire's lines (:class:`herdr_link_protocol.JsonLineReader`) and gives each
+   to :class:`~herdr_link_mcp._early.EarlyAnswers`: an answer it gives is written at once. Every line,
+   answered or not, then goes into the inbox, in order.
+3. Meanwhile the main thread imports the MCP SDK, builds the server and serves the inbox
+   (``_transport``): the SDK sees every line, so its state is what it would have been, and its second
+   answer to a line answered early is dropped.
+
+Nothing here imports the SDK, pydantic or anyio: steps 1 and 2 run while the SDK loads.
+"""
+
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
+import logging
+import os
+import queue
+import threading
+
+from herdr_link_control import claimed_stdio, in_herdr_pane
+from herdr_link_protocol import JsonLineReader
+
+from ._early import EarlyAnswers
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from typing import Final, TypeAlias
+
+    from herdr_link_control import StdioWire
+    from herdr_link_protocol import JsonLine
+
+    Inbox: TypeAlias = "queue.SimpleQueue[tuple[JsonLine, bytes | None] | None]"
+
+__all__ = ["SharedWriter", "serve"]
+
+log: Final = logging.getLogger("herdr_link")
+
+CHUNK: Final = 1 << 16
+"""Bytes asked for per read of the wire."""
+
+
+class SharedWriter:
+    """The wire's writing end, shared by the reader thread (early answers) and the SDK's writer: one
+    whole line at a time, so lines never interleave. A broken wire is logged once; later lines are dropped."""
+
+    def __init__(self, wire: StdioWire) -> None:
+        self._wire = wire
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def __repr__(self) -> str:
+        return f"<SharedWriter fd={self._wire.write_fd} broken={self.broken}>"
+
+    def write(self, data: bytes) -> None:
+        """Write ``data`` whole (blocking). Never raises: the host being gone only leaves it untold."""
+        with self._lock:
+            if self.broken:
+                return
+            try:
+                self._wire.write(data)
+            except OSError as error:
+                log.warning("could not write to stdout (%s); serving on until stdin closes", error)
+                self.broken = True
+
+
+def read_wire(fd: int, early: EarlyAnswers, inbox: Inbox, writer: SharedWriter) -> None:
+    """The reader thread: every line read from ``fd`` into ``inbox`` (with its early answer, written
+    first, or ``None``), then ``None`` for the end of input. Never raises."""
+    lines = JsonLineReader()
+
+    def take(line: JsonLine) -> None:
+        answer = early.answer(line)
+        if answer is not None:
+            writer.write(answer)
+        inbox.put((line, answer))
+
+    try:
+        while True:
+            try:
+                chunk = os.read(fd, CHUNK)
+            except OSError as error:
+                log.warning("stdin could not be read (%s); treating it as closed", error)
+                chunk = b""
+            if not chunk:
+                break
+            for line in lines.feed(chunk):
+                take(line)
+        for line in lines.end():
+            take(line)
+    except Exception:  # a fault of ours must still end the input, so the server returns
+        log.exception("the stdin reader failed; treating stdin as closed")
+    finally:
+        inbox.put(None)
+
+
+def serve(namespace: str) -> int:
+    """Serve MCP on stdin and stdout until stdin closes; returns the exit status."""
+    with claimed_stdio() as wire:
+        writer = SharedWriter(wire)
+        inbox: Inbox = queue.SimpleQueue()
+        early = EarlyAnswers(in_herdr=in_herdr_pane(os.environ))
+        reader = threading.Thread(
+            target=read_wire, args=(wire.read_fd, early, inbox, writer), name="herdr-link-stdin", daemon=True
+        )
+        reader.start()
+        # The SDK loads here, while the reader answers the dormant surface.
+        import anyio
+
+        from herdr_link_control import Link
+
+        from ._server import create_server, initialization_options
+        from ._transport import inbox_transport
+
+        server = create_server(Link(), namespace=namespace)
+
+        async def run() -> None:
+            async with inbox_transport(inbox, writer) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, initialization_options(server))
+
+        anyio.run(run)
+    return 0

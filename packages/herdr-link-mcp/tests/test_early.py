@@ -1,0 +1,357 @@
+"""The dormant surface before the SDK has loaded (``_early``, ``_front``).
+
+The real server runs with the SDK's import held at a gate this test opens: what it answers while
+the gate is shut was answered without the SDK. Its bytes are compared with what the SDK's own path
+(the same server and transport, in-process, nothing answered early) writes for the same lines, for
+every protocol version the server accepts, in both eras, inside and outside Herdr.
+"""
+
+import json
+import logging
+import os
+import queue
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.shared.message import SessionMessage
+
+from herdr_link_control import Link
+from herdr_link_mcp._early import HANDSHAKE_VERSIONS, MODERN_VERSIONS, EarlyAnswers
+from herdr_link_mcp._front import SharedWriter
+from herdr_link_mcp._server import create_server, initialization_options
+from herdr_link_mcp._transport import StdioCodec, inbox_transport
+from herdr_link_protocol import (
+    GATEWAY_DESCRIPTION,
+    GATEWAY_INPUT_SCHEMA,
+    GATEWAY_TOOL,
+    TOOL_SPECS,
+    JsonLineReader,
+    dormant_tools_list,
+    parse_json_line,
+    tools_list,
+)
+from herdr_link_testkit import HerdrSim
+
+GATED = """
+import os, sys, time
+
+GATE = sys.argv.pop(1)
+
+
+class HeldImports:
+    \"\"\"Holds the import of the SDK and pydantic until the gate file exists.\"\"\"
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("mcp", "mcp_types", "pydantic", "pydantic_core"):
+            deadline = time.monotonic() + 300
+            while not os.path.exists(GATE) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return None
+
+
+sys.meta_path.insert(0, HeldImports())
+from herdr_link_mcp.cli import main
+
+sys.exit(main(sys.argv[1:]))
+"""
+"""``herdr-link-mcp`` as its console script runs it, with the SDK held at a gate."""
+
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "test-client", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def line(request_id: object, method: str, params: Any = None) -> str:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message)
+
+
+def initialize(version: str, request_id: object = 1) -> str:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test-client", "version": "1"}}
+    return line(request_id, "initialize", params)
+
+
+CLIENT = {"name": "x", "version": "1"}
+INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+
+class GatedServer:
+    """A real ``herdr-link-mcp`` whose SDK import waits for :meth:`open_gate`; answers collected as bytes."""
+
+    def __init__(self, env: dict[str, str], gate: Path) -> None:
+        self.gate = gate
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", GATED, str(gate)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        self.lines: list[bytes] = []
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for answer in self.process.stdout:
+            with self.changed:
+                self.lines.append(answer)
+                self.changed.notify_all()
+
+    def send(self, *lines: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write("".join(f"{text}\n" for text in lines).encode())
+        self.process.stdin.flush()
+
+    def wait_for(self, count: int, timeout: float = 120.0) -> list[bytes]:
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.lines) >= count, timeout=timeout), self.lines
+            return list(self.lines)
+
+    def open_gate(self) -> None:
+        self.gate.write_text("open")
+
+    def sdk_loaded(self) -> bool:
+        return self.gate.exists()
+
+    def close(self) -> str:
+        assert self.process.stdin is not None and self.process.stdout is not None and self.process.stderr is not None
+        self.open_gate()
+        self.process.stdin.close()
+        assert self.process.wait(timeout=120) == 0
+        self.reader.join(timeout=60)
+        self.process.stdout.close()
+        with self.process.stderr:
+            return self.process.stderr.read().decode()
+
+
+class CapturedWire:
+    """A wire that keeps what is written to it."""
+
+    read_fd = -1
+    write_fd = -1
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.lines.append(data)
+
+
+def sdk_path(lines: list[str], environ: dict[str, str], answers: int) -> list[bytes]:
+    """What the SDK's path writes for ``lines``: the server and transport of production, in-process,
+    nothing answered early. Input ends once ``answers`` lines were written."""
+    wire = CapturedWire()
+    inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    reader = JsonLineReader()
+    for text in lines:
+        for read in reader.feed(f"{text}\n".encode()):
+            inbox.put((read, None))
+    server = create_server(Link(environ), bootstrap=False)
+
+    async def run() -> None:
+        async with anyio.create_task_group() as group:
+
+            async def end_input() -> None:
+                with anyio.fail_after(60):
+                    while len(wire.lines) < answers:  # noqa: ASYNC110 - the wire is written from a worker thread
+                        await anyio.sleep(0.01)
+                inbox.put(None)
+
+            group.start_soon(end_input)
+            async with inbox_transport(inbox, SharedWriter(wire)) as (read_stream, write_stream):  # type: ignore[arg-type]
+                await server.run(read_stream, write_stream, initialization_options(server))
+
+    anyio.run(run)
+    return wire.lines
+
+
+def outside_herdr() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}
+
+
+SESSIONS = [
+    *[
+        pytest.param([initialize(v), INITIALIZED, line(2, "tools/list")], id=f"handshake-{v}")
+        for v in (*HANDSHAKE_VERSIONS, "1999-01-01", "2026-07-28")
+    ],
+    pytest.param(
+        [initialize("2025-06-18", "a-string-id"), INITIALIZED, line("list-1", "tools/list", {"cursor": "x"})],
+        id="handshake-string-ids-and-a-cursor",
+    ),
+    pytest.param(
+        [line(1, "server/discover", {"_meta": META}), line(2, "tools/list", {"_meta": META})], id="modern-2026-07-28"
+    ),
+]
+
+
+@pytest.mark.parametrize("inside", [True, False], ids=["in-a-pane", "outside-herdr"])
+@pytest.mark.parametrize("lines", SESSIONS)
+def test_the_early_answers_are_the_sdks_bytes(lines, inside, herdr_sim: HerdrSim, tmp_path):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    env = herdr_sim.env(pane) if inside else outside_herdr()
+    server = GatedServer(env, tmp_path / "gate")
+    try:
+        server.send(*lines)
+        early = server.wait_for(2)
+        assert not server.sdk_loaded()  # answered while the SDK's import was held
+    finally:
+        log = server.close()
+    assert sdk_path(lines, env, answers=2) == early
+    tools = json.loads(early[1])["result"]["tools"]
+    assert [tool["name"] for tool in tools] == ([GATEWAY_TOOL] if inside else [])
+    assert "otherwise than the early answer" not in log
+
+
+def test_a_call_before_the_sdk_has_loaded_waits_for_it_and_activates(herdr_sim: HerdrSim, tmp_path):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    try:
+        server.send(initialize("2025-11-25"), INITIALIZED, line(2, "tools/list"))
+        dormant = json.loads(server.wait_for(2)[1])
+        server.send(line(3, "tools/call", {"name": GATEWAY_TOOL, "arguments": {}}), line(4, "tools/list"))
+        assert len(server.lines) == 2 and not server.sdk_loaded()  # neither is answered early
+        server.open_gate()
+        answers = [json.loads(answer) for answer in server.wait_for(5)]
+    finally:
+        log = server.close()
+    assert [tool["name"] for tool in dormant["result"]["tools"]] == [GATEWAY_TOOL]
+    by_id = {answer.get("id"): answer for answer in answers[2:]}
+    assert by_id[None]["method"] == "notifications/tools/list_changed"
+    assert not by_id[3]["result"].get("isError") and "herdr_link_send" in json.dumps(by_id[3]["result"])
+    assert [tool["name"] for tool in by_id[4]["result"]["tools"]] == [tool["name"] for tool in tools_list(active=True)]
+    assert "Traceback" not in log and "otherwise than the early answer" not in log
+
+
+def test_odd_requests_wait_for_the_sdk_which_answers_each_once(herdr_sim: HerdrSim, tmp_path):
+    """A tools/list before initialize, an initialize without clientInfo, a non-plain id: the SDK's errors."""
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    odd = [
+        line(1, "tools/list"),
+        line(2, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),
+        line(3, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": 7}),
+    ]
+    try:
+        server.send(*odd)
+        server.open_gate()
+        answers = server.wait_for(3)
+    finally:
+        server.close()
+    assert sorted(json.loads(answer)["id"] for answer in answers) == [1, 2, 3]
+    assert all("error" in json.loads(answer) for answer in answers)
+    assert sorted(answers) == sorted(sdk_path(odd, herdr_sim.env(pane), answers=3))
+
+
+def read(text: str):
+    parsed = parse_json_line(text.encode())
+    assert parsed is not None
+    return parsed
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        line(1, "tools/list"),  # no initialize first
+        line(1, "ping"),
+        initialize("2025-11-25").replace('"jsonrpc": "2.0"', '"jsonrpc": "1.0"'),
+        line(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}}),  # no clientInfo
+        line(1, "initialize", {"protocolVersion": 2025, "capabilities": {}, "clientInfo": CLIENT}),
+        line(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {"roots": 1}, "clientInfo": CLIENT}),
+        line(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT, "extra": 1}),
+        initialize("2025-11-25", request_id=True),
+        initialize("2025-11-25", request_id="caf\u00e9"),
+        initialize("2025-11-25", request_id=2**60),
+        line(1, "server/discover", {"_meta": {**META, "io.modelcontextprotocol/protocolVersion": "2027-01-01"}}),
+        line(1, "server/discover", {"_meta": {**META, "io.modelcontextprotocol/clientCapabilities": []}}),
+        line(1, "server/discover", {"_meta": {**META, "io.modelcontextprotocol/clientInfo": {"name": "x"}}}),
+        line(1, "tools/call", {"name": "herdr_link", "arguments": {}, "_meta": META}),
+    ],
+)  # fmt: skip
+def test_an_unusual_opening_request_is_left_to_the_sdk_and_so_is_everything_after_it(opening):
+    early = EarlyAnswers(in_herdr=True)
+    assert early.answer(read(opening)) is None
+    assert early.answer(read(initialize("2025-11-25", 9))) is None
+    assert early.answer(read(line(10, "tools/list"))) is None and not early.answering
+
+
+def test_only_requests_before_the_first_left_to_the_sdk_are_answered_early():
+    early = EarlyAnswers(in_herdr=True)
+    assert early.answer(read(initialize("2025-11-25"))) is not None
+    assert early.answer(read(INITIALIZED)) is None and early.answering  # a notification changes nothing
+    assert early.answer(read('{"jsonrpc":"2.0","id":"r1","result":{}}')) is None and early.answering
+    assert early.answer(read(line(2, "tools/list"))) is not None
+    assert early.answer(read(initialize("2025-11-25", 3))) is None  # a second initialize is the SDK's
+    assert early.answer(read(line(4, "tools/list"))) is None and not early.answering
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        line(2, "tools/list", {"_meta": META}),  # the other era's envelope on a handshake connection
+        line(2, "tools/list", {"cursor": 5}),
+        line(2, "tools/list", {"filter": "x"}),
+        line(2, "tools/list", []),
+        "{not json",
+    ],
+)
+def test_a_tools_list_the_sdk_would_refuse_is_left_to_it(later):
+    early = EarlyAnswers(in_herdr=True)
+    assert early.answer(read(initialize("2025-11-25"))) is not None
+    assert early.answer(read(later)) is None and not early.answering
+
+
+def test_the_modern_era_answers_discover_and_list_and_not_initialize():
+    early = EarlyAnswers(in_herdr=False)
+    assert early.answer(read(line(1, "server/discover", {"_meta": META}))) is not None
+    answer = early.answer(read(line(2, "tools/list", {"_meta": META})))
+    assert answer is not None and json.loads(answer)["result"]["tools"] == []
+    assert early.answer(read(initialize("2025-11-25", 3))) is None and not early.answering
+
+
+def test_the_version_tables_are_the_sdks():
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    assert (HANDSHAKE_VERSIONS, MODERN_VERSIONS) == (HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS)
+
+
+def test_the_dormant_list_without_pydantic_is_the_generated_one():
+    assert dormant_tools_list() == tools_list(active=False)
+    assert TOOL_SPECS[GATEWAY_TOOL].input_schema == GATEWAY_INPUT_SCHEMA
+    assert TOOL_SPECS[GATEWAY_TOOL].description == GATEWAY_DESCRIPTION
+    dormant_tools_list()[0]["inputSchema"]["type"] = "changed"  # a copy each time: callers cannot alter it
+    assert dormant_tools_list() == tools_list(active=False)
+
+
+def served_id(decoded) -> str:
+    """The id a decoded request is served under."""
+    assert isinstance(decoded, SessionMessage) and isinstance(decoded.message, types.JSONRPCRequest)
+    return str(decoded.message.id)
+
+
+def test_a_second_answer_that_differs_from_the_early_one_is_logged_and_not_sent(caplog):
+    codec = StdioCodec()
+    alias = served_id(codec.decode(read(line(5, "ping")), b'{"jsonrpc":"2.0","id":5,"result":{"other":1}}\n'))
+    assert alias != "5"  # served under a private alias
+    with caplog.at_level(logging.WARNING, logger="herdr_link"):
+        assert codec.encode(types.JSONRPCResponse(jsonrpc="2.0", id=alias, result={})) == b""
+    assert "otherwise than the early answer" in caplog.text and '"id":5' in caplog.text
+    same = served_id(codec.decode(read(line(6, "ping")), b'{"jsonrpc":"2.0","id":6,"result":{}}\n'))
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="herdr_link"):
+        assert codec.encode(types.JSONRPCResponse(jsonrpc="2.0", id=same, result={})) == b""
+    assert caplog.text == ""
