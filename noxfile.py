@@ -120,6 +120,13 @@ def fuzz(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
+def conformance_matrix(session: nox.Session) -> None:
+    """Every broken adapter against every conformance check; the table goes into docs/conformance.md."""
+    _sync(session, "--all-packages")
+    session.run("python", "tests/tools/conformance_matrix.py", *session.posargs)
+
+
+@nox.session(default=False)
 def bench(session: nox.Session) -> None:
     """Figures, not tests: regenerate docs/benchmarks.md (surface, calls, overhead, wall, start, load)."""
     _sync(session, "--all-packages")

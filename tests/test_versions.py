@@ -10,6 +10,7 @@
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.requirements import Requirement
@@ -17,7 +18,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECTS = {
+PROJECTS: dict[str, dict[str, Any]] = {
     canonicalize_name(tomllib.loads(p.read_text())["project"]["name"]): tomllib.loads(p.read_text())
     for p in sorted((ROOT / "packages").glob("*/pyproject.toml"))
 }

@@ -150,6 +150,31 @@ def settled(sim: HerdrSim, pane: str, quiet: float = 1.0) -> str:
     return last
 
 
+def reads_its_composer(sim: HerdrSim, pane: str, placeholder: str) -> None:
+    """Wait until the pane's TUI reads what is typed, found as a person finds it: type a letter until
+    the composer's ``placeholder`` gives way to it (a letter typed too early is dropped: try again
+    each second), then delete what was typed until the placeholder is back."""
+    sim.wait_for(lambda: placeholder in sim.read(pane), timeout=WAIT, what=f"{placeholder!r} in {pane}")
+    deadline = time.monotonic() + WAIT
+    while placeholder in sim.read(pane):  # gone: a letter typed earlier was read after all
+        assert time.monotonic() < deadline, f"{pane} never showed what was typed:\n{sim.read(pane)}"
+        sim.type_text(pane, "z")
+        try:
+            sim.wait_for(lambda: placeholder not in sim.read(pane), timeout=1.0, what="the typed letter")
+            break
+        except TimeoutError:
+            continue
+    for _ in range(10):  # each letter that was read, deleted
+        sim.type_text(pane, "\x7f")
+        try:
+            sim.wait_for(lambda: placeholder in sim.read(pane), timeout=1.0, what="the empty composer")
+            settled(sim, pane, quiet=0.5)
+            return
+        except TimeoutError:
+            continue
+    raise AssertionError(f"{pane} did not return to its empty composer:\n{sim.read(pane)}")
+
+
 def choose(sim: HerdrSim, pane: str, shows: str, option: str, key: str) -> str:
     """The user answers a dialog once it shows ``shows`` and has settled: moves the selection with
     ``key`` until the ``❯`` mark stands on ``option`` (looking after each key, as a person does), then

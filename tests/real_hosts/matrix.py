@@ -110,7 +110,7 @@ def write() -> None:
          f"{row['path']} | {row['dormant']} | {row['active']} | {row['last']} | {row['start']} |")
         for row in ROWS
     ]  # fmt: skip
-    rows += [(host, "", "", line) for host, line in _kept_rows() if host not in hosts]
+    rows += [row for row in _kept_rows() if row[0] not in hosts]
     lines += [line for *_, line in sorted(rows)]
     story = _story() if STORY else _kept_story()
     scenarios = _scenarios() if SCENARIOS else _kept_scenarios()
@@ -178,10 +178,15 @@ def _kept_story() -> str:
     return text[text.index(STORY_HEADING) :].rstrip() + "\n" if STORY_HEADING in text else ""
 
 
-def _kept_rows() -> list[tuple[str, str]]:
-    """The rows of hosts this session did not run (a ``-k`` selection), as the file has them."""
+def _kept_rows() -> list[tuple[str, str, str, str]]:
+    """The rows of hosts this session did not run (a ``-k`` selection), as the file has them, with the
+    sort key a fresh row has (host, scenario, era), so a rewrite keeps their order."""
     if not MATRIX.exists():
         return []
     text = MATRIX.read_text().split(STORY_HEADING, 1)[0]
     table = [line for line in text.splitlines() if line.startswith("| ") and not line.startswith("| host")]
-    return [(line.split(" | ", 1)[0].removeprefix("| "), line) for line in table]
+    kept = []
+    for line in table:
+        host, scenario, era = line.removeprefix("| ").split(" | ")[:3]
+        kept.append((host, scenario, era, line))
+    return kept

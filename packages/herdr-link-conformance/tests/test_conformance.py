@@ -4,6 +4,7 @@ and its command line's convention (--json, --only/--skip, exit codes)."""
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,8 +63,21 @@ def test_the_command_line_prints_json_and_exits_1_on_a_failure():
     done = kit("--mcp", " ".join(BROKEN.argv), "--only", "6.2", "--json")
     assert done.returncode == 1, done.stderr
     checks = json.loads(done.stdout)["checks"]
-    assert [set(c) for c in checks] == [{"id", "section", "status", "detail"}] * len(checks)
-    assert {c["section"] for c in checks} == {"6.2"} and {c["status"] for c in checks} == {"FAIL"}
+    assert [set(c) for c in checks] == [{"id", "section", "status", "detail", "promise"}] * len(checks)
+    assert {c["section"] for c in checks} == {"6.2"}
+    assert {c["id"]: c["status"] for c in checks}["dormant-gateway-only"] == "FAIL"
+    titles = {c.id: c.title for c in CHECKS}
+    assert all(c["promise"] == titles[c["id"]] for c in checks)
+
+
+def test_the_list_carries_each_checks_promise_and_section():
+    listed = json.loads(kit("--mcp", "x", "--list", "--json").stdout)["checks"]
+    assert [c["id"] for c in listed] == [c.id for c in CHECKS]
+    assert all(c["promise"] and c["section"][0].isdigit() and isinstance(c["needs"], list) for c in listed)
+    sections = {c["id"]: c["section"] for c in listed}
+    assert sections["wrapper-shape"] == "2.6" and sections["bounded-when-herdr-hangs"] == "6.1"
+    text = kit("--mcp", "x", "--list").stdout
+    assert "§2.6   wrapper-one-submission: the wrapper reaches the peer as one submitted input" in text
 
 
 def test_the_command_line_lines_and_summary_and_selection():
@@ -100,3 +114,45 @@ def test_an_adapter_that_dies_or_babbles_fails_the_check_as_the_adapters_fault(a
     checks = [c for c in CHECKS if c.id == "dormant-gateway-only"]
     [result] = anyio.run(lambda: run_checks(AdapterSpec("mcp", argv), checks))
     assert result.status == "FAIL" and result.detail.startswith("the adapter broke the check"), result
+
+
+@pytest.mark.parametrize(
+    "argv, detail",
+    [
+        (("/bin/cat",), "is the kit's own hello, echoed back: not a bridge"),
+        (("/bin/sh", "-c", "cat >/dev/null"), "the bridge did not answer hello within 20 s"),
+        (
+            (sys.executable, "-c", 'import sys; sys.stdin.readline(); print(\'{"type":"hello","contract":1}\')'),
+            "does not name the protocol and the bridge's version",
+        ),
+    ],
+    ids=["echoes", "never-answers", "half-a-hello"],
+)
+def test_a_bridge_must_answer_hello_as_the_contract_says(argv, detail):
+    checks = [c for c in CHECKS if c.id == "peers-self-and-peers"]
+    [result] = anyio.run(lambda: run_checks(AdapterSpec("bridge", argv), checks))
+    assert result.status == "FAIL" and detail in result.detail, result
+
+
+def test_a_bridge_answer_under_another_id_fails():
+    script = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m.get('type') == 'hello':\n"
+        "        out = {'type': 'hello', 'contract': 1, 'protocol': 'herdr-link/1', 'bridge': '0',"
+        " 'ops': ['peers', 'send', 'close', 'gateway']}\n"
+        "    else:\n"
+        "        out = {'id': 999, 'result': {}}\n"
+        "    print(json.dumps(out), flush=True)\n"
+    )
+    checks = [c for c in CHECKS if c.id == "peers-self-and-peers"]
+    [result] = anyio.run(lambda: run_checks(AdapterSpec("bridge", (sys.executable, "-c", script)), checks))
+    assert result.status == "FAIL" and "was answered with id 999" in result.detail, result
+
+
+def test_every_checks_section_is_a_section_of_protocol_md():
+    text = (Path(__file__).resolve().parents[3] / "PROTOCOL.md").read_text(encoding="utf-8")
+    numbers = set(re.findall(r"^#{2,4} (\d+(?:\.\d+)*)\.? ", text, flags=re.MULTILINE))
+    assert {"2.5", "2.6", "4.2", "6.1"} <= numbers
+    assert [c.id for c in CHECKS if c.section not in numbers] == []

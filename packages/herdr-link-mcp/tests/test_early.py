@@ -355,3 +355,22 @@ def test_a_second_answer_that_differs_from_the_early_one_is_logged_and_not_sent(
     with caplog.at_level(logging.WARNING, logger="herdr_link"):
         assert codec.encode(types.JSONRPCResponse(jsonrpc="2.0", id=same, result={})) == b""
     assert caplog.text == ""
+
+
+def test_requests_still_running_when_stdin_closes_are_answered_before_the_server_stops(herdr_sim: HerdrSim):
+    """``printf … | herdr-link-mcp``: the input ends right after the last request, and each still gets its answer."""
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    lines = [
+        initialize("2025-11-25"),
+        INITIALIZED,
+        line(2, "tools/call", {"name": "herdr_link_peers", "arguments": {}}),
+        line(3, "ping"),
+    ]
+    command = [sys.executable, "-m", "herdr_link_mcp"]
+    done = subprocess.run(command, input="".join(f"{text}\n" for text in lines), capture_output=True, text=True,
+                          env=herdr_sim.env(pane), timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}  # not list_changed
+    assert sorted(answers) == [1, 2, 3]
+    assert '"self"' in answers[2]["result"]["content"][0]["text"] and answers[3]["result"] == {}

@@ -38,6 +38,11 @@ __all__ = [
 CALL_TIMEOUT: Final = 60.0
 """Seconds any one call may take before the check fails (a hung adapter fails, it never hangs the kit)."""
 
+HELLO_TIMEOUT: Final = 20.0
+"""Seconds a bridge may take to answer ``hello`` (its start included)."""
+HELLO_OPS: Final = ("peers", "send", "close", "gateway")
+"""Ops every bridge's ``hello`` answer must list (``docs/bridge.md``); ``start`` and ``bootstrap`` are capabilities."""
+
 CAPABILITIES_MCP: Final = frozenset({"tools", "gateway", "list_changed", "start", "bootstrap"})
 CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap"})
 
@@ -99,6 +104,8 @@ class Adapter(Protocol):
 
     capabilities: frozenset[str]
     notices: list[str]
+    carries_lone_surrogates: bool
+    """Whether the kit can send it a string holding a lone surrogate (JSON's ``\\ud800``)."""
 
     async def list_tools(self) -> list[dict[str, Any]]: ...
 
@@ -138,6 +145,7 @@ class _Mcp:
     session: ClientSession
     capabilities: frozenset[str] = CAPABILITIES_MCP
     notices: list[str] = field(default_factory=list)
+    carries_lone_surrogates: bool = False  # the SDK's client cannot serialise one
 
     async def list_tools(self) -> list[dict[str, Any]]:
         async with _adapter_faults("tools/list"):
@@ -158,14 +166,31 @@ class _Mcp:
         return Outcome(not result.is_error, texts[0] if texts else "", blocks=texts)
 
 
+def hello_problem(answer: Mapping[str, Any], hello: Mapping[str, Any]) -> str | None:
+    """What makes ``answer`` not a bridge's acceptance of ``hello`` (``docs/bridge.md``), or ``None``."""
+    if answer.get("error"):
+        return f"refuses it: {answer['error']}"
+    if answer == hello:
+        return "is the kit's own hello, echoed back: not a bridge"
+    if answer.get("type") != "hello" or answer.get("contract") != hello["contract"]:
+        return f"is not a contract {hello['contract']} hello answer"
+    if answer.get("protocol") != hello["protocol"] or not isinstance(answer.get("bridge"), str):
+        return "does not name the protocol and the bridge's version"
+    ops = answer.get("ops")
+    missing = [op for op in HELLO_OPS if not isinstance(ops, list) or op not in ops]
+    return f"does not offer the ops {', '.join(missing)}" if missing else None
+
+
 @dataclass
 class _Bridge:
     process: Process
     directory: str
     capabilities: frozenset[str] = CAPABILITIES_BRIDGE
     notices: list[str] = field(default_factory=list)
+    carries_lone_surrogates: bool = True  # JSON lines written with json.dumps
     _next: int = 0
     _buffer: bytes = b""
+    _one_at_a_time: anyio.Lock = field(default_factory=anyio.Lock)
 
     async def _line(self) -> dict[str, Any]:
         assert self.process.stdout is not None
@@ -179,15 +204,30 @@ class _Bridge:
         return value
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """One request and its answer line; one at a time (the kit reads answers in order)."""
         assert self.process.stdin is not None
-        async with _adapter_faults(f"bridge request {message.get('op') or message.get('type')!r}"):
+        async with self._one_at_a_time, _adapter_faults(f"bridge request {message.get('op') or message.get('type')!r}"):
             with anyio.fail_after(CALL_TIMEOUT):
                 await self.process.stdin.send(json.dumps(message).encode() + b"\n")
                 return await self._line()
 
     async def hello(self) -> dict[str, Any]:
+        """The bridge's answer to ``hello``, once it is a real contract answer (``docs/bridge.md``).
+
+        Raises:
+            AdapterError: no answer in :data:`HELLO_TIMEOUT`, a refusal, or a line that is not a hello answer.
+        """
         hello = {"type": "hello", "contract": 1, "protocol": "herdr-link/1", "client": "herdr-link-conformance"}
-        return await self.request(hello)
+        assert self.process.stdin is not None
+        async with _adapter_faults("bridge hello"):
+            await self.process.stdin.send(json.dumps(hello).encode() + b"\n")
+            with anyio.move_on_after(HELLO_TIMEOUT):
+                answer = await self._line()
+                problem = hello_problem(answer, hello)
+                if problem:
+                    raise AdapterError(f"the bridge's hello answer {json.dumps(answer)[:160]} {problem}")
+                return answer
+        raise AdapterError(f"the bridge did not answer hello within {HELLO_TIMEOUT:.0f} s")
 
     async def list_tools(self) -> list[dict[str, Any]]:
         raise NotImplementedError("a bridge presents no tools; its stubs do")
@@ -197,8 +237,13 @@ class _Bridge:
         if op is None:
             raise NotImplementedError(f"a bridge has no op for {tool}")
         self._next += 1
+        ident = self._next
         context = {"session": "conformance", "directory": self.directory}
-        reply = await self.request({"id": self._next, "op": op, "args": dict(arguments), "context": context})
+        reply = await self.request({"id": ident, "op": op, "args": dict(arguments), "context": context})
+        if reply.get("id") != ident:
+            raise AdapterError(f"request {ident} ({op}) was answered with id {reply.get('id')!r}")
+        if "result" not in reply and "error" not in reply:
+            raise AdapterError(f"the answer to request {ident} ({op}) holds neither result nor error")
         if "error" in reply:
             error = reply["error"]
             return Outcome(False, str(error.get("message", "")), protocol_error=error.get("code") == "INVALID_CALL")
@@ -258,9 +303,7 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
         list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
     ) as process:  # fmt: skip
         bridge = _Bridge(process, cwd)
-        answer = await bridge.hello()
-        if answer.get("error"):
-            raise AdapterError(f"the bridge refused hello: {answer['error']}")
+        await bridge.hello()
         try:
             yield bridge
         finally:

@@ -13,7 +13,7 @@ import anyio
 from ._adapters import AdapterError, AdapterSpec, unwrapped
 from ._checks import CHECKS, CheckSpec, Failed, world
 
-__all__ = ["CHECK_TIMEOUT", "Result", "run_checks", "selected", "to_json"]
+__all__ = ["CHECK_TIMEOUT", "Result", "list_json", "run_checks", "selected", "to_json"]
 
 CHECK_TIMEOUT: Final = 120.0
 """Seconds one check may take in all before it fails."""
@@ -28,12 +28,18 @@ class Result:
     status: Literal["PASS", "FAIL", "SKIP", "ERROR"]
     """``ERROR``: the kit itself failed (a bug in ``herdr-link-conformance``), so nothing is said of the adapter."""
     detail: str
+    promise: str = ""
+    """What the check holds the adapter to (its title), so a verdict reads on its own."""
 
     def line(self, check: CheckSpec) -> str:
         """The verdict as the command prints it, with the check's title."""
         kind = " (addition)" if check.addition else ""
         text = f"{self.status}  §{self.section:<5} {self.id}: {check.title}{kind}"
         return text + (f" — {self.detail}" if self.detail and self.status != "PASS" else "")
+
+
+def _with_promise(result: Result, check: CheckSpec) -> Result:
+    return Result(result.id, result.section, result.status, result.detail, check.title)
 
 
 def _matches(check: CheckSpec, patterns: Sequence[str]) -> bool:
@@ -88,7 +94,7 @@ async def run_checks(
     """Run ``checks`` (default: all) against the adapter, one after another; ``report`` sees each verdict."""
     results = []
     for check in checks if checks is not None else CHECKS:
-        result = await _one(spec, check, herdr_version)
+        result = _with_promise(await _one(spec, check, herdr_version), check)
         if report is not None:
             report(result, check)
         results.append(result)
@@ -96,5 +102,14 @@ async def run_checks(
 
 
 def to_json(results: Sequence[Result]) -> str:
-    """``{"checks": [{"id", "section", "status", "detail"}]}``."""
+    """``{"checks": [{"id", "section", "status", "detail", "promise"}]}`` (fields are only ever added)."""
     return json.dumps({"checks": [asdict(r) for r in results]}, ensure_ascii=False, indent=2)
+
+
+def list_json(checks: Sequence[CheckSpec]) -> str:
+    """``--list --json``: ``{"checks": [{"id", "section", "promise", "addition", "needs"}]}``."""
+    listed = [
+        {"id": c.id, "section": c.section, "promise": c.title, "addition": c.addition, "needs": sorted(c.needs)}
+        for c in checks
+    ]
+    return json.dumps({"checks": listed}, ensure_ascii=False, indent=2)

@@ -11,7 +11,7 @@ import anyio
 
 from ._adapters import AdapterSpec
 from ._checks import CheckSpec
-from ._runner import Result, run_checks, selected, to_json
+from ._runner import Result, list_json, run_checks, selected, to_json
 
 __all__ = ["main"]
 
@@ -39,9 +39,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--lacks", action="append", default=[], metavar="CAP",
         help="a capability it does not claim (start, bootstrap, tools, gateway, list_changed): skip its checks",
     )  # fmt: skip
-    parser.add_argument("--json", action="store_true", help='print {"checks": [{"id","section","status","detail"}]}')
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print {"checks": [{"id","section","status","detail","promise"}]}; with --list, '
+        '{"checks": [{"id","section","promise","addition","needs"}]}',
+    )
     parser.add_argument("--herdr-version", default="0.8.2", choices=["0.8.2", "0.9.0"], help="the Herdr to simulate")
-    parser.add_argument("--list", action="store_true", help="list the checks and exit")
+    parser.add_argument("--list", action="store_true", help="list the checks (section, id, promise) and exit")
     args = parser.parse_args(argv)
     try:
         kind, command = ("mcp", args.mcp) if args.mcp else ("bridge", args.bridge)
@@ -49,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     checks = selected(args.only, args.skip)
+    if args.list and args.json:
+        sys.stdout.write(list_json(checks) + "\n")
+        return 0
     if args.list:
         for check in checks:
             sys.stdout.write(

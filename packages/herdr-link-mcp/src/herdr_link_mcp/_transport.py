@@ -1,9 +1,10 @@
 """The stdio transport: our reader and writer around the SDK's server.
 
 Rule: every request with an id gets exactly one response, whatever its line holds, and no line ends
-the process. Lines are read by the reader thread of ``_front`` with the one reader both servers share
-(:class:`herdr_link_protocol.JsonLineReader`: split on ``\\n``, parsed once, nesting bounded), and
-:class:`StdioCodec` decides each read line here, in one place:
+the process; when stdin ends, the server is stopped only once the requests it was given are
+answered (for at most :data:`DRAIN_WAIT`). Lines are read by the reader thread of ``_front`` with
+the one reader both servers share (:class:`herdr_link_protocol.JsonLineReader`: split on ``\\n``,
+parsed once, nesting bounded), and :class:`StdioCodec` decides each read line here, in one place:
 
 * a readable request, notification or response goes to the server (lone surrogates replaced by
   U+FFFD except inside a ``tools/call``'s arguments, which ``PROTOCOL.md`` §2.5 delivers escaped);
@@ -49,6 +50,8 @@ log: Final = logging.getLogger("herdr_link")
 Decoded = SessionMessage | types.JSONRPCError | None
 """What a line becomes: a message for the server, an error to send back at once, or nothing."""
 
+DRAIN_WAIT: Final = 30.0
+"""Longest time, in seconds, the end of stdin waits for the answers still owed before the server stops."""
 _ALIAS_PREFIX: Final = "herdr-link-id:"
 _EARLY_PREFIX: Final = "herdr-link-early:"
 
@@ -222,8 +225,11 @@ async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     answers = write_stream.clone()  # the reader's own way to the writer, for errors it answers itself
     reading = anyio.CancelScope()
+    owed: set[str | int] = set()  # ids of the requests given to the server and not answered yet
+    settled = anyio.Event()
 
     async def reader() -> None:
+        nonlocal settled
         try:
             with reading:
                 async with read_writer, answers:
@@ -231,17 +237,31 @@ async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator
                         line, early = item
                         decoded = codec.decode(line, early)
                         if isinstance(decoded, SessionMessage):
+                            if isinstance(decoded.message, types.JSONRPCRequest):
+                                if not owed:
+                                    settled = anyio.Event()
+                                owed.add(decoded.message.id)
                             await read_writer.send(decoded)
                         elif decoded is not None:
                             log.warning("answered an unreadable request: %s", decoded.error.message)
                             await answers.send(SessionMessage(decoded))
+                    # End of input: the server stops when its input ends and drops what is still
+                    # running, so it is told only once every request it was given has its answer.
+                    if owed:
+                        with anyio.move_on_after(DRAIN_WAIT):
+                            await settled.wait()
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
 
     async def writer_task() -> None:
         async with write_reader:
             async for session_message in write_reader:
-                data = codec.encode(session_message.message)
+                message = session_message.message
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in owed:
+                    owed.discard(message.id)
+                    if not owed:
+                        settled.set()
+                data = codec.encode(message)
                 if data:
                     await anyio.to_thread.run_sync(writer.write, data)
 

@@ -1,0 +1,39 @@
+"""Every conformance check bites: a deliberately broken adapter (``tests/tools/broken_adapters.py``,
+our own MCP server behind a proxy or a stand-in ``herdr`` that breaks one promise) fails the
+check or checks for that promise.
+
+Here each broken adapter runs only the checks it must fail; ``test_conformance_kit.py`` runs every
+check on the unbroken server. ``python3 -m nox -s conformance_matrix`` runs every broken adapter
+against every check and writes the table (which checks each one fails) into ``docs/conformance.md``.
+"""
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from broken_adapters import BREAKS
+
+from herdr_link_conformance import CHECKS, AdapterSpec, run_checks
+
+SERVER = str(Path(sys.executable).parent / "herdr-link-mcp")
+PROGRAM = str(Path(__file__).parent / "tools" / "broken_adapters.py")
+
+
+def broken(name: str) -> AdapterSpec:
+    """The broken adapter ``name``, as the kit starts it."""
+    return AdapterSpec("mcp", (sys.executable, PROGRAM, "mcp", name, "--", SERVER))
+
+
+def test_every_check_has_a_broken_adapter_that_fails_it():
+    covered = {check for broken_adapter in BREAKS.values() for check in broken_adapter.fails}
+    assert sorted({c.id for c in CHECKS} - covered) == []
+    assert covered <= {c.id for c in CHECKS}
+
+
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_the_broken_adapter_fails_the_checks_for_its_promise(name):
+    checks = [c for c in CHECKS if c.id in BREAKS[name].fails]
+    results = anyio.run(lambda: run_checks(broken(name), checks))
+    verdicts = {r.id: (r.status, r.detail) for r in results}
+    assert {r.id for r in results if r.status == "FAIL"} == set(BREAKS[name].fails), verdicts
