@@ -251,9 +251,10 @@ async def _dormant(ctx: Context) -> None:
 async def _dormant_text(ctx: Context) -> None:
     async with ctx.adapter() as adapter:
         text = json.dumps(await adapter.list_tools(), ensure_ascii=False)
-    # The contract's own words, apart from the tool names (which the second half looks for).
-    pieces = [p.strip() for p in re.split("|".join(TIER1_TOOLS), COMMUNICATION_CONTRACT) for p in p.splitlines()]
-    carried = [p for p in pieces if len(p) >= 24 and p in text]
+    # The contract's own words, apart from the tool names (which the second half looks for): each of
+    # its clauses of some length, so a quoted clause is found wherever it stands.
+    clauses = re.split("|".join([*TIER1_TOOLS, r"[\n;:.\u2192]"]), COMMUNICATION_CONTRACT)
+    carried = [c.strip() for c in clauses if len(c.strip()) >= 20 and c.strip() in text]
     expect(carried == [], f"the dormant surface carries the contract: {carried[:1]}")
     expect(not any(tool in text for tool in TIER1_TOOLS), "the dormant surface names a Tier 1 tool")
 
