@@ -9,7 +9,6 @@ throwaway uv cache and is not counted). Not part of ``nox -s bench``: the distri
 index yet, so the wheelhouse must be built first.
 """
 
-import json
 import os
 import shutil
 import statistics
@@ -20,38 +19,9 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from bench_mcp_start import IN_A_PANE, spawn_to_initialize
+
 RUNS = 10
-INITIALIZE = (
-    json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "b", "version": "1"},
-            },
-        }
-    )
-    + "\n"
-).encode()
-IN_A_PANE = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/usr/bin/herdr", "HERDR_PANE_ID": "w1:p1"}
-
-
-def first_answer(command: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    pipe = subprocess.PIPE
-    process = subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env)
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write(INITIALIZE)
-    process.stdin.flush()
-    assert json.loads(process.stdout.readline())["id"] == 1
-    elapsed = time.perf_counter() - started
-    process.stdin.close()
-    process.wait(timeout=60)
-    process.stdout.close()
-    return elapsed * 1000
 
 
 def whole_run(command: list[str], env: dict[str, str]) -> float:
@@ -75,7 +45,7 @@ def main(wheelhouse: str) -> int:
     samples: dict[str, list[float]] = {}
     for _ in range(RUNS):
         for name, command in commands.items():
-            samples.setdefault(f"server: {name}", []).append(first_answer(command, env))
+            samples.setdefault(f"server: {name}", []).append(spawn_to_initialize(command, env))
             samples.setdefault(f"hint hook: {name}", []).append(whole_run([*command, "hint", "--host", "codex"], env))
     for key, values in samples.items():
         sys.stdout.write(f"{key}: {statistics.median(values):.0f} ms\n")

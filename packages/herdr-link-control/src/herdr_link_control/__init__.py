@@ -43,7 +43,12 @@ if TYPE_CHECKING:
         SpawnFailed as SpawnFailed,
     )
     from ._start import Starter as Starter
-    from ._stdio import StdioWire as StdioWire, claimed_stdio as claimed_stdio, read_json_lines as read_json_lines
+    from ._stdio import (
+        StdioWire as StdioWire,
+        claimed_stdio as claimed_stdio,
+        iter_json_lines as iter_json_lines,
+        read_json_lines as read_json_lines,
+    )
     from ._version import __version__ as __version__
 
     __all__: list[str]
@@ -96,6 +101,7 @@ _EXPORTS = {
     "_stdio": [
         "StdioWire",
         "claimed_stdio",
+        "iter_json_lines",
         "read_json_lines",
     ],
     "_version": [

@@ -21,7 +21,7 @@ import anyio
 
 from herdr_link_protocol import JsonLine, JsonLineReader
 
-__all__ = ["StdioWire", "claimed_stdio", "read_json_lines"]
+__all__ = ["StdioWire", "claimed_stdio", "iter_json_lines", "read_json_lines"]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -89,19 +89,30 @@ def claimed_stdio() -> Iterator[StdioWire]:
             # number could be reused under that read. The process is about to end anyway.
 
 
+def _read_chunk(fd: int) -> bytes:
+    """The next bytes of ``fd`` (blocking); ``b""`` at end-of-file, or on a read error, which is logged."""
+    try:
+        return os.read(fd, CHUNK)
+    except OSError as error:
+        log.warning("stdin could not be read (%s); treating it as closed", error)
+        return b""
+
+
+def iter_json_lines(fd: int) -> Iterator[JsonLine]:
+    """:func:`read_json_lines` for a thread of its own: every line read from ``fd`` until end-of-file,
+    blocking on each read."""
+    lines = JsonLineReader()
+    while chunk := _read_chunk(fd):
+        yield from lines.feed(chunk)
+    yield from lines.end()
+
+
 async def read_json_lines(fd: int) -> AsyncIterator[JsonLine]:
     """Every line read from ``fd`` until end-of-file (or a read error, logged), as
     :class:`~herdr_link_protocol.JsonLineReader` reads them. Reads in a worker thread, abandoned on
     cancellation."""
     lines = JsonLineReader()
-    while True:
-        try:
-            chunk = await anyio.to_thread.run_sync(os.read, fd, CHUNK, abandon_on_cancel=True)
-        except OSError as error:
-            log.warning("stdin could not be read (%s); treating it as closed", error)
-            chunk = b""
-        if not chunk:
-            break
+    while chunk := await anyio.to_thread.run_sync(_read_chunk, fd, abandon_on_cancel=True):
         for line in lines.feed(chunk):
             yield line
     for line in lines.end():

@@ -1,7 +1,7 @@
 """``herdr-link-mcp serve``: the process's life, arranged so a host's first answers never wait for the SDK.
 
 1. stdin and stdout are claimed (:func:`herdr_link_control.claimed_stdio`).
-2. A reader thread reads the wire's lines (:class:`herdr_link_protocol.JsonLineReader`) and gives each
+2. A reader thread reads the wire's lines (:func:`herdr_link_control.iter_json_lines`) and gives each
    to :class:`~herdr_link_mcp._early.EarlyAnswers`: an answer it gives is written at once. Every line,
    answered or not, then goes into the inbox, in order.
 3. Meanwhile the main thread imports the MCP SDK, builds the server and serves the inbox
@@ -18,8 +18,7 @@ import os
 import queue
 import threading
 
-from herdr_link_control import claimed_stdio, in_herdr_pane
-from herdr_link_protocol import JsonLineReader
+from herdr_link_control import claimed_stdio, in_herdr_pane, iter_json_lines
 
 from ._early import EarlyAnswers
 
@@ -35,9 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["SharedWriter", "serve"]
 
 log: Final = logging.getLogger("herdr_link")
-
-CHUNK: Final = 1 << 16
-"""Bytes asked for per read of the wire."""
 
 
 class SharedWriter:
@@ -67,7 +63,6 @@ class SharedWriter:
 def read_wire(fd: int, early: EarlyAnswers, inbox: Inbox, writer: SharedWriter) -> None:
     """The reader thread: every line read from ``fd`` into ``inbox`` (with its early answer, written
     first, or ``None``), then ``None`` for the end of input. Never raises."""
-    lines = JsonLineReader()
 
     def take(line: JsonLine) -> None:
         answer = early.answer(line)
@@ -76,17 +71,7 @@ def read_wire(fd: int, early: EarlyAnswers, inbox: Inbox, writer: SharedWriter) 
         inbox.put((line, answer))
 
     try:
-        while True:
-            try:
-                chunk = os.read(fd, CHUNK)
-            except OSError as error:
-                log.warning("stdin could not be read (%s); treating it as closed", error)
-                chunk = b""
-            if not chunk:
-                break
-            for line in lines.feed(chunk):
-                take(line)
-        for line in lines.end():
+        for line in iter_json_lines(fd):
             take(line)
     except Exception:  # a fault of ours must still end the input, so the server returns
         log.exception("the stdin reader failed; treating stdin as closed")

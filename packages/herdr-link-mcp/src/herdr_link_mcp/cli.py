@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Callable, Sequence
 
+    from ._wiring import Wiring
+
 __all__ = ["main"]
 
 
@@ -78,21 +80,27 @@ def _say(line: str) -> None:
     sys.stdout.write(line + "\n")
 
 
+def _chosen_wiring(options: Namespace) -> Wiring:
+    """The wiring ``wiring`` prints and ``install`` writes, from their shared options."""
+    from ._wiring import wiring
+
+    return wiring(
+        options.host,
+        scope=options.scope,
+        trust=options.trust or (),
+        required=options.required,
+        launcher=options.launcher,
+        find_links=options.find_links or (),
+    )
+
+
 def _install(options: Namespace, say: Callable[[str], None]) -> int:
     from pathlib import Path
 
     from ._install import InstallError, apply, plan
-    from ._wiring import wiring
 
     try:
-        chosen = wiring(
-            options.host,
-            scope=options.scope,
-            trust=options.trust or (),
-            required=options.required,
-            launcher=options.launcher,
-            find_links=options.find_links or (),
-        )
+        chosen = _chosen_wiring(options)
         decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)
     except (InstallError, ValueError) as error:
         sys.stderr.write(f"herdr-link-mcp install: {error}\n")
@@ -220,17 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.command == "hint":
             return _hint(options.host)
         if options.command == "wiring":
-            from ._wiring import wiring as build
-
             try:
-                result = build(
-                    options.host,
-                    scope=options.scope,
-                    trust=options.trust or (),
-                    required=options.required,
-                    launcher=options.launcher,
-                    find_links=options.find_links or (),
-                )
+                result = _chosen_wiring(options)
             except ValueError as error:
                 parser.error(str(error))
             sys.stdout.write(result.to_json() + "\n" if options.json else result.render())
