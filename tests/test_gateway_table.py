@@ -2,8 +2,8 @@
 
 The MCP server (a real stdio process, through the conformance kit's MCP client), the bridge (its
 ``gateway`` op over JSON lines) and the three JavaScript stubs under Node (OpenCode 1.x, OpenCode 2,
-the Pi extension: ``stubs/gateway_driver.mjs``) each get the same raw inputs, in a fresh session
-each, against the simulated Herdr. For every input all five must give the same outcome: the same
+the Pi extension, each in the conformance kit's host shim) each get the same raw inputs, in a fresh
+session each, against the simulated Herdr. For every input all five must give the same outcome: the same
 activation, success or failure, and text (the message id aside), and that outcome must be the one
 the table names (``PROTOCOL.md`` §4.1 and §7.2). Among the rows are the inputs on which the stubs'
 own gateway parsing once disagreed with Python's: a raw id on an activation, a raw id beside
@@ -15,13 +15,14 @@ tool is the host's behaviour (``docs/hosts.md``; the real-host rig covers it), n
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 import anyio
-from stub_harness import STUB_RUNTIMES, run_stub
+from stub_harness import STUB_RUNTIMES, bridge_command, stub_bundle
 
 from herdr_link_conformance import AdapterSpec, open_adapter
 from herdr_link_protocol import GATEWAY_TOOL
@@ -81,13 +82,14 @@ def _normal(text: str) -> str:
     return MESSAGE_ID.sub('"hl_<id>"', text)
 
 
-async def _through_mcp(env: dict[str, str], cwd: str) -> list[Outcome]:
-    spec = AdapterSpec("mcp", (sys.executable, "-m", "herdr_link_mcp"))
+async def _through_kit(spec: AdapterSpec, env: dict[str, str], cwd: str) -> list[Outcome]:
+    """The table through an adapter the conformance kit runs: the MCP server, or a stub in its host shim."""
     outcomes = []
     for row in TABLE:
-        async with open_adapter(spec, env, cwd) as adapter:  # a fresh, dormant connection per input
+        async with open_adapter(spec, env, cwd) as adapter:  # a fresh, dormant session per input
             result = await adapter.call(GATEWAY_TOOL, row.raw)
-            active = len(await adapter.list_tools()) > 1
+            # active: more than the gateway offered (MCP, Pi), or the contract in the system prompt (stubs)
+            active = len(await adapter.list_tools()) > 1 or bool(await adapter.context())
         outcomes.append(Outcome(active, result.ok, _normal(result.text)))
     return outcomes
 
@@ -132,11 +134,13 @@ def _ask_bridge(bridge: "subprocess.Popen[str]", cwd: str) -> list[Outcome]:
 
 
 def _through_stub(runtime: str, env: dict[str, str], cwd: str, scratch: Path) -> list[Outcome]:
-    outcomes = run_stub(runtime, [row.raw for row in TABLE], env, cwd, scratch)
-    return [
-        Outcome(o.active, o.error is None, _normal(o.ok if o.error is None else o.error))  # type: ignore[arg-type]
-        for o in outcomes
-    ]
+    bundle = stub_bundle(runtime, scratch)
+    try:
+        spec = AdapterSpec.stub(runtime, str(bundle))
+        return anyio.run(_through_kit, spec, {**env, "HERDR_LINK_BRIDGE": bridge_command()}, cwd)
+    finally:
+        if runtime == "opencode-v1":
+            shutil.rmtree(bundle.parent, ignore_errors=True)
 
 
 def _outcomes(adapter: str, tmp_path: Path) -> list[Outcome]:
@@ -152,7 +156,7 @@ def _outcomes(adapter: str, tmp_path: Path) -> list[Outcome]:
         herdr_sim.add_agent(reviewer, "codex", name="reviewer")
         env, cwd = herdr_sim.env(brain), str(project)
         if adapter == "mcp":
-            outcomes = anyio.run(_through_mcp, env, cwd)
+            outcomes = anyio.run(_through_kit, AdapterSpec("mcp", (sys.executable, "-m", "herdr_link_mcp")), env, cwd)
         elif adapter == "bridge":
             outcomes = _through_bridge(env, cwd)
         else:

@@ -143,8 +143,11 @@ def fake_herdr(name: str, args: list[str]) -> int:
     if head == ("agent", "prompt") and len(args) >= 4:
         target, text = args[2], args[3]
         if name == "prompt-the-sender-too":
-            _run_real(["agent", "prompt", "brain", text])
-        elif name == "wrapper-line-after-envelope":
+            done = _run_real(args)
+            if done.returncode == 0:  # only a send that happened is typed twice (a fault stays Herdr's)
+                _run_real(["agent", "prompt", "brain", text])
+            return _pass(done)
+        if name == "wrapper-line-after-envelope":
             args = [*args[:3], text + "\n(delivered by Herdr Link)", *args[4:]]
         elif name == "wrapper-in-two-prompts":
             first, _, rest = text.partition("\n")
@@ -316,7 +319,10 @@ class Proxy:
             return _error(message, "internal error")
         elif self.name == "hangs-with-herdr" and failed and tool == "herdr_link_peers" and took > 5:
             time.sleep(3600)  # Herdr hung and the server timed out: this adapter never answers
-        elif self.name == "diagnostics-passed-on" and failed and self.last_failure and self.last_failure.exists():
+        elif (
+            self.name == "diagnostics-passed-on" and failed and tool == "herdr_link_send"
+            and self.last_failure and self.last_failure.exists()
+        ):  # fmt: skip
             blocks[0]["text"] = text + " (herdr said: " + self.last_failure.read_text(errors="replace").strip() + ")"
         return message
 

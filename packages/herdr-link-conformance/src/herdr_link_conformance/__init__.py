@@ -1,5 +1,6 @@
-"""``herdr-link-conformance``: check any ``herdr-link/1`` adapter (a stdio MCP server or a JSON-lines
-bridge) against ``PROTOCOL.md``, each check on a fresh simulated Herdr.
+"""``herdr-link-conformance``: check any ``herdr-link/1`` adapter (a stdio MCP server, a JSON-lines
+bridge, or a JavaScript stub of OpenCode or Pi in the kit's host shim) against ``PROTOCOL.md``, each
+check on a fresh simulated Herdr.
 
 Every name loads from its submodule on first use (PEP 562), so importing the package costs only
 what is used. The names are written once, as the ``TYPE_CHECKING`` imports below (what a
@@ -12,6 +13,8 @@ if TYPE_CHECKING:
     from ._adapters import (
         CALL_TIMEOUT as CALL_TIMEOUT,
         CAPABILITIES as CAPABILITIES,
+        CAPABILITY_MEANINGS as CAPABILITY_MEANINGS,
+        STUB_RUNTIMES as STUB_RUNTIMES,
         Adapter as Adapter,
         AdapterSpec as AdapterSpec,
         Outcome as Outcome,
@@ -32,6 +35,8 @@ _EXPORTS = {
     "_adapters": [
         "CALL_TIMEOUT",
         "CAPABILITIES",
+        "CAPABILITY_MEANINGS",
+        "STUB_RUNTIMES",
         "Adapter",
         "AdapterSpec",
         "Outcome",

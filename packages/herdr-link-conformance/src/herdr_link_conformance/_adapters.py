@@ -1,36 +1,43 @@
 """The adapters under test, behind one narrow interface: list tools, call a tool, watch signals.
 
 An MCP adapter is any stdio MCP server (``--mcp "<command>"``); a bridge adapter is any process
-speaking ``docs/bridge.md`` on stdin/stdout (``--bridge "<command>"``). Both run with the pane
-environment a check gives them, and every call is bounded in time.
+speaking ``docs/bridge.md`` on stdin/stdout (``--bridge "<command>"``); a stub adapter is a
+JavaScript plugin of OpenCode 1.x or 2 or a Pi extension (``--stub RUNTIME:FILE``), run under Node
+inside the kit's host shim (``host_shim.mjs``), which offers its tools the way that host would. All
+run with the pane environment a check gives them, and every call is bounded in time.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final, Protocol
 
 import anyio
 import mcp.types as types
 from anyio.abc import Process
+from anyio.streams.memory import MemoryObjectSendStream
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS
+from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS, ErrorCode
 
 __all__ = [
     "CALL_TIMEOUT",
     "CAPABILITIES",
+    "CAPABILITY_MEANINGS",
     "Adapter",
     "AdapterError",
     "AdapterSpec",
     "Outcome",
+    "STUB_RUNTIMES",
     "open_adapter",
     "unwrapped",
 ]
@@ -43,8 +50,30 @@ HELLO_TIMEOUT: Final = 20.0
 HELLO_OPS: Final = ("peers", "send", "close", "gateway")
 """Ops every bridge's ``hello`` answer must list (``docs/bridge.md``); ``start`` and ``bootstrap`` are capabilities."""
 
-CAPABILITIES_MCP: Final = frozenset({"tools", "gateway", "list_changed", "start", "bootstrap"})
-CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap"})
+CAPABILITY_MEANINGS: Final = {
+    "tools": "a tools list (the environment gate and the dormant surface are read from it)",
+    "tier1_tools": "the four Tier 1 tools listed once active",
+    "gateway": "the herdr_link gateway",
+    "list_changed": "a signal when its tool list changes",
+    "quiet_activation": "an activation that runs no Herdr command",
+    "unlisted_calls": "calls to what it does not list (so a call outside Herdr reaches it)",
+    "start": "herdr_link_start",
+    "bootstrap": "the self identity bootstrap",
+}
+"""Every capability an adapter can claim, and what it means."""
+CAPABILITIES_MCP: Final = frozenset(CAPABILITY_MEANINGS)
+CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap", "unlisted_calls"})
+STUB_RUNTIMES: Final = {
+    "opencode-v1": ("opencode", frozenset({"tools", "gateway", "quiet_activation", "start", "bootstrap"})),
+    "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap"})),
+    "pi": ("pi", CAPABILITIES_MCP - {"unlisted_calls"}),
+}
+"""Each stub runtime the host shim runs: the agent kind of its host's pane, and what it offers. OpenCode
+has one gateway tool, no Tier 1 tools and no list signal (PROTOCOL.md §6, single-gateway dispatch);
+OpenCode 2's session rule asks Herdr before every call, activation included (§6); a plugin host
+offers no call to a tool its plugin did not register."""
+HOST_SHIM: Final = Path(__file__).with_name("host_shim.mjs")
+"""The Node program that runs a stub the way its host would (its own header says what it offers)."""
 
 
 class AdapterError(Exception):
@@ -109,35 +138,72 @@ class Adapter(Protocol):
 
     async def list_tools(self) -> list[dict[str, Any]]: ...
 
+    async def context(self) -> list[str]:
+        """What the adapter adds to the model's context besides its tools, now (a stub's system-prompt
+        text; nothing for an MCP server or a bridge)."""
+        ...
+
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome: ...
 
 
 CAPABILITIES: Final = CAPABILITIES_MCP | CAPABILITIES_BRIDGE
-"""What an adapter can claim: ``tools`` (a tools list), ``gateway``, ``list_changed``, ``start``, ``bootstrap``."""
+"""What an adapter can claim (:data:`CAPABILITY_MEANINGS` says what each means)."""
 
 
 @dataclass(frozen=True)
 class AdapterSpec:
-    """How to start the adapter: its kind (``mcp`` or ``bridge``), its argv (no shell), and what it
-    does not claim (``lacks``: checks that need it are skipped, with the reason)."""
+    """How to start the adapter: its kind (``mcp``, ``bridge`` or ``stub``), its argv (no shell), and
+    what it does not claim (``lacks``: checks that need it are skipped, with the reason). A stub's
+    ``runtime`` is one of :data:`STUB_RUNTIMES`, and its argv runs the host shim."""
 
     kind: str
     argv: tuple[str, ...]
     lacks: frozenset[str] = frozenset()
+    runtime: str = ""
 
     @classmethod
-    def parse(cls, kind: str, command: str, lacks: frozenset[str] = frozenset()) -> AdapterSpec:
-        argv = tuple(shlex.split(command))
-        if not argv:
-            raise ValueError(f"--{kind} needs a command")
+    def parse(cls, kind: str, command: str, lacks: frozenset[str] = frozenset(), *, node: str = "node") -> AdapterSpec:
+        """The adapter ``--mcp``/``--bridge`` ``command`` names, or ``--stub RUNTIME:FILE``."""
         unknown = sorted(lacks - CAPABILITIES)
         if unknown:
             raise ValueError(f"unknown capability {', '.join(unknown)}; choose from {', '.join(sorted(CAPABILITIES))}")
+        if kind == "stub":
+            return cls.stub(*_runtime_and_file(command), lacks=lacks, node=node)
+        argv = tuple(shlex.split(command))
+        if not argv:
+            raise ValueError(f"--{kind} needs a command")
         return cls(kind, argv, lacks)
+
+    @classmethod
+    def stub(cls, runtime: str, file: str, *, lacks: frozenset[str] = frozenset(), node: str = "node") -> AdapterSpec:
+        """The stub ``file`` (``runtime`` one of :data:`STUB_RUNTIMES`) inside the host shim, run by ``node``."""
+        if runtime not in STUB_RUNTIMES:
+            raise ValueError(f"unknown stub runtime {runtime!r}; choose from {', '.join(STUB_RUNTIMES)}")
+        return cls("stub", (*shlex.split(node), str(HOST_SHIM), runtime, str(Path(file).resolve())), lacks, runtime)
 
     @property
     def capabilities(self) -> frozenset[str]:
+        if self.kind == "stub":
+            return STUB_RUNTIMES[self.runtime][1] - self.lacks
         return (CAPABILITIES_MCP if self.kind == "mcp" else CAPABILITIES_BRIDGE) - self.lacks
+
+    @property
+    def caller_kind(self) -> str:
+        """The agent kind of the pane the adapter runs in: its host's (an MCP server or a bridge: ``claude``)."""
+        return STUB_RUNTIMES[self.runtime][0] if self.kind == "stub" else "claude"
+
+    @property
+    def label(self) -> str:
+        """What the adapter is, in a sentence: ``an mcp adapter``, ``an opencode-v2 stub``."""
+        what = f"{self.runtime} stub" if self.kind == "stub" else f"{self.kind} adapter"
+        return f"{'an' if what[0] in 'aeiou' else 'a'} {what}"
+
+
+def _runtime_and_file(value: str) -> tuple[str, str]:
+    runtime, colon, file = value.partition(":")
+    if not colon or not file:
+        raise ValueError(f"--stub needs RUNTIME:FILE (RUNTIME one of {', '.join(STUB_RUNTIMES)}), not {value!r}")
+    return runtime, file
 
 
 @dataclass
@@ -152,6 +218,9 @@ class _Mcp:
             with anyio.fail_after(CALL_TIMEOUT):
                 listed = await self.session.list_tools()
         return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
+
+    async def context(self) -> list[str]:
+        return []
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
         try:
@@ -182,6 +251,35 @@ def hello_problem(answer: Mapping[str, Any], hello: Mapping[str, Any]) -> str | 
 
 
 @dataclass
+class _ObjectLines:
+    """JSON-object lines read from a process's stdout (a bridge's or the host shim's)."""
+
+    process: Process
+    buffer: bytes = b""
+
+    async def next(self) -> dict[str, Any]:
+        """The next line as a JSON object; ``anyio.EndOfStream`` once the process's stdout ends."""
+        assert self.process.stdout is not None
+        while b"\n" not in self.buffer:
+            self.buffer += await self.process.stdout.receive()
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        value = json.loads(line)
+        if not isinstance(value, dict):
+            raise ValueError(f"a reply line that is not a JSON object: {line[:80]!r}")
+        return value
+
+
+async def _stop(process: Process) -> None:
+    """Stop an adapter's process as a host quits: stdin closed, 10 s to exit, then terminated."""
+    assert process.stdin is not None
+    await process.stdin.aclose()
+    with anyio.move_on_after(10):
+        await process.wait()
+    if process.returncode is None:
+        process.terminate()
+
+
+@dataclass
 class _Bridge:
     process: Process
     directory: str
@@ -189,19 +287,10 @@ class _Bridge:
     notices: list[str] = field(default_factory=list)
     carries_lone_surrogates: bool = True  # JSON lines written with json.dumps
     _next: int = 0
-    _buffer: bytes = b""
     _one_at_a_time: anyio.Lock = field(default_factory=anyio.Lock)
 
-    async def _line(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        while b"\n" not in self._buffer:
-            chunk = await self.process.stdout.receive()
-            self._buffer += chunk
-        line, self._buffer = self._buffer.split(b"\n", 1)
-        value = json.loads(line)
-        if not isinstance(value, dict):
-            raise ValueError(f"a reply line that is not a JSON object: {line[:80]!r}")
-        return value
+    def __post_init__(self) -> None:
+        self._lines = _ObjectLines(self.process)
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """One request and its answer line; one at a time (the kit reads answers in order)."""
@@ -209,7 +298,7 @@ class _Bridge:
         async with self._one_at_a_time, _adapter_faults(f"bridge request {message.get('op') or message.get('type')!r}"):
             with anyio.fail_after(CALL_TIMEOUT):
                 await self.process.stdin.send(json.dumps(message).encode() + b"\n")
-                return await self._line()
+                return await self._lines.next()
 
     async def hello(self) -> dict[str, Any]:
         """The bridge's answer to ``hello``, once it is a real contract answer (``docs/bridge.md``).
@@ -222,7 +311,7 @@ class _Bridge:
         async with _adapter_faults("bridge hello"):
             await self.process.stdin.send(json.dumps(hello).encode() + b"\n")
             with anyio.move_on_after(HELLO_TIMEOUT):
-                answer = await self._line()
+                answer = await self._lines.next()
                 problem = hello_problem(answer, hello)
                 if problem:
                     raise AdapterError(f"the bridge's hello answer {json.dumps(answer)[:160]} {problem}")
@@ -231,6 +320,9 @@ class _Bridge:
 
     async def list_tools(self) -> list[dict[str, Any]]:
         raise NotImplementedError("a bridge presents no tools; its stubs do")
+
+    async def context(self) -> list[str]:
+        return []
 
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
         op = "gateway" if tool == GATEWAY_TOOL else TOOL_ACTIONS.get(tool)  # docs/bridge.md: the raw gateway call
@@ -248,6 +340,81 @@ class _Bridge:
             error = reply["error"]
             return Outcome(False, str(error.get("message", "")), protocol_error=error.get("code") == "INVALID_CALL")
         return Outcome(True, json.dumps(reply.get("result"), ensure_ascii=False, separators=(",", ":")))
+
+
+TOOL_ERROR: Final = re.compile("(?:" + "|".join(code.value for code in ErrorCode) + r"): ")
+"""A failure's text that is a tool error (``CODE: reason``); any other thrown text is protocol-level."""
+
+
+@dataclass
+class _Stub:
+    """A JavaScript stub inside the host shim (``host_shim.mjs``): requests by id, answered in any order."""
+
+    process: Process
+    capabilities: frozenset[str]
+    notices: list[str] = field(default_factory=list)
+    carries_lone_surrogates: bool = True  # JSON lines; a JavaScript string holds a lone surrogate
+    _next: int = 0
+    _waiting: dict[int, MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=dict)
+    _writing: anyio.Lock = field(default_factory=anyio.Lock)
+
+    def __post_init__(self) -> None:
+        self.lines = _ObjectLines(self.process)
+
+    async def read_answers(self) -> None:
+        """Hand each answer line to the request waiting for its id (until the shim's stdout ends)."""
+        try:
+            while True:
+                answer = await self.lines.next()
+                waiter = self._waiting.pop(answer.get("id"), None)  # type: ignore[arg-type]
+                if waiter is not None:
+                    async with waiter:
+                        await waiter.send(answer)
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            for waiter in self._waiting.values():  # a request still waiting fails: the shim is gone
+                await waiter.aclose()
+            self._waiting.clear()
+
+    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._next += 1
+        ident = self._next
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](1)
+        self._waiting[ident] = send
+        assert self.process.stdin is not None
+        try:
+            async with _adapter_faults(f"host shim {message.get('op')} {message.get('tool') or ''}".strip()):
+                with anyio.fail_after(CALL_TIMEOUT):
+                    async with self._writing:
+                        await self.process.stdin.send(json.dumps({"id": ident, **message}).encode() + b"\n")
+                    async with receive:
+                        answer = await receive.receive()
+        finally:
+            unanswered = self._waiting.pop(ident, None)
+            if unanswered is not None:
+                unanswered.close()
+        if "error" in answer:
+            raise AdapterError(f"the host shim could not serve it: {answer['error']}")
+        self.notices += answer.get("notices") or []
+        return answer
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = (await self.request({"op": "list"}))["tools"]
+        return tools
+
+    async def context(self) -> list[str]:
+        return [str(part) for part in (await self.request({"op": "system"}))["system"]]
+
+    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+        answer = await self.request({"op": "call", "tool": tool, "arguments": dict(arguments)})
+        if answer.get("unknown") and tool in TOOL_ACTIONS:  # not offered: as the model would, through the gateway
+            dispatch = {"action": TOOL_ACTIONS[tool], "arguments": dict(arguments)}
+            answer = await self.request({"op": "call", "tool": GATEWAY_TOOL, "arguments": dispatch})
+        text = str(answer.get("text", ""))
+        blocks = (text, *(str(part) for part in answer.get("system") or ()))
+        if answer.get("ok"):
+            return Outcome(True, text, blocks=blocks)
+        protocol_error = bool(answer.get("unknown")) or TOOL_ERROR.match(text) is None
+        return Outcome(False, text, protocol_error=protocol_error, blocks=blocks)
 
 
 @asynccontextmanager
@@ -299,6 +466,10 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
                         await session.initialize()
                 yield _Mcp(session, notices=notices)
         return
+    if spec.kind == "stub":
+        async with _stub(spec, env, cwd) as stub:
+            yield stub
+        return
     async with await anyio.open_process(
         list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
     ) as process:  # fmt: skip
@@ -307,9 +478,25 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
         try:
             yield bridge
         finally:
-            assert process.stdin is not None
-            await process.stdin.aclose()
-            with anyio.move_on_after(10):
-                await process.wait()
-            if process.returncode is None:
-                process.terminate()
+            await _stop(process)
+
+
+@asynccontextmanager
+async def _stub(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[_Stub]:
+    """The host shim running the stub: ready once it loaded the stub; stopped as a host quits (stdin closed)."""
+    async with await anyio.open_process(
+        list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
+    ) as process:  # fmt: skip
+        stub = _Stub(process, spec.capabilities)
+        async with _adapter_faults("the host shim's start"):
+            with anyio.fail_after(HELLO_TIMEOUT):
+                ready = await stub.lines.next()
+        if ready.get("type") != "ready" or ready.get("error"):
+            raise AdapterError(str(ready.get("error") or f"the host shim's first line was {json.dumps(ready)[:160]}"))
+        async with anyio.create_task_group() as group:
+            group.start_soon(stub.read_answers)
+            try:
+                yield stub
+            finally:
+                await _stop(process)
+                group.cancel_scope.cancel()

@@ -97,10 +97,13 @@ class Context:
     outsider: str
 
     @asynccontextmanager
-    async def adapter(self, pane: str | None = None, env: Mapping[str, str] | None = None) -> AsyncIterator[Adapter]:
-        """The adapter, started in ``pane`` (default ``brain``) with that pane's environment."""
+    async def adapter(
+        self, pane: str | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
+    ) -> AsyncIterator[Adapter]:
+        """The adapter, started in ``pane`` (default ``brain``) with that pane's environment, in
+        ``cwd`` (default the workspace's directory)."""
         environment = dict(env) if env is not None else self.sim.env(pane or self.brain)
-        async with open_adapter(self.spec, environment, str(self.root)) as adapter:
+        async with open_adapter(self.spec, environment, str(cwd or self.root)) as adapter:
             yield adapter
 
     def commands(self) -> list[tuple[str, ...]]:
@@ -143,7 +146,7 @@ async def world(spec: AdapterSpec, herdr_version: str = "0.8.2") -> AsyncIterato
         root = Path(directory)
         with HerdrSim(herdr_version=herdr_version) as sim:
             brain = sim.create_workspace(str(root))
-            sim.add_agent(brain, "claude", name="brain")
+            sim.add_agent(brain, spec.caller_kind, name="brain")
             reviewer = sim.split(brain)
             sim.add_agent(reviewer, "codex", name="reviewer")
             shell = sim.split(reviewer)
@@ -228,7 +231,12 @@ async def _gate_partial(ctx: Context) -> None:
     expect(listed == [], f"without HERDR_PANE_ID it listed {listed}")
 
 
-@check("gate-call-outside", "6.1", "a call outside Herdr fails with NOT_IN_HERDR and runs nothing")
+@check(
+    "gate-call-outside",
+    "6.1",
+    "a call outside Herdr fails with NOT_IN_HERDR and runs nothing",
+    needs=("unlisted_calls",),
+)
 async def _gate_call(ctx: Context) -> None:
     async with ctx.adapter(env=outside_env(ctx)) as adapter:
         tool = GATEWAY_TOOL if "gateway" in adapter.capabilities else PEERS_TOOL
@@ -249,12 +257,15 @@ async def _dormant(ctx: Context) -> None:
 
 @check("dormant-no-contract", "3", "nothing dormant carries the contract or Tier 1 names", needs=("tools",))
 async def _dormant_text(ctx: Context) -> None:
-    async with ctx.adapter() as adapter:
-        text = json.dumps(await adapter.list_tools(), ensure_ascii=False)
+    async with ctx.adapter() as adapter:  # its tools, and what else it puts in a dormant model's context
+        text = json.dumps([await adapter.list_tools(), await adapter.context()], ensure_ascii=False)
     # The contract's own words, apart from the tool names (which the second half looks for): each of
     # its clauses of some length, so a quoted clause is found wherever it stands.
+    # The activation trigger's own name ("inbound Herdr Link message", §6.2) is what a dormant gateway
+    # may say of when to call it, so it is not counted.
     clauses = re.split("|".join([*TIER1_TOOLS, r"[\n;:.\u2192]"]), COMMUNICATION_CONTRACT)
-    carried = [c.strip() for c in clauses if len(c.strip()) >= 20 and c.strip() in text]
+    quoted = [c.strip() for c in clauses if len(c.strip()) >= 20 and c.strip() != "inbound Herdr Link message"]
+    carried = [c for c in quoted if c in text]
     expect(carried == [], f"the dormant surface carries the contract: {carried[:1]}")
     expect(not any(tool in text for tool in TIER1_TOOLS), "the dormant surface names a Tier 1 tool")
 
@@ -274,7 +285,12 @@ async def _idempotent(ctx: Context) -> None:
     expect(first.ok and second.ok and first.blocks == second.blocks, f"{first.text!r} then {second.text!r}")
 
 
-@check("activation-no-herdr-action", "4.1", "activation discovers, sends and closes nothing", needs=("gateway",))
+@check(
+    "activation-no-herdr-action",
+    "4.1",
+    "activation discovers, sends and closes nothing",
+    needs=("gateway", "quiet_activation"),
+)
 async def _activation_quiet(ctx: Context) -> None:
     async with ctx.adapter() as adapter:
         with anyio.fail_after(30):  # let a start-up bootstrap finish first
@@ -300,7 +316,12 @@ async def _activate_action(ctx: Context) -> None:
     expect(result.ok and result.payload == plain.payload, f"it returned {result.text!r}, and {{}} {plain.text!r}")
 
 
-@check("active-surface", "6.2", "once active, the gateway and the four Tier 1 tools, in order", needs=("tools",))
+@check(
+    "active-surface",
+    "6.2",
+    "once active, the gateway and the four Tier 1 tools, in order",
+    needs=("tools", "tier1_tools"),
+)
 async def _active(ctx: Context) -> None:
     async with ctx.adapter() as adapter:
         await activate(adapter)
@@ -612,18 +633,23 @@ async def _start_raw(ctx: Context) -> None:
 
 @check("bootstrap-names-the-caller", "6.3", "an unnamed caller gets an Agent Name of its own", needs=("bootstrap",))
 async def _bootstrap(ctx: Context) -> None:
-    ctx.sim.add_agent(ctx.shell, "opencode")  # an unnamed agent in the plain pane
-    async with ctx.adapter(ctx.shell) as adapter:
+    # An unnamed agent of the adapter's host in a pane (and directory) of its own, as OpenCode 2's
+    # session rule wants it (PROTOCOL.md §6: one OpenCode pane per directory).
+    own = ctx.root / "unnamed"
+    own.mkdir()
+    caller = ctx.sim.split(ctx.shell, cwd=str(own))
+    ctx.sim.add_agent(caller, ctx.spec.caller_kind)
+    async with ctx.adapter(caller, cwd=own) as adapter:
         await activate(adapter)
         await adapter.call(PEERS_TOOL, {})
         with anyio.move_on_after(30):  # the simulator's state lives in its own thread: poll it
-            while ctx.sim.name_of(ctx.shell) is None:  # noqa: ASYNC110
+            while ctx.sim.name_of(caller) is None:  # noqa: ASYNC110
                 await anyio.sleep(0.1)
-    name = ctx.sim.name_of(ctx.shell)
+    name = ctx.sim.name_of(caller)
     expect(name is not None and re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", name), f"the caller's name is {name!r}")
     renames = [c for c in ctx.commands() if c[:2] == ("agent", "rename")]
     expect(renames != [], "no agent rename ran: the name did not come from the adapter")
-    expect(all(ctx.shell in c for c in renames), f"a rename aimed elsewhere: {renames}")
+    expect(all(caller in c for c in renames), f"a rename aimed elsewhere: {renames}")
 
 
 # ---- §7 errors and passthrough ----------------------------------------------------------------------

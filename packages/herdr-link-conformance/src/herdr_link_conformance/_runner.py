@@ -58,7 +58,7 @@ def selected(only: Sequence[str], skip: Sequence[str]) -> list[CheckSpec]:
 async def _one(spec: AdapterSpec, check: CheckSpec, herdr_version: str) -> Result:
     missing = sorted(check.needs - spec.capabilities)
     if missing:
-        whose = "this adapter does not claim" if set(missing) & spec.lacks else f"a {spec.kind} adapter does not offer"
+        whose = "this adapter does not claim" if set(missing) & spec.lacks else f"{spec.label} does not offer"
         reason = f"needs {', '.join(missing)}, which {whose}"
         return Result(check.id, check.section, "SKIP", reason)
     try:

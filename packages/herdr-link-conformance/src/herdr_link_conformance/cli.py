@@ -1,4 +1,4 @@
-"""``herdr-link-conformance (--mcp CMD | --bridge CMD) [--only S]... [--skip S]... [--json]``."""
+"""``herdr-link-conformance (--mcp CMD | --bridge CMD | --stub RUNTIME:FILE) [--only S]... [--skip S]... [--json]``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from importlib.metadata import version
 
 import anyio
 
-from ._adapters import AdapterSpec
+from ._adapters import CAPABILITY_MEANINGS, STUB_RUNTIMES, AdapterSpec
 from ._checks import CheckSpec
 from ._runner import Result, list_json, run_checks, selected, to_json
 
@@ -21,7 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="herdr-link-conformance",
         description="Check a herdr-link/1 adapter against PROTOCOL.md on a simulated Herdr: a stdio MCP server "
-        "(--mcp) or a JSON-lines bridge (--bridge). Commands are split like a shell would, but no shell runs.",
+        "(--mcp), a JSON-lines bridge (--bridge), or a JavaScript stub (--stub) run under Node in the kit's host "
+        "shim, which offers the stub's tools the way its host would (the tools listed now, the tool's result or "
+        "thrown error, what the stub adds to the system prompt); a shim is not the host: what the host itself "
+        "does (validating arguments, its UI, its model) only a real host shows. Commands are split like a shell "
+        "would, but no shell runs.",
         epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error; "
         "3 the kit itself failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter).",
     )
@@ -33,11 +37,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     target.add_argument(
         "--bridge", metavar="CMD", help='a JSON-lines bridge (docs/bridge.md), e.g. "herdr-link-bridge"'
     )
+    target.add_argument(
+        "--stub",
+        metavar="RUNTIME:FILE",
+        help=f"a JavaScript stub, RUNTIME one of {', '.join(STUB_RUNTIMES)}, e.g. pi:herdr-link.js; it finds "
+        "its bridge as in its host (HERDR_LINK_BRIDGE, the installer's location file, herdr-link-bridge on PATH), "
+        "and an OpenCode 1.x stub must resolve @opencode-ai/plugin from its folder",
+    )
+    parser.add_argument("--node", default="node", metavar="CMD", help="the Node that runs --stub (default: node)")
     parser.add_argument("--only", action="append", default=[], metavar="S", help="only sections (4.2, §6) or check ids")
     parser.add_argument("--skip", action="append", default=[], metavar="S", help="leave out sections or check ids")
     parser.add_argument(
         "--lacks", action="append", default=[], metavar="CAP",
-        help="a capability it does not claim (start, bootstrap, tools, gateway, list_changed): skip its checks",
+        help="a capability it does not claim, whose checks are then skipped: "
+        + "; ".join(f"{name}: {meaning}" for name, meaning in CAPABILITY_MEANINGS.items()),
     )  # fmt: skip
     parser.add_argument(
         "--json",
@@ -49,8 +62,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--list", action="store_true", help="list the checks (section, id, promise) and exit")
     args = parser.parse_args(argv)
     try:
-        kind, command = ("mcp", args.mcp) if args.mcp else ("bridge", args.bridge)
-        spec = AdapterSpec.parse(kind, command, frozenset(args.lacks))
+        kind, command = next((k, v) for k, v in (("mcp", args.mcp), ("bridge", args.bridge), ("stub", args.stub)) if v)
+        spec = AdapterSpec.parse(kind, command, frozenset(args.lacks), node=args.node)
     except ValueError as error:
         parser.error(str(error))
     checks = selected(args.only, args.skip)
