@@ -23,9 +23,9 @@ from mcp.shared.message import SessionMessage
 
 from herdr_link_control import Link
 from herdr_link_mcp._early import HANDSHAKE_VERSIONS, MODERN_VERSIONS, EarlyAnswers
-from herdr_link_mcp._front import SharedWriter
 from herdr_link_mcp._server import create_server, initialization_options
 from herdr_link_mcp._transport import StdioCodec, inbox_transport
+from herdr_link_mcp._wire import SharedWriter
 from herdr_link_protocol import (
     GATEWAY_DESCRIPTION,
     GATEWAY_INPUT_SCHEMA,

@@ -21,43 +21,19 @@ import threading
 from herdr_link_control import claimed_stdio, in_herdr_pane, iter_json_lines
 
 from ._early import EarlyAnswers
+from ._wire import SharedWriter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from typing import Final, TypeAlias
+    from typing import Final
 
-    from herdr_link_control import StdioWire
     from herdr_link_protocol import JsonLine
 
-    Inbox: TypeAlias = "queue.SimpleQueue[tuple[JsonLine, bytes | None] | None]"
+    from ._wire import Inbox
 
-__all__ = ["SharedWriter", "serve"]
+__all__ = ["serve"]
 
 log: Final = logging.getLogger("herdr_link")
-
-
-class SharedWriter:
-    """The wire's writing end, shared by the reader thread (early answers) and the SDK's writer: one
-    whole line at a time, so lines never interleave. A broken wire is logged once; later lines are dropped."""
-
-    def __init__(self, wire: StdioWire) -> None:
-        self._wire = wire
-        self._lock = threading.Lock()
-        self.broken = False
-
-    def __repr__(self) -> str:
-        return f"<SharedWriter fd={self._wire.write_fd} broken={self.broken}>"
-
-    def write(self, data: bytes) -> None:
-        """Write ``data`` whole (blocking). Never raises: the host being gone only leaves it untold."""
-        with self._lock:
-            if self.broken:
-                return
-            try:
-                self._wire.write(data)
-            except OSError as error:
-                log.warning("could not write to stdout (%s); serving on until stdin closes", error)
-                self.broken = True
 
 
 def read_wire(fd: int, early: EarlyAnswers, inbox: Inbox, writer: SharedWriter) -> None:

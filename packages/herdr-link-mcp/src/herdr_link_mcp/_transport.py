@@ -38,10 +38,10 @@ from pydantic import ValidationError
 
 from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault, parse_json_line
 
-from ._front import SharedWriter
+from ._wire import SharedWriter
 
 if TYPE_CHECKING:
-    from ._front import Inbox
+    from ._wire import Inbox
 
 __all__ = ["Decoded", "StdioCodec", "decode_line", "inbox_transport"]
 
