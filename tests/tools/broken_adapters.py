@@ -80,10 +80,8 @@ BREAKS: dict[str, Break] = {
     # (two prompts are two deliveries: every check that expects one delivery fails with it; see the matrix)
     "controls-typed-raw": Break("escaped controls are typed raw", ("escaping-controls",)),
     "message-altered": Break("the message's non-ASCII text is altered", ("escaping-roundtrip",)),
-    "start-no-new-tab": Break(
-        "a start into a new tab splits the caller's pane", ("start-new-tab", "start-round-robin")
-    ),
-    "with-ignored": Break("with: makes a new tab instead", ("start-with", "argv-surface")),
+    "start-no-new-tab": Break("a start into a new tab splits the caller's pane", ("start-new-tab",)),
+    "with-ignored": Break("with: makes a new tab instead", ("start-with",)),
     "round-robin-stuck": Break("round-robin always starts the first variant", ("start-round-robin",)),
     "start-leaves-panes": Break("a failed start leaves its tab", ("start-rollback",)),
     "blocked-start-closed": Break("an agent blocked during start-up loses its pane", ("start-blocked-kept",)),
@@ -151,7 +149,9 @@ def fake_herdr(name: str, args: list[str]) -> int:
             args = [*args[:3], text + "\n(delivered by Herdr Link)", *args[4:]]
         elif name == "wrapper-in-two-prompts":
             first, _, rest = text.partition("\n")
-            _run_real(["agent", "prompt", target, first])
+            done = _run_real(["agent", "prompt", target, first])
+            if done.returncode != 0:  # a prompt Herdr refused is not typed on (a fault stays Herdr's)
+                return _pass(done)
             args = [*args[:3], rest, *args[4:]]
         elif name == "controls-typed-raw":
             args = [*args[:3], _unescape_controls(text), *args[4:]]
@@ -160,9 +160,12 @@ def fake_herdr(name: str, args: list[str]) -> int:
         elif name == "prompt-waits":
             _run_real(["agent", "wait", target, "--until", "idle", "--timeout", "100"])
     if name == "start-no-new-tab" and head == ("tab", "create"):
-        return _pass(_run_real(["pane", "split", _self_pane(), "--direction", "down", "--no-focus"]))
+        return _split_as_tab()
+    if name == "start-no-new-tab" and head == ("tab", "close") and _split_pane().exists():
+        # the "tab" made is the split pane: its rollback closes that pane, and nothing of the caller's
+        return _pass(_run_real(["pane", "close", _split_pane().read_text()]))
     if name == "with-ignored" and head == ("pane", "split"):
-        return _pass(_run_real(["tab", "create", "--no-focus"]))
+        return _tab_as_split(args)
     if name == "start-leaves-panes" and head == ("tab", "close"):
         sys.stdout.write(json.dumps({"id": "cli:tab:close", "result": {"type": "ok"}}) + "\n")
         return 0  # the rollback "succeeds" and closes nothing
@@ -176,13 +179,48 @@ def fake_herdr(name: str, args: list[str]) -> int:
         sys.stdout.write(json.dumps({"id": "cli:agent:rename", "result": {"type": "ok"}}) + "\n")
         return 0
     done = _run_real(args)
-    if name == "diagnostics-passed-on" and done.returncode != 0 and LAST_FAILURE in os.environ:
+    if (
+        name == "diagnostics-passed-on"
+        and done.returncode != 0
+        and head == ("agent", "prompt")
+        and LAST_FAILURE in os.environ
+    ):
+        # only the prompt's failure: a lookup's would also tell another workspace's agent from a missing one
         Path(os.environ[LAST_FAILURE]).write_bytes(done.stdout + done.stderr)
     return _pass(done)
 
 
 def _self_pane() -> str:
     return os.environ.get("HERDR_PANE_ID", "")
+
+
+def _split_pane() -> Path:
+    """Where ``start-no-new-tab`` keeps the pane it split in place of a new tab."""
+    return Path(os.environ[LAST_FAILURE]).with_name("split-pane")
+
+
+def _tab_as_split(args: list[str]) -> int:
+    """Make a new tab as a start would (spec §8), and answer as ``pane split`` would, with its root pane."""
+    workspace, cwd = args[2].split(":", 1)[0], args[args.index("--cwd") + 1]
+    done = _run_real(["tab", "create", "--workspace", workspace, "--cwd", cwd, "--no-focus"])
+    if done.returncode != 0:
+        return _pass(done)
+    pane = json.loads(done.stdout)["result"]["root_pane"]
+    sys.stdout.write(json.dumps({"id": "cli:pane:split", "result": {"pane": pane, "type": "pane_info"}}) + "\n")
+    return 0
+
+
+def _split_as_tab() -> int:
+    """Split the caller's pane, and answer as ``tab create`` would, the split pane as the new tab's root."""
+    done = _run_real(["pane", "split", _self_pane(), "--direction", "down", "--no-focus"])
+    if done.returncode != 0:
+        return _pass(done)
+    pane = json.loads(done.stdout)["result"]["pane"]
+    _split_pane().write_text(pane["pane_id"])
+    tab = {"tab_id": pane["tab_id"], "workspace_id": pane["workspace_id"], "pane_count": 2}
+    reply = {"id": "cli:tab:create", "result": {"root_pane": pane, "tab": tab, "type": "tab_created"}}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    return 0
 
 
 # ---- the wire proxy ---------------------------------------------------------------------------------
