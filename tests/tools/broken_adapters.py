@@ -108,9 +108,10 @@ HERDR_LEVEL = {
     "diagnostics-passed-on",
     "prompt-waits",
 }
-LAST_FAILURE = "HERDR_LINK_BROKEN_LAST_FAILURE"
-"""A file where the stand-in ``herdr`` keeps the output of the last command that failed."""
 """The breaks done by the stand-in ``herdr``; every other one is on the wire (or the environment)."""
+SCRATCH = "HERDR_LINK_BROKEN_SCRATCH"
+"""The broken adapter's own folder, shared by its proxy and its stand-in ``herdr`` (each call of which is
+a process of its own): :func:`_last_failure` and :func:`_split_pane` are kept there."""
 
 
 # ---- the stand-in herdr ---------------------------------------------------------------------------
@@ -179,14 +180,9 @@ def fake_herdr(name: str, args: list[str]) -> int:
         sys.stdout.write(json.dumps({"id": "cli:agent:rename", "result": {"type": "ok"}}) + "\n")
         return 0
     done = _run_real(args)
-    if (
-        name == "diagnostics-passed-on"
-        and done.returncode != 0
-        and head == ("agent", "prompt")
-        and LAST_FAILURE in os.environ
-    ):
+    if name == "diagnostics-passed-on" and done.returncode != 0 and head == ("agent", "prompt"):
         # only the prompt's failure: a lookup's would also tell another workspace's agent from a missing one
-        Path(os.environ[LAST_FAILURE]).write_bytes(done.stdout + done.stderr)
+        _last_failure(Path(os.environ[SCRATCH])).write_bytes(done.stdout + done.stderr)
     return _pass(done)
 
 
@@ -194,9 +190,14 @@ def _self_pane() -> str:
     return os.environ.get("HERDR_PANE_ID", "")
 
 
+def _last_failure(scratch: Path) -> Path:
+    """Where ``diagnostics-passed-on``'s stand-in keeps what Herdr said when the prompt failed."""
+    return scratch / "last-failure"
+
+
 def _split_pane() -> Path:
     """Where ``start-no-new-tab`` keeps the pane it split in place of a new tab."""
-    return Path(os.environ[LAST_FAILURE]).with_name("split-pane")
+    return Path(os.environ[SCRATCH]) / "split-pane"
 
 
 def _tab_as_split(args: list[str]) -> int:
@@ -233,9 +234,10 @@ class Proxy:
     name: str
     server: subprocess.Popen[bytes]
     outside: bool
+    last_failure: Path
+    """What the stand-in ``herdr`` kept of a prompt Herdr refused (``diagnostics-passed-on``)."""
     calls: dict[Any, dict[str, Any]] = field(default_factory=dict)
     started: dict[Any, float] = field(default_factory=dict)
-    last_failure: Path | None = None
     peeked: threading.Event = field(default_factory=threading.Event)
     activations: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -359,7 +361,7 @@ class Proxy:
             time.sleep(3600)  # Herdr hung and the server timed out: this adapter never answers
         elif (
             self.name == "diagnostics-passed-on" and failed and tool == "herdr_link_send"
-            and self.last_failure and self.last_failure.exists()
+            and self.last_failure.exists()
         ):  # fmt: skip
             blocks[0]["text"] = text + " (herdr said: " + self.last_failure.read_text(errors="replace").strip() + ")"
         return message
@@ -400,10 +402,9 @@ def serve_broken(name: str, command: list[str]) -> int:
         if name in HERDR_LEVEL and "HERDR_BIN_PATH" in env:
             env[REAL_HERDR] = env["HERDR_BIN_PATH"]
             env["HERDR_BIN_PATH"] = str(_stand_in(name, Path(directory)))
-            env[LAST_FAILURE] = str(Path(directory) / "last-failure")
+            env[SCRATCH] = directory
         server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        proxy = Proxy(name, server, outside)
-        proxy.last_failure = Path(env[LAST_FAILURE]) if LAST_FAILURE in env else None
+        proxy = Proxy(name, server, outside, _last_failure(Path(directory)))
         assert server.stdout is not None
         answers = threading.Thread(target=_pump, args=(server.stdout.readline, proxy.from_server), daemon=True)
         answers.start()
