@@ -13,6 +13,7 @@ import pytest
 from herdr_link_conformance import AdapterSpec, open_adapter
 
 FAKE_PI = """
+let firstStarted = false;
 let firstDone = false;
 const text = (value) => ({ content: [{ type: "text", text: value }] });
 export default function (pi) {
@@ -22,7 +23,11 @@ export default function (pi) {
   } });
   pi.registerTool({ name: "later", description: "later", parameters: {}, defaultActive: false,
     promptGuidelines: ["the rules"], async execute() { return text("later ran"); } });
+  pi.registerTool({ name: "started", description: "started", parameters: {}, async execute() {
+    return text(String(firstStarted));
+  } });
   pi.registerTool({ name: "slow", description: "slow", parameters: {}, async execute() {
+    firstStarted = true;
     await new Promise((resolve) => setTimeout(resolve, 800));
     firstDone = true;
     return text("slow done");
@@ -55,11 +60,17 @@ def _stub(tmp_path: Path, runtime: str, source: str) -> AdapterSpec:
 def test_pi_offers_the_active_tools_signals_their_change_and_shows_their_guidelines(tmp_path):
     async def run() -> None:
         async with open_adapter(_stub(tmp_path, "pi", FAKE_PI), os.environ, str(tmp_path)) as adapter:
-            assert [t["name"] for t in await adapter.list_tools()] == ["herdr_link", "slow", "after"]
+            assert [t["name"] for t in await adapter.list_tools()] == ["herdr_link", "started", "slow", "after"]
             assert await adapter.context() == [] and adapter.notices == []
             result = await adapter.call("herdr_link", {})
             assert result.ok and result.blocks == ("activated", "the rules")
-            assert [t["name"] for t in await adapter.list_tools()] == ["herdr_link", "later", "slow", "after"]
+            assert [t["name"] for t in await adapter.list_tools()] == [
+                "herdr_link",
+                "later",
+                "started",
+                "slow",
+                "after",
+            ]
             assert adapter.notices == ["ToolListChanged"]
 
     anyio.run(run)
@@ -75,7 +86,9 @@ def test_a_sequential_pi_tool_waits_for_the_calls_before_it(tmp_path):
 
             async with anyio.create_task_group() as group:
                 group.start_soon(call, "slow")
-                await anyio.sleep(0.2)  # slow has started
+                with anyio.fail_after(30):  # "after" is issued once "slow" is running, however busy the machine
+                    while (await adapter.call("started", {})).text != "true":  # noqa: ASYNC110
+                        await anyio.sleep(0.05)
                 group.start_soon(call, "after")
         return texts
 
