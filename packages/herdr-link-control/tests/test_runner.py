@@ -1,3 +1,4 @@
+import gc
 import json
 import os
 import sys
@@ -40,6 +41,31 @@ async def test_a_timed_out_child_is_killed_and_reaped(tmp_path):
     pid = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # gone, and reaped (a zombie would still accept signal 0)
+
+
+def test_a_child_cancelled_at_any_step_is_reaped_before_its_loop_ends(tmp_path):
+    # Cancelled while asyncio was still connecting its pipes, a child was killed but never reaped:
+    # when the event loop ended first (a test's, a server's), its pipes and process were left over.
+    # Each step of a run is tried in a loop of its own, ended straight after the cancellation.
+    runner = ProcessRunner(_script(tmp_path, "time.sleep(60)"))
+    left_over: list[str] = []
+
+    async def cancel_after(steps: int) -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: runner.run([], timeout=30))
+            for _ in range(steps):
+                await anyio.lowlevel.checkpoint()
+            group.cancel_scope.cancel()
+
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: left_over.append(repr(unraisable.exc_value))
+    try:
+        for steps in range(30):
+            anyio.run(cancel_after, steps)
+            gc.collect()
+            assert left_over == [], f"cancelled after {steps} steps"
+    finally:
+        sys.unraisablehook = hook
 
 
 async def test_a_missing_binary_is_a_spawn_failure(tmp_path):

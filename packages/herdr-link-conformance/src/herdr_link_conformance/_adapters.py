@@ -470,9 +470,7 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
         async with _stub(spec, env, cwd) as stub:
             yield stub
         return
-    async with await anyio.open_process(
-        list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
-    ) as process:  # fmt: skip
+    async with await _spawn(spec, env, cwd) as process:
         bridge = _Bridge(process, cwd)
         await bridge.hello()
         try:
@@ -481,12 +479,17 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
             await _stop(process)
 
 
+async def _spawn(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> Process:
+    """Start the adapter's process, shielded: asyncio cancelled mid-spawn leaves a child nobody reaps."""
+    with anyio.CancelScope(shield=True):
+        process = await anyio.open_process(list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL)
+    return process
+
+
 @asynccontextmanager
 async def _stub(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[_Stub]:
     """The host shim running the stub: ready once it loaded the stub; stopped as a host quits (stdin closed)."""
-    async with await anyio.open_process(
-        list(spec.argv), env=dict(env), cwd=cwd, stderr=subprocess.DEVNULL
-    ) as process:  # fmt: skip
+    async with await _spawn(spec, env, cwd) as process:
         stub = _Stub(process, spec.capabilities)
         async with _adapter_faults("the host shim's start"):
             with anyio.fail_after(HELLO_TIMEOUT):

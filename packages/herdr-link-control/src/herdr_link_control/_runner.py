@@ -1,7 +1,8 @@
 """Running ``herdr``: a narrow runner interface, the real process runner and a scripted one for tests.
 
-The real runner passes an argument vector to :func:`anyio.run_process`, so no shell is ever
-involved; a timed-out or cancelled child is killed and reaped before the call returns.
+The real runner passes an argument vector to :func:`anyio.open_process`, so no shell is ever
+involved; a timed-out or cancelled child is killed and reaped before the call returns, including
+one cancelled while it was being started.
 """
 
 import subprocess
@@ -10,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import anyio
+import anyio.abc
 
 __all__ = ["ProcessRunner", "RunResult", "Runner", "ScriptedRunner", "SpawnFailed"]
 
@@ -51,18 +53,35 @@ class ProcessRunner:
         return f"ProcessRunner({self.bin_path!r})"
 
     async def run(self, argv: Sequence[str], *, timeout: float) -> RunResult:
+        with anyio.fail_after(timeout):
+            process = await self._spawn(argv)
+            async with process:  # on timeout or cancellation: the child is killed and reaped here
+                outputs = [b"", b""]
+
+                async def drain(stream: anyio.abc.ByteReceiveStream, index: int) -> None:
+                    outputs[index] = b"".join([chunk async for chunk in stream])
+
+                async with anyio.create_task_group() as group:
+                    assert process.stdout is not None and process.stderr is not None
+                    group.start_soon(drain, process.stdout, 0)
+                    group.start_soon(drain, process.stderr, 1)
+                    returncode = await process.wait()
+        return RunResult(returncode, outputs[0].decode("utf-8", "replace"), outputs[1].decode("utf-8", "replace"))
+
+    async def _spawn(self, argv: Sequence[str]) -> anyio.abc.Process:
+        """Start the child, shielded: asyncio cancelled mid-spawn leaves a child nobody reaps."""
         try:
-            with anyio.fail_after(timeout):
-                done = await anyio.run_process(
-                    [self.bin_path, *argv], check=False, stdin=subprocess.DEVNULL, env=self.env
+            with anyio.CancelScope(shield=True):
+                process = await anyio.open_process(
+                    [self.bin_path, *argv],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=self.env,
                 )
-        except OSError as error:  # spawn failures only: fail_after raises TimeoutError, not caught here
-            if isinstance(error, TimeoutError):
-                raise
+        except OSError as error:
             raise SpawnFailed(error.errno, f"cannot run herdr: {error.strerror}") from error
-        return RunResult(
-            done.returncode, done.stdout.decode("utf-8", "replace"), done.stderr.decode("utf-8", "replace")
-        )
+        return process
 
 
 Handler = Callable[[Sequence[str]], RunResult | Awaitable[RunResult]]
