@@ -1,6 +1,6 @@
 """Every conformance check bites: a deliberately broken adapter (``tests/tools/broken_adapters.py``,
-our own MCP server behind a proxy or a stand-in ``herdr`` that breaks one promise) fails the
-check or checks for that promise.
+our own MCP server behind a proxy or a stand-in ``herdr`` that breaks one promise, or our bridge
+behind a line proxy) fails the check or checks for that promise.
 
 Here each broken adapter runs only the checks it must fail; ``test_conformance_kit.py`` runs every
 check on the unbroken server. ``python3 -m nox -s conformance_matrix`` runs every broken adapter
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from broken_adapters import BREAKS
+from broken_adapters import BREAKS, BRIDGE_BREAKS
 
 from herdr_link_conformance import CHECKS, AdapterSpec, run_checks
 
 SERVER = str(Path(sys.executable).parent / "herdr-link-mcp")
+BRIDGE = str(Path(sys.executable).parent / "herdr-link-bridge")
 PROGRAM = str(Path(__file__).parent / "tools" / "broken_adapters.py")
 
 
@@ -35,5 +36,16 @@ def test_every_check_has_a_broken_adapter_that_fails_it():
 def test_the_broken_adapter_fails_the_checks_for_its_promise(name):
     checks = [c for c in CHECKS if c.id in BREAKS[name].fails]
     results = anyio.run(lambda: run_checks(broken(name), checks))
+    verdicts = {r.id: (r.status, r.detail) for r in results}
+    assert {r.id for r in results if r.status == "FAIL"} == set(BREAKS[name].fails), verdicts
+
+
+@pytest.mark.parametrize("name", sorted(BRIDGE_BREAKS))
+def test_the_broken_bridge_fails_the_checks_for_its_promise(name):
+    # The kit has several requests in flight on a bridge, as a stub does, so a bridge's own ordering
+    # rule is checked too (with one request at a time, the kit itself ordered them).
+    spec = AdapterSpec("bridge", (sys.executable, PROGRAM, "bridge", name, "--", BRIDGE))
+    checks = [c for c in CHECKS if c.id in BREAKS[name].fails]
+    results = anyio.run(lambda: run_checks(spec, checks))
     verdicts = {r.id: (r.status, r.detail) for r in results}
     assert {r.id for r in results if r.status == "FAIL"} == set(BREAKS[name].fails), verdicts

@@ -6,12 +6,15 @@ Each one is our own MCP server behind a proxy that alters one thing, on the wire
 meets Herdr:
 
     python tests/tools/broken_adapters.py mcp BREAK -- herdr-link-mcp    # the adapter the kit starts
+    python tests/tools/broken_adapters.py bridge BREAK -- herdr-link-bridge    # BREAK in BRIDGE_BREAKS
 
 * ``wire``: the proxy rewrites what passes between the kit and the server (a reply, a request, a
   notification) for that one promise;
 * ``herdr``: the server's ``HERDR_BIN_PATH`` is pointed at a stand-in ``herdr`` that alters what the
   server asked for (this file again, in ``herdr`` mode) before the simulator's real one runs it;
 * ``env``: the server starts with one variable changed.
+
+A few breaks (:data:`BRIDGE_BREAKS`) also come as a broken bridge: our bridge behind a line proxy.
 
 :data:`BREAKS` says, for each, the promise it breaks and the checks that must fail on it.
 """
@@ -93,6 +96,10 @@ BREAKS: dict[str, Break] = {
     "prompt-waits": Break("send runs agent prompt --wait", ("argv-surface",)),
 }
 """Every broken adapter, by name."""
+
+BRIDGE_BREAKS = {"close-overtakes-send"}
+"""The breaks that also come as a broken bridge (``bridge`` mode): the bridge's own promises, which
+the kit can see only when it has several requests in flight."""
 
 HERDR_LEVEL = {
     "prompt-the-sender-too",
@@ -417,6 +424,35 @@ def serve_broken(name: str, command: list[str]) -> int:
     return 0
 
 
+def serve_broken_bridge(name: str, command: list[str]) -> int:
+    """Run the bridge ``command`` behind a line proxy that holds a ``send`` request for 1 s, so that a
+    ``close`` the kit wrote after it reaches the bridge first; the bridge's answers pass unchanged."""
+    bridge = subprocess.Popen(command, stdin=subprocess.PIPE)
+    assert bridge.stdin is not None
+    writing = threading.Lock()
+
+    def forward(line: bytes) -> None:
+        with writing:
+            bridge.stdin.write(line)  # type: ignore[union-attr]
+            bridge.stdin.flush()  # type: ignore[union-attr]
+
+    held = 0
+    while line := sys.stdin.buffer.readline():
+        try:
+            op = json.loads(line).get("op")
+        except (ValueError, AttributeError):
+            op = None
+        if name == "close-overtakes-send" and op == "send":
+            held += 1
+            threading.Timer(1.0, forward, (line,)).start()
+        else:
+            forward(line)
+    time.sleep(1.5 if held else 0)  # a held request still reaches the bridge
+    with writing:
+        bridge.stdin.close()
+    return bridge.wait(timeout=60)
+
+
 def main(argv: list[str]) -> int:
     mode, name, *rest = argv
     if name not in BREAKS:
@@ -424,6 +460,10 @@ def main(argv: list[str]) -> int:
     if mode == "herdr":
         return fake_herdr(name, rest)
     command = rest[1:] if rest[:1] == ["--"] else rest
+    if mode == "bridge":
+        if name not in BRIDGE_BREAKS:
+            raise SystemExit(f"{name!r} is not a bridge break")
+        return serve_broken_bridge(name, command)
     return serve_broken(name, command)
 
 

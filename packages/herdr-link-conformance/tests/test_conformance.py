@@ -148,7 +148,7 @@ def test_a_bridge_answer_under_another_id_fails():
     )
     checks = [c for c in CHECKS if c.id == "peers-self-and-peers"]
     [result] = anyio.run(lambda: run_checks(AdapterSpec("bridge", (sys.executable, "-c", script)), checks))
-    assert result.status == "FAIL" and "was answered with id 999" in result.detail, result
+    assert result.status == "FAIL" and "an answer came under id 999, which no request had" in result.detail, result
 
 
 def test_every_checks_section_is_a_section_of_protocol_md():

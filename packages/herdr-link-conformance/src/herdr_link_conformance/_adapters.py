@@ -280,25 +280,82 @@ async def _stop(process: Process) -> None:
 
 
 @dataclass
+class _InFlight:
+    """Requests by id over a process's JSON lines, several in flight, answered in any order (a bridge's
+    contract, the host shim's). An answer under an id the kit never used is the adapter's fault: the
+    requests in flight fail with it; a late answer to a request the kit gave up on is dropped."""
+
+    process: Process
+    lines: _ObjectLines
+    _next: int = 0
+    _waiting: dict[int, MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=dict)
+    _writing: anyio.Lock = field(default_factory=anyio.Lock)
+    _fault: str = ""
+
+    @asynccontextmanager
+    async def answering(self) -> AsyncIterator[None]:
+        """Answers are read while the body runs; then the process is stopped as a host quits."""
+        async with anyio.create_task_group() as group:
+            group.start_soon(self.read_answers)
+            try:
+                yield
+            finally:
+                await _stop(self.process)
+                group.cancel_scope.cancel()
+
+    async def read_answers(self) -> None:
+        """Hand each answer line to the request waiting for its id (until stdout ends or a stray id)."""
+        try:
+            while True:
+                answer = await self.lines.next()
+                ident = answer.get("id")
+                waiter = self._waiting.pop(ident, None)  # type: ignore[arg-type]
+                if waiter is not None:
+                    async with waiter:
+                        await waiter.send(answer)
+                elif not (isinstance(ident, int) and 0 < ident <= self._next):  # (a late answer is dropped)
+                    self._fault = f"an answer came under id {json.dumps(ident)[:40]}, which no request had"
+                    break
+        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        for waiter in self._waiting.values():  # a request still waiting fails: no answer will come
+            await waiter.aclose()
+        self._waiting.clear()
+
+    async def request(self, message: dict[str, Any], what: str) -> tuple[int, dict[str, Any]]:
+        """Write ``message`` under a fresh id; its id and its answer (``what`` names it in errors)."""
+        self._next += 1
+        ident = self._next
+        send, receive = anyio.create_memory_object_stream[dict[str, Any]](1)
+        self._waiting[ident] = send
+        assert self.process.stdin is not None
+        try:
+            async with _adapter_faults(what):
+                with anyio.fail_after(CALL_TIMEOUT):
+                    async with self._writing:
+                        await self.process.stdin.send(json.dumps({"id": ident, **message}).encode() + b"\n")
+                    async with receive:
+                        try:
+                            return ident, await receive.receive()
+                        except anyio.EndOfStream:
+                            fault = self._fault or "the adapter stopped before it answered"
+                        raise AdapterError(f"{what}: {fault}")
+        finally:
+            unanswered = self._waiting.pop(ident, None)
+            if unanswered is not None:
+                unanswered.close()
+
+
+@dataclass
 class _Bridge:
     process: Process
     directory: str
     capabilities: frozenset[str] = CAPABILITIES_BRIDGE
     notices: list[str] = field(default_factory=list)
     carries_lone_surrogates: bool = True  # JSON lines written with json.dumps
-    _next: int = 0
-    _one_at_a_time: anyio.Lock = field(default_factory=anyio.Lock)
 
     def __post_init__(self) -> None:
-        self._lines = _ObjectLines(self.process)
-
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """One request and its answer line; one at a time (the kit reads answers in order)."""
-        assert self.process.stdin is not None
-        async with self._one_at_a_time, _adapter_faults(f"bridge request {message.get('op') or message.get('type')!r}"):
-            with anyio.fail_after(CALL_TIMEOUT):
-                await self.process.stdin.send(json.dumps(message).encode() + b"\n")
-                return await self._lines.next()
+        self.in_flight = _InFlight(self.process, _ObjectLines(self.process))
 
     async def hello(self) -> dict[str, Any]:
         """The bridge's answer to ``hello``, once it is a real contract answer (``docs/bridge.md``).
@@ -311,7 +368,7 @@ class _Bridge:
         async with _adapter_faults("bridge hello"):
             await self.process.stdin.send(json.dumps(hello).encode() + b"\n")
             with anyio.move_on_after(HELLO_TIMEOUT):
-                answer = await self._lines.next()
+                answer = await self.in_flight.lines.next()
                 problem = hello_problem(answer, hello)
                 if problem:
                     raise AdapterError(f"the bridge's hello answer {json.dumps(answer)[:160]} {problem}")
@@ -328,12 +385,9 @@ class _Bridge:
         op = "gateway" if tool == GATEWAY_TOOL else TOOL_ACTIONS.get(tool)  # docs/bridge.md: the raw gateway call
         if op is None:
             raise NotImplementedError(f"a bridge has no op for {tool}")
-        self._next += 1
-        ident = self._next
         context = {"session": "conformance", "directory": self.directory}
-        reply = await self.request({"id": ident, "op": op, "args": dict(arguments), "context": context})
-        if reply.get("id") != ident:
-            raise AdapterError(f"request {ident} ({op}) was answered with id {reply.get('id')!r}")
+        request = {"op": op, "args": dict(arguments), "context": context}
+        ident, reply = await self.in_flight.request(request, f"bridge request {op!r}")
         if "result" not in reply and "error" not in reply:
             raise AdapterError(f"the answer to request {ident} ({op}) holds neither result nor error")
         if "error" in reply:
@@ -354,44 +408,13 @@ class _Stub:
     capabilities: frozenset[str]
     notices: list[str] = field(default_factory=list)
     carries_lone_surrogates: bool = True  # JSON lines; a JavaScript string holds a lone surrogate
-    _next: int = 0
-    _waiting: dict[int, MemoryObjectSendStream[dict[str, Any]]] = field(default_factory=dict)
-    _writing: anyio.Lock = field(default_factory=anyio.Lock)
 
     def __post_init__(self) -> None:
-        self.lines = _ObjectLines(self.process)
-
-    async def read_answers(self) -> None:
-        """Hand each answer line to the request waiting for its id (until the shim's stdout ends)."""
-        try:
-            while True:
-                answer = await self.lines.next()
-                waiter = self._waiting.pop(answer.get("id"), None)  # type: ignore[arg-type]
-                if waiter is not None:
-                    async with waiter:
-                        await waiter.send(answer)
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            for waiter in self._waiting.values():  # a request still waiting fails: the shim is gone
-                await waiter.aclose()
-            self._waiting.clear()
+        self.in_flight = _InFlight(self.process, _ObjectLines(self.process))
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        self._next += 1
-        ident = self._next
-        send, receive = anyio.create_memory_object_stream[dict[str, Any]](1)
-        self._waiting[ident] = send
-        assert self.process.stdin is not None
-        try:
-            async with _adapter_faults(f"host shim {message.get('op')} {message.get('tool') or ''}".strip()):
-                with anyio.fail_after(CALL_TIMEOUT):
-                    async with self._writing:
-                        await self.process.stdin.send(json.dumps({"id": ident, **message}).encode() + b"\n")
-                    async with receive:
-                        answer = await receive.receive()
-        finally:
-            unanswered = self._waiting.pop(ident, None)
-            if unanswered is not None:
-                unanswered.close()
+        what = f"host shim {message.get('op')} {message.get('tool') or ''}".strip()
+        _, answer = await self.in_flight.request(message, what)
         if "error" in answer:
             raise AdapterError(f"the host shim could not serve it: {answer['error']}")
         self.notices += answer.get("notices") or []
@@ -473,10 +496,8 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
     async with await _spawn(spec, env, cwd) as process:
         bridge = _Bridge(process, cwd)
         await bridge.hello()
-        try:
+        async with bridge.in_flight.answering():
             yield bridge
-        finally:
-            await _stop(process)
 
 
 async def _spawn(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> Process:
@@ -493,13 +514,8 @@ async def _stub(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIte
         stub = _Stub(process, spec.capabilities)
         async with _adapter_faults("the host shim's start"):
             with anyio.fail_after(HELLO_TIMEOUT):
-                ready = await stub.lines.next()
+                ready = await stub.in_flight.lines.next()
         if ready.get("type") != "ready" or ready.get("error"):
             raise AdapterError(str(ready.get("error") or f"the host shim's first line was {json.dumps(ready)[:160]}"))
-        async with anyio.create_task_group() as group:
-            group.start_soon(stub.read_answers)
-            try:
-                yield stub
-            finally:
-                await _stop(process)
-                group.cancel_scope.cancel()
+        async with stub.in_flight.answering():
+            yield stub
