@@ -71,8 +71,11 @@ def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -
     user = json.loads((home / ".claude" / "settings.json").read_text())
     assert user["permissions"]["allow"] == ["Bash(ls)", "mcp__herdr_link"] and user["model"] == "opus"
     assert user["hooks"]["Stop"] == settings["hooks"]["Stop"] and len(user["hooks"]["SessionStart"]) == 1
-    backups = list((home / ".config" / "herdr-link" / "backups" / "claude").iterdir())
+    backups = [p for p in (home / ".config" / "herdr-link" / "backups").rglob("*") if p.is_file()]
     assert sorted(b.name.split(".2")[0] for b in backups) == [".claude.json", "settings.json"]
+    assert {b.parent for b in backups} == {
+        home / ".config" / "herdr-link" / "backups" / home.relative_to("/") / sub for sub in ("", ".claude")
+    }
     assert any(json.loads(b.read_text()) == state for b in backups)
 
     again = install(home, "--host", "claude", "--trust", str(home / "work"))

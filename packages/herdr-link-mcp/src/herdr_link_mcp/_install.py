@@ -1,131 +1,277 @@
 """``herdr-link-mcp install``: write a host's wiring into the files the user already has.
 
 The same install core as the OpenCode and Pi installers (``herdr_link_control.userfiles``): the plan
-is shown first, every file is merged without touching keys that are not ours, what it replaces is
-backed up, the new file appears whole (one ``os.replace``), a failure puts back what was there, and
-the last line (``state:``) says what each file is now. ``--uninstall`` takes out exactly what install
-put in.
-
-What is ours in a file: the server entry named ``herdr_link`` (replaced whole, but one that does not
-run ``herdr-link-mcp`` is another's and is replaced only when confirmed), our hint hook in a hook
-list (found by its ``herdr-link-mcp … hint --host`` command), our permission rule, Codex's trust of
-our hook, and the folder-trust entries the user asked for. A different value already at one of our
-places that is not ours (a folder marked *not* trusted, a foreign server entry) needs confirmation.
+is shown first; each file is edited in place, only at our own leaves (:mod:`._claims`), so every byte
+around them stays as the user wrote it; what it replaces is backed up by its path; the new file
+appears whole (one ``os.replace``, through a symlink to the file it names, never over a write this
+run did not see); a failure puts back what was there; and the last line (``state:``) says what each
+file is now. ``--uninstall`` takes out exactly what install put in (:mod:`._record`) and puts back
+what it replaced.
 """
 
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, MutableMapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control.userfiles import back_up, config_dir, roll_back, write_complete
+from herdr_link_control.userfiles import (
+    MISSING,
+    ChangedMeanwhile,
+    DocumentError,
+    JsonDocument,
+    Replaced,
+    TomlDocument,
+    config_dir,
+    put_back,
+    real_file,
+    replace_file,
+)
 
-from ._hosts import DEFAULT_NAMESPACE
+from . import _record as record
+from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry
 from ._wiring import TRUST_HOSTS, Wiring, WiringFile
 
 __all__ = ["FilePlan", "InstallError", "InstallPlan", "apply", "plan"]
 
-OUR_COMMANDS: Final = ("herdr-link-mcp", "herdr_link_mcp")
-"""A server entry or hook whose text names one of these runs our program."""
-OUR_LEAVES: Final = frozenset({"trusted_hash"})
-"""Leaf keys whose value is ours to replace (Codex's trust of our own hook)."""
+JSONC_FILES: Final = ("/.gemini/settings.json", "/.gemini/trustedFolders.json")
+"""Files whose host reads comments and trailing commas (Gemini CLI strips them before parsing)."""
 
 
 class InstallError(Exception):
     """The install cannot go ahead; the message says why, and nothing was changed."""
 
 
-def _names_ours(text: str) -> bool:
-    return any(name in text for name in OUR_COMMANDS)
+def _short(value: object) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)[:120]
 
 
-def _ours(value: object) -> bool:
-    """A value (a server entry) that runs our program."""
-    return _names_ours(json.dumps(value, default=str))
-
-
-def _ours_item(item: object) -> bool:
-    """A hook list item that is our hint hook (any version, any path)."""
-    if not isinstance(item, Mapping):
-        return False
-    text = json.dumps(item, default=str)
-    return _names_ours(text) and " hint --host " in text
+Document = JsonDocument | TomlDocument
 
 
 @dataclass
-class _Merge:
+class _Editor:
+    """One file's claims applied to its document, with what the record must say afterwards."""
+
+    document: Document
+    entry: record.FileRecord | None  # the record of this file before this run (None: it records nothing)
+    new: record.FileRecord
+    legacy: bool = False
+    """No record at all: files as an install by 0.1.0 left them. Uninstall then removes what is
+    recognisably ours; install adopts what is recognisably ours as its own."""
+    yes_needed: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    hook_was_there: bool = False
 
+    # Editing, in either format.
 
-def _merge(existing: MutableMapping[str, Any], ours: Mapping[str, Any], into: _Merge, where: str = "") -> None:
-    for key, value in ours.items():
-        path = f"{where}.{key}" if where else key
-        current = existing.get(key)
-        if key == DEFAULT_NAMESPACE or not isinstance(value, Mapping | list):
-            if current == value:
-                continue
-            if current is not None and key not in OUR_LEAVES and not (key == DEFAULT_NAMESPACE and _ours(current)):
-                into.conflicts.append(f"{path} is {json.dumps(current, default=str)[:120]}, would become ours")
-            existing[key] = value
-            into.changes.append(f"set {path}")
-        elif isinstance(value, Mapping):
-            if current is None:
-                existing[key] = {}
-            elif not isinstance(current, MutableMapping):
-                raise InstallError(f"{path} is not a table/object here, so nothing of ours can go in it")
-            _merge(existing[key], value, into, path)
-        else:
-            if current is None:
-                existing[key] = []
-            elif not isinstance(current, list):
-                raise InstallError(f"{path} is not a list here, so nothing of ours can go in it")
-            items = existing[key]
-            for item in value:
-                if item in items:
-                    continue
-                hook = _ours_item(item)
-                stale = [i for i, old in enumerate(items) if hook and _ours_item(old)]
-                if stale:
-                    items[stale[0]] = item
-                    into.changes.append(f"replace our entry in {path}")
-                else:
-                    items.append(item)
-                    label = "our hint hook" if hook else json.dumps(item, default=str)[:80]
-                    into.changes.append(f"add to {path}: {label}")
+    def _empty_inner(self, path: tuple[str, ...]) -> str | None:
+        document = self.document
+        if isinstance(document, JsonDocument):
+            value = document.get(path)
+            return document.inner(path) if isinstance(value, dict | list) and not value else None
+        return None
 
-
-def _unmerge(existing: MutableMapping[str, Any], ours: Mapping[str, Any], into: _Merge, where: str = "") -> None:
-    for key, value in ours.items():
-        path = f"{where}.{key}" if where else key
-        if key not in existing:
-            continue
-        current = existing[key]
-        if key == DEFAULT_NAMESPACE:
-            if _ours(current):
-                del existing[key]
-                into.changes.append(f"remove {path}")
+    def _create(self, path: tuple[str, ...], value: Any, *, table: bool = False) -> None:
+        """Set ``path`` to ``value``, making its missing containers; recorded as created."""
+        document = self.document
+        top = next(i for i in range(len(path)) if document.get(path[: i + 1]) is MISSING)
+        nested: Any = value
+        for key in reversed(path[top + 1 :]):
+            nested = {key: nested}
+        inner = self._empty_inner(path[:top])
+        if isinstance(document, TomlDocument):
+            if table and isinstance(value, Mapping):
+                document.add_table(path, value)
             else:
-                into.kept.append(f"{path} does not run herdr-link-mcp: left alone")
-        elif isinstance(value, Mapping) and isinstance(current, MutableMapping):
-            _unmerge(current, value, into, path)
-            if not current:
-                del existing[key]
-        elif isinstance(value, list) and isinstance(current, list):
-            keep = [item for item in current if item not in value and not _ours_item(item)]
-            if len(keep) != len(current):
-                into.changes.append(f"remove ours from {path}")
-                if keep:
-                    current[:] = keep
-                else:
-                    del existing[key]
-        elif current == value or key in OUR_LEAVES:
-            del existing[key]
-            into.changes.append(f"remove {path}")
+                document.set(path, value)
+            self.new["created"].append({"path": list(path[: top + 1])})
+            return
+        document.set(path[: top + 1], nested)
+        self.new["created"].append({"path": list(path[: top + 1]), "inner": inner})
+
+    def _remove(self, path: tuple[str, ...]) -> None:
+        document = self.document
+        if isinstance(document, TomlDocument):
+            document.remove(path)
+        else:
+            document.remove(path, inner=record.inner_of(self.entry, path))
+
+    def _set(self, path: tuple[str | int, ...], value: Any) -> None:
+        if isinstance(self.document, TomlDocument):
+            self.document.set([str(step) for step in path], value)
+        else:
+            self.document.set(path, value)
+
+    # Installing.
+
+    def install(self, claim: Claim) -> None:
+        current = self.document.get(claim.path)
+        if claim.kind in ("item", "hook"):
+            self._install_element(claim, current)
+            return
+        if current is MISSING:
+            self._create(claim.path, claim.value, table=claim.kind == "entry")
+            self.changes.append(f"add {claim.shown}")
+        elif current == claim.value:
+            self._adopt(claim)
+        elif claim.kind == "entry" and is_our_entry(current):
+            self._adopt(claim)
+            self._update_entry(claim, current)
+        elif claim.kind == "value" and claim.path[-1] == "trusted_hash" and self.hook_was_there:
+            self._set(claim.path, claim.value)  # Codex's trust of our own hook, changed with it
+            self.changes.append(f"set {claim.shown}")
+        else:
+            self.yes_needed.append(f"{claim.shown} is {_short(current)}, would become ours")
+            self._set(claim.path, claim.value)
+            self.changes.append(f"replace {claim.shown}")
+            if record.replaced_at(self.entry, claim.path) is None:
+                self.new["replaced"].append({"path": list(claim.path), "before": current, "wrote": claim.value})
+
+    def _adopt(self, claim: Claim, value: Any = None) -> None:
+        """With no record yet, what only Herdr Link writes (our server entry, our hint hook) and finds
+        already there (an install by 0.1.0) becomes ours; a rule or trust the user may have set
+        themselves does not."""
+        if not self.legacy or claim.kind in ("item", "value"):
+            return
+        if claim.kind in ("item", "hook"):
+            self.new["items"].append({"path": list(claim.path), "value": value, "inner": None})
+        elif not record.covers(self.new, claim.path):
+            self.new["created"].append({"path": list(claim.path)})
+
+    def _update_entry(self, claim: Claim, current: Mapping[str, Any]) -> None:
+        for key, value in claim.value.items():
+            mine = current.get(key, MISSING)
+            if isinstance(value, Mapping) and isinstance(mine, Mapping):
+                for inner_key, inner_value in value.items():  # e.g. env: the user's variables stay
+                    if mine.get(inner_key, MISSING) != inner_value:
+                        self._set((*claim.path, key, inner_key), inner_value)
+                        self.changes.append(f"set {claim.shown}.{key}.{inner_key}")
+            elif mine != value:
+                self._set((*claim.path, key), value)
+                self.changes.append(f"set {claim.shown}.{key}")
+        for key in current:
+            if key in OUR_ENTRY_KEYS and key not in claim.value:
+                self._remove((*claim.path, key))
+                self.changes.append(f"remove {claim.shown}.{key} (no longer wired)")
+
+    def _install_element(self, claim: Claim, current: Any) -> None:
+        if current is MISSING:
+            self._create(claim.path, [claim.value])
+            self.changes.append(f"add {claim.shown}: {self._label(claim)}")
+            return
+        if not isinstance(current, list):
+            raise DocumentError(f"{claim.shown} is not a list here, so nothing of ours can go in it")
+        if claim.kind == "hook":
+            found = find_hook(current)
+            if found is not None:
+                group, item = found
+                where: tuple[str | int, ...] = (
+                    (*claim.path, group) if item is None else (*claim.path, group, "hooks", item)
+                )
+                ours = hook_of(claim.value)
+                self._adopt(claim, current[group])
+                if self.document.get(where) != ours:  # type: ignore[arg-type]
+                    self._set(where, ours)
+                    self.changes.append(f"replace our hint hook in {claim.shown}")
+                return
+        elif claim.value in current:
+            self._adopt(claim, claim.value)
+            return
+        inner = self._empty_inner(claim.path)
+        assert isinstance(self.document, JsonDocument), "lists are only appended to in JSON files"
+        self.document.append(claim.path, claim.value)
+        self.new["items"].append({"path": list(claim.path), "value": claim.value, "inner": inner})
+        self.changes.append(f"add to {claim.shown}: {self._label(claim)}")
+
+    @staticmethod
+    def _label(claim: Claim) -> str:
+        return "our hint hook" if claim.kind == "hook" else _short(claim.value)
+
+    # Uninstalling.
+
+    def uninstall(self, claim: Claim) -> None:
+        current = self.document.get(claim.path)
+        if current is MISSING:
+            return
+        if claim.kind in ("item", "hook"):
+            self._uninstall_element(claim, current)
+            return
+        replaced = record.replaced_at(self.entry, claim.path)
+        ours_now = current == claim.value or (claim.kind == "entry" and is_our_entry(current))
+        if replaced is not None:
+            if current == replaced["wrote"] or (claim.kind == "entry" and is_our_entry(current)):
+                self._set(claim.path, replaced["before"])
+                self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
+            else:
+                self.kept.append(f"{claim.shown} changed since install: left as it is")
+        elif not ours_now:
+            what = "does not run herdr-link-mcp" if claim.kind == "entry" else f"is {_short(current)}, not ours"
+            self.kept.append(f"{claim.shown} {what}: left alone")
+        elif self.legacy or record.covers(self.entry, claim.path):
+            self._remove(claim.path)
+            self.changes.append(f"remove {claim.shown}")
+        else:
+            self.kept.append(f"{claim.shown} was there before install: kept")
+
+    def _uninstall_element(self, claim: Claim, current: Any) -> None:
+        if not isinstance(current, list):
+            return
+        if claim.kind == "item":
+            if claim.value not in current:
+                return
+            if (
+                self.legacy
+                or record.covers(self.entry, claim.path)
+                or record.appended(self.entry, claim.path, claim.value)
+            ):
+                self._remove((*claim.path, current.index(claim.value)))  # type: ignore[arg-type]
+                self.changes.append(f"remove ours from {claim.shown}")
+            else:
+                self.kept.append(f"{claim.shown} held {_short(claim.value)} before install: kept")
+            return
+        found = find_hook(current)
+        if found is None:
+            return
+        ours = (
+            self.legacy
+            or record.covers(self.entry, claim.path)
+            or any(
+                tuple(i["path"]) == claim.path and find_hook([i["value"]]) for i in (self.entry or {}).get("items", [])
+            )
+        )
+        if not ours:
+            self.kept.append(f"our hint hook in {claim.shown} was there before install: kept")
+            return
+        group, item = found
+        rest = dict(current[group]) if item is not None else {}
+        if item is not None:
+            rest["hooks"] = [h for i, h in enumerate(current[group]["hooks"]) if i != item]
+        our_group = {k: v for k, v in claim.value.items() if k != "hooks"}
+        only_ours = item is None or (not rest["hooks"] and {k: v for k, v in rest.items() if k != "hooks"} == our_group)
+        if only_ours:
+            self._remove((*claim.path, group))  # type: ignore[arg-type]
+        else:
+            self._remove((*claim.path, group, "hooks", item))  # type: ignore[arg-type]
+        self.changes.append(f"remove our hint hook from {claim.shown}")
+
+    def clean_up(self) -> None:
+        """Containers install made and that hold nothing but empty containers now are removed, deepest
+        first."""
+        for created in sorted(self.entry["created"] if self.entry else [], key=lambda c: -len(c["path"])):
+            path = tuple(created["path"])
+            if _hollow(self.document.get(path)):
+                self._remove(path)
+
+
+def _hollow(value: Any) -> bool:
+    """A container that holds nothing but empty containers."""
+    if isinstance(value, dict):
+        return all(map(_hollow, value.values()))
+    return isinstance(value, list) and all(map(_hollow, value))
 
 
 @dataclass
@@ -141,6 +287,8 @@ class FilePlan:
     conflicts: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     private: bool = False
+    recorded: record.FileRecord | None = None
+    """What the install record says of this file after the run (``None``: nothing)."""
 
 
 @dataclass
@@ -152,6 +300,9 @@ class InstallPlan:
     files: list[FilePlan]
     trust: bool = False
     """Whether folders to trust (or, uninstalling, to take out of the trust list) were named."""
+    record_path: Path | None = None
+    record_before: bytes | None = None
+    record_after: bytes | None = None
 
     @property
     def conflicts(self) -> list[str]:
@@ -166,7 +317,10 @@ class InstallPlan:
         verb = "uninstall" if self.uninstall else "install"
         lines = [f"plan ({verb} Herdr Link for {self.host}):"]
         for item in self.files:
-            lines.append(f"  {item.shown}: {item.action}")
+            link = f" (a link: written through to {real_file(item.path)})" if item.path.is_symlink() else ""
+            lines.append(f"  {item.shown}: {item.action}{link}")
+            if item.action != "unchanged" and item.before is not None and not os.access(real_file(item.path), os.W_OK):
+                lines.append(f"    ! {item.shown} is read-only: the write will fail")
             lines += [f"    - {change}" for change in item.changes]
             lines += [f"    ! {conflict}" for conflict in item.conflicts]
             lines += [f"    = {kept}" for kept in item.kept]
@@ -182,48 +336,59 @@ def _expand(shown: str, home: Path, cwd: Path) -> Path:
     return path if path.is_absolute() else cwd / path
 
 
-def _load(path: Path, kind: str) -> tuple[bytes | None, MutableMapping[str, Any]]:
+def _read(path: Path) -> bytes | None:
     try:
-        raw = path.read_bytes()
+        return real_file(path).read_bytes()
     except FileNotFoundError:
-        return None, {}
+        return None
+    except IsADirectoryError as error:
+        raise InstallError(f"{path} is a folder, not a file: nothing was changed") from error
     except OSError as error:
-        raise InstallError(f"{path} cannot be read: {error.strerror}; nothing was changed") from error
-    text = raw.decode("utf-8", errors="replace")
-    if not text.strip():
-        return raw, {}
+        raise InstallError(f"{path} cannot be read: {error.strerror or error}; nothing was changed") from error
+
+
+def _document(path: Path, raw: bytes | None, kind: str) -> Document:
+    text = "" if raw is None else raw.decode("utf-8", errors="surrogateescape")
     try:
         if kind == "toml":
-            import tomlkit
-
-            return raw, tomlkit.parse(text)
-        value = json.loads(text)
-    except ValueError as error:
-        raise InstallError(
-            f"{path} is not valid {kind.upper()} ({error}): fix it first; nothing was changed"
-        ) from error
-    if not isinstance(value, dict):
-        raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
-    return raw, value
+            return TomlDocument(text)
+        return JsonDocument(text, jsonc=path.as_posix().endswith(JSONC_FILES))
+    except DocumentError as error:
+        what = "TOML" if kind == "toml" else "JSON"
+        raise InstallError(f"{path} is not valid {what} ({error}): fix it first; nothing was changed") from error
 
 
-def _dump(value: MutableMapping[str, Any], kind: str) -> bytes:
-    if kind == "toml":
-        import tomlkit
-
-        return (tomlkit.dumps(value).rstrip() + "\n").encode()
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
-
-
-def _plan_file(item: WiringFile, home: Path, cwd: Path, uninstall: bool) -> FilePlan:
+def _plan_file(
+    item: WiringFile, home: Path, cwd: Path, uninstall: bool, entries: dict[str, record.FileRecord], legacy: bool
+) -> FilePlan:
     path = _expand(item.path, home, cwd)
     if item.format == "text":
         raise InstallError(f"{item.path}: a text file is not merged")
-    before, document = _load(path, item.format)
-    merge = _Merge()
-    (_unmerge if uninstall else _merge)(document, item.data, merge)
-    after = _dump(document, item.format) if document else None
-    if not merge.changes:
+    before = _read(path)
+    document = _document(path, before, item.format)
+    if not uninstall and isinstance(document, JsonDocument) and not isinstance(document.value, dict):
+        raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
+    key = os.path.abspath(path)
+    entry = entries.get(key)
+    blank = None if before is None or before.strip() else before.decode("utf-8", "surrogateescape")
+    new = entry if entry is not None else record.empty_record(before is not None, blank)
+    new = json.loads(json.dumps(new))  # a copy this run may add to
+    editor = _Editor(document, entry, new, legacy=legacy)
+    editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and _our_hook_was_there(path)
+    try:
+        for claim in claims(item.data):
+            (editor.uninstall if uninstall else editor.install)(claim)
+        if uninstall:
+            editor.clean_up()
+    except DocumentError as error:
+        raise InstallError(f"{path}: {error}; nothing was changed") from error
+    after_text = document.text
+    if uninstall and entry is not None and not document.value and entry.get("blank") is not None:
+        after_text = entry["blank"]
+    after: bytes | None = after_text.encode("utf-8", errors="surrogateescape")
+    if uninstall and entry is not None and not entry.get("existed", True) and not document.value:
+        after = None  # the file install created, empty again
+    if not editor.changes:
         action, after = "unchanged", before
     elif before is None:
         action = "create"
@@ -231,55 +396,65 @@ def _plan_file(item: WiringFile, home: Path, cwd: Path, uninstall: bool) -> File
         action = "remove"
     else:
         action = "update"
-    return FilePlan(path, item.path, action, before, after, merge.changes, merge.conflicts, merge.kept, item.private)
+    file_record = _still_there(entry, document) if uninstall else new
+    entries.pop(key, None)
+    if file_record is not None:
+        entries[key] = file_record
+    return FilePlan(path, item.path, action, before, after, editor.changes, editor.yes_needed, editor.kept,
+                    item.private, file_record)  # fmt: skip
 
 
-def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False) -> InstallPlan:
+def _still_there(entry: record.FileRecord | None, document: Document) -> record.FileRecord | None:
+    """After an uninstall, what the record keeps of a file: what install added that is still there
+    (folder trust, when no ``--trust`` asked to take it out) and values not yet put back."""
+    if entry is None:
+        return None
+    kept = dict(entry)
+    kept["created"] = [c for c in entry["created"] if document.get(tuple(c["path"])) is not MISSING]
+    kept["items"] = [
+        i for i in entry["items"]
+        if isinstance(document.get(tuple(i["path"])), list) and (
+            i["value"] in document.get(tuple(i["path"])) or find_hook(document.get(tuple(i["path"]))) is not None)
+    ]  # fmt: skip
+    kept["replaced"] = [r for r in entry["replaced"] if document.get(tuple(r["path"])) == r["wrote"]]
+    return kept if kept["created"] or kept["items"] or kept["replaced"] else None
+
+
+def _our_hook_was_there(config: Path) -> bool:
+    """For Codex's config: whether ``hooks.json`` beside it held our hook before this run (its trust
+    entry is then ours to change with it)."""
+    hooks_file = config.parent / "hooks.json"
+    try:
+        value = json.loads(real_file(hooks_file).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(value, dict) and find_hook((value.get("hooks") or {}).get("SessionStart")) is not None
+
+
+def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False, environ: Mapping[str, str] | None = None
+         ) -> InstallPlan:  # fmt: skip
     """Decide what installing (or uninstalling) ``wiring`` does to each of its files.
 
     Raises:
         InstallError: a file cannot be read or parsed, or holds something else where ours goes.
     """
-    files = [_plan_file(f, home, cwd, uninstall) for f in wiring.files]
-    return InstallPlan(wiring.host, uninstall, files, trust=wiring.trusted)
-
-
-@dataclass
-class _Done:
-    item: FilePlan
-    backup: Path | None
-
-
-def _write(item: FilePlan, backups: Path) -> _Done:
-    current = item.path.read_bytes() if item.path.exists() else None
-    if current != item.before:
-        raise InstallError(f"{item.shown} changed while this run was planning (a running host wrote it): run again")
-    backup = back_up(item.path, backups) if current is not None else None
-    done = _Done(item, backup)
-    if item.after is None:
-        item.path.unlink()
-        return done
-    item.path.parent.mkdir(parents=True, exist_ok=True)
-    mode = (item.path.stat().st_mode & 0o777) if current is not None else (0o600 if item.private else None)
-
-    def keep_mode(partial: Path) -> None:
-        if mode is not None:
-            os.chmod(partial, mode)
-
-    write_complete(
-        item.path, item.after, partial=item.path.with_name(item.path.name + ".herdr-link.partial"), verify=keep_mode
-    )
-    return done
+    environ = os.environ if environ is None else environ
+    record_path = config_dir(environ, home) / record.RECORD_NAME
+    record_before, entries = record.load_record(record_path)
+    legacy = record_before is None
+    files = [_plan_file(f, home, cwd, uninstall, entries, legacy) for f in wiring.files]
+    record_after = record.dump_record(entries) if any(f.action != "unchanged" for f in files) else record_before
+    return InstallPlan(wiring.host, uninstall, files, wiring.trusted, record_path, record_before, record_after)
 
 
 DONE_WORDS: Final = {"create": "created", "update": "updated", "remove": "removed"}
 
 
-def _state(plan: InstallPlan, done: list[_Done], stuck: list[FilePlan]) -> str:
-    written = {d.item.path: d for d in done}
+def _state(plan: InstallPlan, done: list[Replaced], stuck: list[str]) -> str:
+    written = {d.path: d for d in done}
     parts = []
     for item in plan.files:
-        if item in stuck:
+        if item.shown in stuck:
             parts.append(f"{item.shown} holds what this run wrote (its rollback failed)")
         elif item.path in written:
             backup = written[item.path].backup
@@ -289,26 +464,45 @@ def _state(plan: InstallPlan, done: list[_Done], stuck: list[FilePlan]) -> str:
     return "state: " + "; ".join(parts)
 
 
+def backups_root(environ: Mapping[str, str], home: Path) -> Path:
+    """Where every backup of a user's file goes, under its own path (``docs`` and READMEs name it)."""
+    return config_dir(environ, home) / "backups"
+
+
 def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callable[[str], None]) -> int:
-    """Write the plan's files (backup, whole-file replace; on failure, put back what was written).
-    Says each step and ends with the ``state:`` line; returns the exit status (0 done, 1 failed)."""
-    backups = config_dir(environ, home) / "backups" / plan.host
-    done: list[_Done] = []
+    """Write the plan's files (backup, whole-file replace, never over a write this run did not see;
+    on failure, put back what was written). Says each step and ends with the ``state:`` line;
+    returns the exit status (0 done, 1 failed)."""
+    backups = backups_root(environ, home)
+    done: list[Replaced] = []
     try:
         for item in plan.changed:
-            done.append(_write(item, backups))
+            done.append(replace_file(item.path, item.before, item.after, backups=backups, private=item.private))
             say(f"{DONE_WORDS[item.action]}: {item.shown}")
+        if plan.record_path is not None and plan.record_after != plan.record_before:
+            done.append(
+                replace_file(plan.record_path, plan.record_before, plan.record_after, backups=backups, private=True)
+            )
     except (OSError, InstallError) as error:
-        reason = error if isinstance(error, InstallError) else f"{error.strerror or error}: {error.filename or ''}"
+        if isinstance(error, ChangedMeanwhile):
+            reason = f"{error}: run again"
+        elif isinstance(error, InstallError) or not error.filename:
+            reason = str(error.strerror or error) if isinstance(error, OSError) else str(error)
+        else:
+            reason = f"{error.strerror or error}: {error.filename}"
         sys.stderr.write(f"herdr-link-mcp install: {reason}\n")
         stuck = []
+        shown = {item.path: item.shown for item in plan.files}
         for step in reversed(done):
-            scratch = step.item.path.with_name(step.item.path.name + ".herdr-link.restore")
+            name = shown.get(step.path, str(step.path))
             try:
-                say(f"{step.item.shown}: {roll_back(step.item.path, step.backup, scratch)}")
+                say(f"{name}: {put_back(step)}")
+            except ChangedMeanwhile as changed:
+                say(f"{name}: {changed}")
+                stuck.append(name)
             except OSError:
-                stuck.append(step.item)
+                stuck.append(name)
         say(_state(plan, [], stuck))
         return 1
-    say(_state(plan, done, []))
+    say(_state(plan, [d for d in done if d.path != plan.record_path], []))
     return 0

@@ -19,6 +19,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from herdr_link_control.userfiles import real_file
+
+from ._claims import find_hook
 from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
 from ._version import __version__
@@ -218,6 +221,20 @@ def _claude(
     return Wiring("claude", files, notes=notes, scope=scope)
 
 
+def _hook_position(hooks_file: Path) -> tuple[int, int]:
+    """Where our SessionStart hook is in Codex's ``hooks.json`` (group, handler), or will be once
+    install appends its group after the user's: the place Codex's trust entry names."""
+    try:
+        document = json.loads(real_file(hooks_file).read_bytes())
+    except (OSError, ValueError):
+        return 0, 0
+    groups = (document.get("hooks") or {}).get("SessionStart") if isinstance(document, dict) else None
+    found = find_hook(groups)
+    if found is not None:
+        return found[0], found[1] or 0
+    return (len(groups) if isinstance(groups, list) else 0), 0
+
+
 def _codex(
     command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path, required: bool
 ) -> Wiring:
@@ -225,7 +242,7 @@ def _codex(
     folder = codex_home(environ, home)
     shown = _shown(folder, home)
     hint = _hint_command("codex", [command, *args])
-    trust_key = hook_trust_key(folder / "hooks.json", SESSION_START)
+    trust_key = hook_trust_key(folder / "hooks.json", SESSION_START, *_hook_position(folder / "hooks.json"))
     trusted_hash = command_hook_hash(SESSION_START, hint, HOOK_TIMEOUT)
     server: dict[str, Any] = {
         "command": command,
@@ -268,8 +285,8 @@ def _codex(
         ),
         "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
         "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
-        "it until you review it there. The entry names the hook by its place, the first SessionStart group of "
-        "hooks.json: keep ours first there, or trust it in /hooks instead. Outside Herdr the hook writes "
+        "it until you review it there. The entry names the hook by its place in hooks.json (group and handler, "
+        "as install leaves it): if you move it, trust it again in /hooks. Outside Herdr the hook writes "
         "nothing to stdout (no hint is added) and one line to stderr that says why.",
         "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
         "Codex reads both files in every folder. In a git repository it has not been told to trust it asks "

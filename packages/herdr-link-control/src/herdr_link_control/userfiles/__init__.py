@@ -2,9 +2,12 @@
 
 One core for every installer (the OpenCode installer, the Pi extension's installer, the MCP hosts'
 wiring) and for the bridge location file: a file appears only whole (:func:`write_complete`:
-fsync, then one ``os.replace``), what it replaces is backed up first under a name that sorts by
-UTC time (:func:`back_up`; a few are kept), a generated file is known as ours by its ID line
-(:func:`made_by`), and a failed install puts back what was there (:func:`roll_back`). The bridge
+fsync, then one ``os.replace``), every copy is as private as its file from its first byte, what it
+replaces is backed up first under a name that sorts by UTC time (:func:`back_up`; the first and the
+newest are kept), a generated file is known as ours by its ID line (:func:`made_by`), and a failed
+install puts back what was there (:func:`roll_back`). A user's own config file is edited in place,
+never re-serialised (:class:`JsonDocument`, :class:`TomlDocument`), and replaced through its
+symlinks, never over a write the run did not see (:func:`replace_file`, :func:`put_back`). The bridge
 location file says where the JavaScript stubs find ``herdr-link-bridge`` (``docs/bridge.md``).
 
 Standard library only: importing it loads neither pydantic nor anyio, so ``herdr-link-mcp wiring``
@@ -21,10 +24,17 @@ if TYPE_CHECKING:
     from ._backups import (
         KEEP_BACKUPS as KEEP_BACKUPS,
         back_up as back_up,
+        backup_folder as backup_folder,
         backup_stamp as backup_stamp,
         prune_backups as prune_backups,
     )
-    from ._complete import copy_complete as copy_complete, write_complete as write_complete
+    from ._complete import (
+        ChangedMeanwhile as ChangedMeanwhile,
+        copy_complete as copy_complete,
+        read_current as read_current,
+        write_complete as write_complete,
+    )
+    from ._jsonedit import MISSING as MISSING, DocumentError as DocumentError, JsonDocument as JsonDocument
     from ._location import (
         BRIDGE_COMMAND as BRIDGE_COMMAND,
         BRIDGE_CONFIG_FILE as BRIDGE_CONFIG_FILE,
@@ -37,6 +47,14 @@ if TYPE_CHECKING:
     )
     from ._ownership import made_by as made_by
     from ._rollback import roll_back as roll_back
+    from ._tomledit import TomlDocument as TomlDocument
+    from ._userfile import (
+        LinkError as LinkError,
+        Replaced as Replaced,
+        put_back as put_back,
+        real_file as real_file,
+        replace_file as replace_file,
+    )
 
     __all__: list[str]
 
@@ -44,12 +62,20 @@ _EXPORTS = {
     "_backups": [
         "KEEP_BACKUPS",
         "back_up",
+        "backup_folder",
         "backup_stamp",
         "prune_backups",
     ],
     "_complete": [
+        "ChangedMeanwhile",
         "copy_complete",
+        "read_current",
         "write_complete",
+    ],
+    "_jsonedit": [
+        "MISSING",
+        "DocumentError",
+        "JsonDocument",
     ],
     "_location": [
         "BRIDGE_COMMAND",
@@ -66,6 +92,16 @@ _EXPORTS = {
     ],
     "_rollback": [
         "roll_back",
+    ],
+    "_tomledit": [
+        "TomlDocument",
+    ],
+    "_userfile": [
+        "LinkError",
+        "Replaced",
+        "put_back",
+        "real_file",
+        "replace_file",
     ],
 }
 """Each submodule and the names it provides: generated from the imports above."""

@@ -1,0 +1,96 @@
+"""What Herdr Link owns in a host's file: leaves, never the containers around them.
+
+A wiring's data is read as claims, each recognised by what it is: the server entry named
+``herdr_link`` (ours when it runs ``herdr-link-mcp``; its keys we write are ours, a key the user
+added to it stays), an item of a list (the permission rule), our hint hook (the hook item, not the
+group around it), and a value (a folder's trust, Codex's trust of our hook). Installing sets each
+claim; a user's different value at a claim's place is foreign: shown, changed only when confirmed,
+and recorded (:mod:`._record`) so that uninstalling puts it back.
+"""
+
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from ._hosts import DEFAULT_NAMESPACE
+
+__all__ = ["OUR_COMMANDS", "OUR_ENTRY_KEYS", "Claim", "claims", "find_hook", "is_our_entry", "is_our_hook"]
+
+OUR_COMMANDS: Final = ("herdr-link-mcp", "herdr_link_mcp")
+"""A server entry or hook whose text names one of these runs our program."""
+OUR_ENTRY_KEYS: Final = frozenset(
+    {"type", "command", "args", "env", "env_vars", "default_tools_approval_mode", "required",
+     "startup_timeout_sec", "trust", "exposure"}
+)  # fmt: skip
+"""Keys some wiring writes in our server entry: one our wiring no longer writes is taken out; any
+other key in the entry is the user's and stays."""
+
+
+def _names_ours(text: str) -> bool:
+    return any(name in text for name in OUR_COMMANDS)
+
+
+def is_our_entry(value: object) -> bool:
+    """A server entry that runs our program."""
+    return isinstance(value, Mapping) and _names_ours(json.dumps(value, default=str))
+
+
+def is_our_hook(item: object) -> bool:
+    """A hook item (a handler, not a group of them) that is our hint hook, of any version and path."""
+    if not isinstance(item, Mapping) or isinstance(item.get("hooks"), list):
+        return False
+    text = json.dumps(item, default=str)
+    return _names_ours(text) and " hint --host " in text
+
+
+def find_hook(groups: object) -> tuple[int, int | None] | None:
+    """Where our hook is in a list of hook groups: ``(group, item)``, or ``(index, None)`` when the
+    list holds handlers directly (AGY); ``None`` when it is not there."""
+    if not isinstance(groups, list):
+        return None
+    for index, group in enumerate(groups):
+        if is_our_hook(group):
+            return index, None
+        hooks = group.get("hooks") if isinstance(group, Mapping) else None
+        if isinstance(hooks, list):
+            for position, item in enumerate(hooks):
+                if is_our_hook(item):
+                    return index, position
+    return None
+
+
+def hook_of(group: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Our hook item in a group as our wiring writes it (the group itself when it is a handler)."""
+    if is_our_hook(group):
+        return group
+    return next(item for item in group["hooks"] if is_our_hook(item))
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One thing of ours at ``path``: a server ``entry``, an ``item`` of a list, a ``hook`` group
+    appended to a list of groups, or a ``value``."""
+
+    kind: Literal["entry", "item", "hook", "value"]
+    path: tuple[str, ...]
+    value: Any
+
+    @property
+    def shown(self) -> str:
+        return ".".join(self.path)
+
+
+def claims(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[Claim]:
+    """The claims a wiring's ``data`` makes, in order."""
+    for key, value in data.items():
+        here = (*path, key)
+        if key == DEFAULT_NAMESPACE:
+            yield Claim("entry", here, value)
+        elif isinstance(value, Mapping):
+            yield from claims(value, here)
+        elif isinstance(value, list):
+            for element in value:
+                yield Claim("hook" if isinstance(element, Mapping) else "item", here, element)
+        else:
+            yield Claim("value", here, value)

@@ -1,0 +1,83 @@
+"""The install record: what ``herdr-link-mcp install`` added to each file and what it replaced, so that
+``--uninstall`` takes out only that and puts back what was there.
+
+One file per user, ``<Herdr Link's config directory>/installed.json`` (``~/.config/herdr-link/``),
+readable by its owner only, keyed by each file's absolute path as named. Per file:
+
+- ``existed``: whether the file was there before the first install (a file install created and
+  emptied again is removed; one that was there stays, even empty); ``blank``: its text when it held
+  only whitespace;
+- ``created``: paths install added (a key, with the containers it had to make), and ``inner``: what
+  the container it went into held while empty (given back when it is emptied again);
+- ``items``: list items install appended (the permission rule, a hook group);
+- ``replaced``: a user's value install replaced (only with ``--yes``): ``before`` and ``wrote``, so
+  uninstall restores ``before`` while the key still holds exactly ``wrote``.
+
+Without a record file (an install made by 0.1.0), uninstall removes what is recognisably ours and
+keeps every container, and install adopts what is recognisably ours as its own.
+"""
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["RECORD_NAME", "FileRecord", "dump_record", "load_record"]
+
+RECORD_NAME: Final = "installed.json"
+
+FileRecord = dict[str, Any]
+
+
+def empty_record(existed: bool, blank: str | None) -> FileRecord:
+    return {"existed": existed, "blank": blank, "created": [], "items": [], "replaced": []}
+
+
+def load_record(path: Path) -> tuple[bytes | None, dict[str, FileRecord]]:
+    """The record's bytes as read (to compare before it is replaced) and its files; a record that
+    cannot be read counts as none (uninstall then falls back to what is recognisably ours)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None, {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return raw, {}
+    files = body.get("files") if isinstance(body, dict) else None
+    return raw, {k: v for k, v in files.items() if isinstance(v, dict)} if isinstance(files, dict) else {}
+
+
+def dump_record(files: Mapping[str, FileRecord]) -> bytes:
+    """The record's bytes. Kept even when it records nothing: its presence says that every file
+    without an entry holds nothing install added (without it, files are taken as 0.1.0 left them)."""
+    kept = {path: entry for path, entry in sorted(files.items()) if entry.get("created") or entry.get("items")
+            or entry.get("replaced")}  # fmt: skip
+    return (json.dumps({"version": 1, "files": kept}, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def covers(entry: FileRecord | None, path: tuple[str, ...]) -> bool:
+    """Whether install created ``path`` or a container above it."""
+    return entry is not None and any(tuple(c["path"]) == path[: len(c["path"])] for c in entry["created"])
+
+
+def inner_of(entry: FileRecord | None, path: tuple[str, ...]) -> str:
+    """What the container of ``path`` held while empty, before install added ``path``."""
+    for created in entry["created"] if entry else ():
+        if tuple(created["path"]) == path:
+            return str(created.get("inner") or "")
+    for item in entry["items"] if entry else ():
+        if tuple(item["path"]) == path[:-1]:
+            return str(item.get("inner") or "")
+    return ""
+
+
+def replaced_at(entry: FileRecord | None, path: tuple[str, ...]) -> dict[str, Any] | None:
+    for replaced in entry["replaced"] if entry else ():
+        if tuple(replaced["path"]) == path:
+            return dict(replaced)
+    return None
+
+
+def appended(entry: FileRecord | None, path: tuple[str, ...], value: Any) -> bool:
+    return entry is not None and any(tuple(i["path"]) == path and i["value"] == value for i in entry["items"])

@@ -1,0 +1,147 @@
+"""Files users have, for the install round trip: each host's own files as the hosts and their users
+write them (shapes taken from the hosts' defaults and their documentation), in the styles people
+keep them (2 and 4 spaces, tabs, minified, CRLF, no final newline), plus the hard cases (comments,
+escapes, number spellings, bytes that are not UTF-8, empty containers, existing hooks and trust,
+dotted TOML keys, blank lines)."""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    host: str
+    path: str  # under HOME
+    data: bytes
+
+
+CLAUDE_STATE: dict[str, Any] = {
+    "numStartups": 42,
+    "installMethod": "native",
+    "autoUpdates": False,
+    "theme": "dark",
+    "userID": "5e1f0d3c9a7b",
+    "firstStartTime": "2026-03-01T09:12:44.120Z",
+    "primaryApiKey": "sk-ant-secret-value",
+    "projects": {
+        "/home/me/work/app": {
+            "allowedTools": [],
+            "history": [{"display": "fix the tests", "pastedContents": {}}],
+            "mcpContextUris": [],
+            "mcpServers": {},
+            "hasTrustDialogAccepted": True,
+            "lastCost": 0.1234,
+            "lastDuration": 61234,
+        }
+    },
+    "tipsHistory": {"new-user-warmup": 1, "memory-command": 7},
+    "cachedChangelog": '# Changelog\n\n## 2.1.0\n- \u00e9l\u00e8ve "quotes" and \\ backslashes',
+}
+CLAUDE_SETTINGS: dict[str, Any] = {
+    "$schema": "https://json.schemastore.org/claude-code-settings.json",
+    "model": "opus",
+    "permissions": {"allow": ["Bash(npm run test:*)", "Read(~/.zshrc)"], "deny": ["Read(./.env)"]},
+    "hooks": {
+        "PostToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": "npx prettier --write"}]}],
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}],
+    },
+    "env": {"DISABLE_TELEMETRY": "1"},
+}
+GEMINI_SETTINGS: dict[str, Any] = {
+    "general": {"vimMode": True, "preferredEditor": "code"},
+    "ui": {"theme": "GitHub"},
+    "mcpServers": {"github": {"httpUrl": "https://api.example.invalid/mcp", "timeout": 5000}},
+    "security": {"folderTrust": {"enabled": True}, "auth": {"selectedType": "oauth-personal"}},
+}
+GEMINI_TRUST: dict[str, Any] = {"/home/me/work": "TRUST_FOLDER", "/home/me/tmp": "DO_NOT_TRUST"}
+CODEX_HOOKS: dict[str, Any] = {
+    "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "~/bin/log-session", "timeout": 5}]}]}
+}
+AGY_MCP: dict[str, Any] = {"mcpServers": {"filesystem": {"command": "npx", "args": ["-y", "mcp-fs", "/home/me"]}}}
+AGY_HOOKS: dict[str, Any] = {"audit": {"PreInvocation": [{"type": "command", "command": "audit-log"}]}}
+PI_MCP: dict[str, Any] = {"mcpServers": {"search": {"command": "search-mcp", "args": [], "exposure": "codemode"}}}
+
+BASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("claude", ".claude.json", CLAUDE_STATE),
+    ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
+    ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
+    ("gemini", ".gemini/trustedFolders.json", GEMINI_TRUST),
+    ("codex", ".codex/hooks.json", CODEX_HOOKS),
+    ("agy", ".gemini/config/mcp_config.json", AGY_MCP),
+    ("agy", ".gemini/antigravity-cli/hooks.json", AGY_HOOKS),
+    ("pi", ".pi/agent/mcp.json", PI_MCP),
+]
+
+
+def _styles(value: Any) -> dict[str, str]:
+    two = json.dumps(value, indent=2, ensure_ascii=False)
+    return {
+        "2-space": two + "\n",
+        "4-space": json.dumps(value, indent=4) + "\n",  # escapes non-ASCII as \\uXXXX
+        "tabs": json.dumps(value, indent="\t", ensure_ascii=False) + "\n",
+        "minified": json.dumps(value, separators=(",", ":"), ensure_ascii=False),
+        "crlf": two.replace("\n", "\r\n") + "\r\n",
+        "no-final-newline": two,
+    }
+
+
+def _special() -> list[Case]:
+    cases = [
+        ("claude", ".claude.json", '{\n  "n": 1e2,\n  "big": 1e400,\n  "tiny": -0.0,\n  "e": "\\u00e9\\/"\n}\n'),
+        ("claude", ".claude.json", '{\n  "mcpServers": {},\n  "projects": {}\n}\n'),
+        ("claude", ".claude.json", '{ "mcpServers": { }, "numStartups": 3 }\n'),
+        ("claude", ".claude.json", ""),
+        ("claude", ".claude.json", "{}"),
+        ("claude", ".claude.json", "  \n"),
+        ("claude", ".claude/settings.json", '{\n  "permissions": {\n    "allow": []\n  }\n}\n'),
+        ("claude", ".claude/settings.json", '{"permissions":{"allow":["mcp__herdr_link"]},"hooks":{}}'),
+        (
+            "claude",
+            ".claude/settings.json",
+            '{\n  "hooks": {\n    "SessionStart": [\n      {\n        "hooks": []\n      }\n    ]\n  }\n}\n',
+        ),
+        (
+            "gemini",
+            ".gemini/settings.json",
+            '// my Gemini settings\n{\n  "ui": {"theme": "GitHub"}, // dark later\n  /* servers */\n'
+            '  "mcpServers": {\n    "other": {"command": "x"},\n  },\n}\n',
+        ),
+        ("gemini", ".gemini/settings.json", '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'),
+        ("gemini", ".gemini/trustedFolders.json", '{\n  // mine\n  "/home/me": "TRUST_PARENT"\n}\n'),
+        ("codex", ".codex/hooks.json", '{\n  "hooks": {}\n}\n'),
+        ("pi", ".pi/agent/mcp.json", '{\n    "mcpServers": {\n    }\n}\n'),
+    ]
+    out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
+    out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))
+    return out
+
+
+TOML: list[str] = [
+    "",
+    'model = "gpt-5"',
+    'model = "gpt-5"\n',
+    'mcp_servers.other.command = "x"\nmodel = "gpt-5"\n',
+    'hooks.something = true\nmodel = "o3"\n',
+    '# Codex config\r\nmodel = "o3"\r\n\r\n[mcp_servers.other]\r\ncommand = "x"\r\n',
+    'model = "o3"\n\n[profiles.fast]\nmodel = "o4-mini"\n\n\n',
+    'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n\n[sandbox_workspace_write]\n'
+    'network_access = true\n\n[projects."/home/me/work"]\ntrust_level = "trusted"\n',
+    'notify = ["notify-send", "Codex"]\n\n[tui]\nnotifications = [\n  "agent-turn-complete", # done\n]\n',
+    'instructions = """\nUse [brackets] freely.\n[not.a.table]\n"""\n[history]\npersistence = "save-all"\n',
+    '[mcp_servers]\nother = { command = "x", args = ["y"] }\n',
+    "[features]\nweb_search_request = true\n# trailing comment\n",
+]
+
+
+def corpus() -> list[Case]:
+    """Every case, named."""
+    cases = [
+        Case(f"{host}-{path.replace('/', '_')}-{style}", host, path, text.encode())
+        for host, path, value in BASES
+        for style, text in _styles(value).items()
+    ]
+    cases += _special()
+    cases += [Case(f"codex-config-{i}", "codex", ".codex/config.toml", text.encode()) for i, text in enumerate(TOML)]
+    return cases

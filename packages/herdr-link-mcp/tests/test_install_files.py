@@ -1,0 +1,239 @@
+"""A user's files are theirs: install then uninstall gives back the same bytes, only our leaves are
+ever changed, a user's value we replace is put back, and nothing is lost or exposed on the way."""
+
+import json
+import os
+import stat
+import tomllib
+from pathlib import Path
+
+import pytest
+from install_corpus import Case, corpus
+
+from herdr_link_mcp import wiring
+from herdr_link_mcp._install import apply, plan
+
+
+def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | None = None) -> tuple[int, list[str]]:
+    said: list[str] = []
+    chosen = wiring(host, home=home, environ={}, trust=trust or ())
+    decided = plan(chosen, home, home, uninstall=uninstall, environ={})
+    if not decided.changed and decided.record_after == decided.record_before:
+        return 0, [*decided.describe(), "unchanged"]
+    described = decided.describe()
+    return apply(decided, {}, home, said.append), [*described, *said]
+
+
+TRUSTING = {"claude", "codex", "gemini"}
+
+
+@pytest.mark.parametrize("case", corpus(), ids=lambda c: c.name)
+def test_install_then_uninstall_gives_back_the_same_bytes(tmp_path: Path, case: Case) -> None:
+    home = tmp_path / "home"
+    target = home / case.path
+    target.parent.mkdir(parents=True)
+    target.write_bytes(case.data)
+    trust = [str(home / "work")] if case.host in TRUSTING else []
+    status, said = _run(home, case.host, trust=trust)
+    assert status == 0, said
+    installed = target.read_bytes()
+    assert installed != case.data or case.path.endswith("trustedFolders.json") and not trust, said
+    status, said = _run(home, case.host, uninstall=True, trust=trust)
+    assert status == 0, said
+    assert target.read_bytes() == case.data, said
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(corpus()) >= 40
+
+
+def _home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def test_codex_dotted_keys_stay_where_the_user_put_them(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    (home / ".codex").mkdir()
+    config = home / ".codex" / "config.toml"
+    config.write_text('mcp_servers.other.command = "x"\nmodel = "gpt-5"\nhooks.other = 1\n')
+    assert _run(home, "codex")[0] == 0
+    parsed = tomllib.loads(config.read_text())
+    assert parsed["model"] == "gpt-5" and "model" not in parsed["mcp_servers"]["herdr_link"]
+    assert parsed["hooks"]["other"] == 1
+
+
+def test_codex_trust_names_the_place_our_hook_really_has(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    codex = home / ".codex"
+    codex.mkdir()
+    theirs = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "mine", "timeout": 5}]}]}}
+    (codex / "hooks.json").write_text(json.dumps(theirs, indent=2))
+    user_key = f"{codex / 'hooks.json'}:session_start:0:0"
+    (codex / "config.toml").write_text(f'[hooks.state."{user_key}"]\ntrusted_hash = "sha256:users"\n')
+    status, said = _run(home, "codex")
+    assert status == 0, said
+    state = tomllib.loads((codex / "config.toml").read_text())["hooks"]["state"]
+    hooks = json.loads((codex / "hooks.json").read_text())["hooks"]["SessionStart"]
+    assert state[user_key] == {"trusted_hash": "sha256:users"}  # the user's trust is untouched
+    ours = f"{codex / 'hooks.json'}:session_start:1:0"
+    assert "hint" in hooks[1]["hooks"][0]["command"] and state[ours]["trusted_hash"].startswith("sha256:")
+    printed = wiring("codex", home=home, environ={}).files[0].content
+    assert ours in printed  # wiring prints the same key
+    assert _run(home, "codex", uninstall=True)[0] == 0
+    assert tomllib.loads((codex / "config.toml").read_text())["hooks"]["state"] == {
+        user_key: {"trusted_hash": "sha256:users"}
+    }
+
+
+@pytest.mark.parametrize("host", ["claude", "gemini"])
+def test_a_users_hook_in_the_group_of_ours_stays(tmp_path: Path, host: str) -> None:
+    home = _home(tmp_path)
+    chosen = wiring(host, home=home, environ={})
+    settings_file = next(f for f in chosen.files if "hooks" in f.data)
+    path = home / settings_file.path.removeprefix("~/")
+    group = json.loads(json.dumps(settings_file.data["hooks"]["SessionStart"][0]))
+    group["matcher"] = "startup|resume"
+    group["hooks"].insert(0, {"type": "command", "command": "my-own-hook"})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    original = json.dumps({"hooks": {"SessionStart": [group]}}, indent=2) + "\n"
+    path.write_text(original)
+    assert _run(home, host)[0] == 0
+    assert json.loads(path.read_text())["hooks"]["SessionStart"] == [group]  # ours found in it: nothing to do
+    # The first install finds no record: an install by 0.1.0 (or the user) put our hook there, and
+    # uninstall takes out that item alone, not the group around it.
+    assert _run(home, host, uninstall=True)[0] == 0
+    left = json.loads(path.read_text())["hooks"]["SessionStart"]
+    assert left == [{"matcher": "startup|resume", "hooks": [{"type": "command", "command": "my-own-hook"}]}]
+
+
+def test_what_the_user_had_before_install_stays_after_uninstall(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    (home / ".config" / "herdr-link").mkdir(parents=True)
+    (home / ".config" / "herdr-link" / "installed.json").write_text('{"version": 1, "files": {}}')  # not 0.1.0
+    (home / ".claude").mkdir()
+    settings = home / ".claude" / "settings.json"
+    original = '{\n  "permissions": {\n    "allow": [\n      "mcp__herdr_link"\n    ]\n  },\n  "hooks": {}\n}\n'
+    settings.write_text(original)
+    assert _run(home, "claude")[0] == 0
+    status, said = _run(home, "claude", uninstall=True)
+    assert status == 0
+    assert settings.read_text() == original and any("before install: kept" in line for line in said), said
+
+
+def test_a_distrust_replaced_with_yes_is_put_back(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    (home / ".gemini").mkdir()
+    folders = home / ".gemini" / "trustedFolders.json"
+    original = json.dumps({str(home / "work"): "DO_NOT_TRUST"}, indent=2) + "\n"
+    folders.write_text(original)
+    chosen = wiring("gemini", home=home, environ={}, trust=[str(home / "work")])
+    decided = plan(chosen, home, home, environ={})
+    assert any("DO_NOT_TRUST" in conflict for conflict in decided.conflicts)
+    assert apply(decided, {}, home, lambda line: None) == 0
+    assert json.loads(folders.read_text())[str(home / "work")] == "TRUST_FOLDER"
+    status, said = _run(home, "gemini", uninstall=True, trust=[str(home / "work")])
+    assert status == 0 and folders.read_text() == original, said
+
+
+def test_keys_the_user_added_to_our_entry_stay(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    assert _run(home, "claude")[0] == 0
+    state = home / ".claude.json"
+    value = json.loads(state.read_text())
+    value["mcpServers"]["herdr_link"]["env"] = {"HERDR_LINK_LOG_LEVEL": "DEBUG"}
+    value["mcpServers"]["herdr_link"]["timeout"] = 9
+    state.write_text(json.dumps(value, indent=2))
+    assert _run(home, "claude")[0] == 0
+    entry = json.loads(state.read_text())["mcpServers"]["herdr_link"]
+    assert entry["env"] == {"HERDR_LINK_LOG_LEVEL": "DEBUG"} and entry["timeout"] == 9
+
+
+def test_a_symlinked_dotfile_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    dotfiles = home / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "claude.json").write_text('{"numStartups": 1}')
+    (dotfiles / "claude.json").chmod(0o600)
+    (home / ".claude.json").symlink_to(dotfiles / "claude.json")
+    assert _run(home, "claude")[0] == 0
+    assert (home / ".claude.json").is_symlink()
+    assert "herdr_link" in json.loads((dotfiles / "claude.json").read_text())["mcpServers"]
+    assert stat.S_IMODE((dotfiles / "claude.json").stat().st_mode) == 0o600
+    assert _run(home, "claude", uninstall=True)[0] == 0
+    assert (home / ".claude.json").is_symlink() and (dotfiles / "claude.json").read_text() == '{"numStartups": 1}'
+
+
+def test_a_dangling_link_is_refused_with_its_path(tmp_path: Path) -> None:
+    from herdr_link_mcp._install import InstallError
+
+    home = _home(tmp_path)
+    (home / ".claude.json").symlink_to(home / "gone" / "claude.json")
+    with pytest.raises(InstallError, match=r"\.claude\.json is a symbolic link to .*gone/claude\.json"):
+        _run(home, "claude")
+    assert (home / ".claude.json").is_symlink() and not (home / "gone").exists()
+
+
+def test_a_duplicate_key_on_our_path_is_refused_with_the_file_named(tmp_path: Path) -> None:
+    from herdr_link_mcp._install import InstallError
+
+    home = _home(tmp_path)
+    original = '{"mcpServers": {}, "mcpServers": {"a": {}}}'
+    (home / ".claude.json").write_text(original)
+    with pytest.raises(InstallError, match=r"\.claude\.json: the key mcpServers is there 2 times; nothing was changed"):
+        _run(home, "claude")
+    assert (home / ".claude.json").read_text() == original
+
+
+def test_backups_are_private_and_say_which_path_they_came_from(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    (home / ".claude").mkdir()
+    (home / ".claude.json").write_text('{"primaryApiKey": "sk-secret"}')
+    (home / ".claude.json").chmod(0o600)
+    (home / ".claude" / "settings.json").write_text("{}")
+    assert _run(home, "claude")[0] == 0
+    root = home / ".config" / "herdr-link" / "backups"
+    state_backups = list((root / home.relative_to("/")).glob(".claude.json.*"))
+    settings_backups = list((root / home.relative_to("/") / ".claude").glob("settings.json.*"))
+    assert len(state_backups) == 1 and len(settings_backups) == 1
+    assert stat.S_IMODE(state_backups[0].stat().st_mode) == 0o600
+    folder = root
+    while folder != home / ".config" / "herdr-link":
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+        folder = folder.parent
+    assert stat.S_IMODE(state_backups[0].parent.stat().st_mode) == 0o700
+    record = home / ".config" / "herdr-link" / "installed.json"
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+
+
+def test_a_file_a_host_writes_while_we_write_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host's write placed at each step of the write path, up to the compare: it is never lost."""
+    from herdr_link_control.userfiles import _complete, _userfile
+
+    steps = ["read", "back_up", "fsync", "chmod"]
+    for step in steps:
+        home = tmp_path / step
+        home.mkdir()
+        state = home / ".claude.json"
+        state.write_text('{"numStartups": 1}')
+        decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
+        host_write = b'{"numStartups": 2}'
+
+        def write_then(original, *args, _state=state, _host_write=host_write, **kwargs):
+            _state.write_bytes(_host_write)
+            return original(*args, **kwargs)
+
+        with monkeypatch.context() as patch:
+            if step == "read":  # the compare just before the replace
+                patch.setattr(_complete, "read_current", lambda *a, _o=_complete.read_current: write_then(_o, *a))
+            elif step == "back_up":
+                patch.setattr(_userfile, "back_up", lambda *a, _o=_userfile.back_up, **k: write_then(_o, *a, **k))
+            elif step == "fsync":
+                patch.setattr(os, "fsync", lambda *a, _o=os.fsync: write_then(_o, *a))
+            else:
+                patch.setattr(os, "chmod", lambda *a, _o=os.chmod, **k: write_then(_o, *a, **k))
+            said: list[str] = []
+            status = apply(decided, {}, home, said.append)
+        assert state.read_bytes() == host_write, (step, said)
+        assert status == 1 and said[-1].startswith("state: ~/.claude.json unchanged"), (step, said)
