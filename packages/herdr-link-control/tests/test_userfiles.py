@@ -1,6 +1,7 @@
 """The install core every installer writes a user's files with (``herdr_link_control.userfiles``)."""
 
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -76,9 +77,10 @@ def test_backup_names_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(
         (backups / f"herdr-link.js.{stamp}").write_text(stamp)
     (backups / "other.js.20000101T000000.000000000Z-1").write_text("another file's backup")
     (backups / "herdr-link.js.20000101T000002.000000000Z-1.partial").write_text("a partial copy")
-    prune_backups(backups, "herdr-link.js", keep=2)
+    prune_backups(backups, "herdr-link.js", keep=3)
     kept = sorted(p.read_text() for p in backups.iterdir())
-    assert kept == sorted([*stamps, "another file's backup", "a partial copy"])  # the two newest of ours stay
+    oldest = "20000101T000000.000000000Z-1"  # the original bytes: never pruned
+    assert kept == sorted([oldest, *stamps, "another file's backup", "a partial copy"])  # and the two newest
 
 
 def test_a_backup_is_complete_and_prunes_its_older_ones(tmp_path):
@@ -86,7 +88,43 @@ def test_a_backup_is_complete_and_prunes_its_older_ones(tmp_path):
     for number in range(7):
         target.write_text(f"version {number}")
         back_up(target, backups, stamp=f"2026010{number}T000000.000000000Z-1", keep=3)
-    assert sorted(p.read_text() for p in backups.iterdir()) == ["version 4", "version 5", "version 6"]
+    assert sorted(p.read_text() for p in backups.iterdir()) == ["version 0", "version 5", "version 6"]
+    assert stat.S_IMODE(backups.stat().st_mode) == 0o700
+
+
+def test_every_copy_is_as_private_as_its_file_from_its_first_byte(tmp_path, monkeypatch):
+    """The partial copy of a 0600 file is 0600 the moment it exists (it was 0644 until chmod-ed)."""
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"primaryApiKey": "sk"}')
+    secret.chmod(0o600)
+    seen: list[int] = []
+    real_open = os.open
+
+    def watching_open(path, flags, mode=0o777, *args, **kwargs):
+        fd = real_open(path, flags, mode, *args, **kwargs)
+        if str(path).endswith(".partial"):
+            seen.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        return fd
+
+    monkeypatch.setattr(os, "open", watching_open)
+    old = os.umask(0o022)
+    try:
+        write_complete(secret, b"{}")
+        back_up(secret, tmp_path / "backups")
+    finally:
+        os.umask(old)
+    assert seen == [0o600, 0o600]
+
+
+def test_a_partial_a_killed_run_left_is_cleared_by_the_next(tmp_path):
+    target, backups = tmp_path / "settings.json", tmp_path / "backups"
+    target.write_text("{}")
+    backups.mkdir()
+    (backups / "settings.json.20260101T000000.000000000Z-1.partial").write_text("half")
+    (tmp_path / "settings.json.partial").write_text("half")
+    back_up(target, backups)
+    write_complete(target, b"[]")
+    assert not list(tmp_path.rglob("*.partial"))
 
 
 def test_ownership_is_the_generators_id_line(tmp_path):

@@ -52,6 +52,7 @@ def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -
         "hooks": {"Stop": [{"hooks": []}]},
     }
     (home / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (home / "work").mkdir()
     done = install(home, "--host", "claude", "--trust", str(home / "work"))
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -97,7 +98,9 @@ def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -
 
 
 def test_files_install_created_are_removed_by_uninstall(home: Path) -> None:
-    assert install(home, "--host", "gemini", "--trust", str(home)).returncode == 0
+    warned = install(home, "--host", "gemini", "--trust", str(home))  # the whole home folder: only with --yes
+    assert warned.returncode == 1 and "! --trust" in warned.stdout and "trusts your whole home folder" in warned.stdout
+    assert install(home, "--host", "gemini", "--trust", str(home), "--yes").returncode == 0
     assert stat.S_IMODE((home / ".gemini" / "trustedFolders.json").stat().st_mode) == 0o600
     assert install(home, "--host", "gemini", "--uninstall", "--trust", str(home)).returncode == 0
     assert not (home / ".gemini" / "settings.json").exists() and not (home / ".gemini" / "trustedFolders.json").exists()
@@ -179,8 +182,12 @@ def test_the_command_has_help_and_refuses_what_a_host_does_not_have(home: Path) 
     )
     assert helped.returncode == 0 and "--uninstall" in helped.stdout and "--trust" in helped.stdout
     refused = install(home, "--host", "pi", "--trust", str(home))
-    assert (
-        refused.returncode == 1
-        and "no folder trust" in refused.stderr
-        and refused.stdout == "state: nothing was changed\n"
-    )
+    assert refused.returncode == 2 and "no folder trust" in refused.stderr and refused.stdout == ""
+    empty = install(home, "--host", "claude", "--trust", "")
+    assert empty.returncode == 2 and "--trust needs a folder" in empty.stderr and not (home / ".claude.json").exists()
+    for folder, words in (("/", "every folder on this machine"), (str(home / "nowhere"), "not an existing folder")):
+        warned = install(home, "--host", "claude", "--trust", folder)
+        assert warned.returncode == 1 and words in warned.stdout and "declined" in warned.stderr
+    assert not (home / ".claude.json").exists()
+    nothing = install(home, "--host", "claude", "--uninstall")
+    assert nothing.returncode == 0 and "nothing to take out: Herdr Link is not installed" in nothing.stdout

@@ -73,6 +73,8 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_control.userfiles._location",
         "herdr_link_control.userfiles._ownership",
         "herdr_link_control.userfiles._rollback",
+        "herdr_link_control.userfiles._userfile",  # wiring reads Codex's hooks.json through a link
+        "herdr_link_mcp._claims",
         "herdr_link_mcp._version",
         "herdr_link_mcp.cli",
         "herdr_link_mcp._hint",

@@ -24,6 +24,7 @@ from herdr_link_control.userfiles import (
     JsonDocument,
     Replaced,
     TomlDocument,
+    clear_partials,
     config_dir,
     put_back,
     real_file,
@@ -469,11 +470,19 @@ def backups_root(environ: Mapping[str, str], home: Path) -> Path:
     return config_dir(environ, home) / "backups"
 
 
+def clear_leftovers(plan: InstallPlan, environ: Mapping[str, str], home: Path) -> list[Path]:
+    """Remove the partial copies a killed run left for the plan's files and the record."""
+    backups = backups_root(environ, home)
+    paths = [item.path for item in plan.files] + ([plan.record_path] if plan.record_path else [])
+    return [removed for path in paths for removed in clear_partials(path, backups=backups)]
+
+
 def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callable[[str], None]) -> int:
     """Write the plan's files (backup, whole-file replace, never over a write this run did not see;
     on failure, put back what was written). Says each step and ends with the ``state:`` line;
     returns the exit status (0 done, 1 failed)."""
     backups = backups_root(environ, home)
+    clear_leftovers(plan, environ, home)
     done: list[Replaced] = []
     try:
         for item in plan.changed:

@@ -20,6 +20,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from argparse import Namespace
     from collections.abc import Callable, Sequence
+    from pathlib import Path
 
     from ._wiring import Wiring
 
@@ -94,30 +95,60 @@ def _chosen_wiring(options: Namespace) -> Wiring:
     )
 
 
+def _trust_warnings(folders: Sequence[str], home: Path) -> list[str]:
+    """Folders named with ``--trust`` that a user rarely means: the root, the home folder itself, one
+    that does not exist (each needs ``--yes``)."""
+    from pathlib import Path
+
+    warnings = []
+    for folder in folders:
+        resolved = Path(folder).expanduser().resolve()
+        if resolved == Path(resolved.anchor):
+            warnings.append(f"--trust {folder} trusts every folder on this machine")
+        elif resolved == home.resolve():
+            warnings.append(f"--trust {folder} trusts your whole home folder")
+        elif not resolved.is_dir():
+            warnings.append(f"--trust {folder}: {resolved} is not an existing folder")
+    return warnings
+
+
 def _install(options: Namespace, say: Callable[[str], None]) -> int:
     from pathlib import Path
 
-    from ._install import InstallError, apply, plan
+    from ._install import InstallError, apply, clear_leftovers, plan
 
+    if any(not folder.strip() for folder in options.trust or ()):
+        sys.stderr.write("herdr-link-mcp install: --trust needs a folder; an empty value would trust the working one\n")
+        return 2
     try:
         chosen = _chosen_wiring(options)
+    except ValueError as error:
+        sys.stderr.write(f"herdr-link-mcp install: {error}\n")
+        return 2
+    try:
         decided = plan(chosen, Path.home(), Path.cwd(), uninstall=options.uninstall)
-    except (InstallError, ValueError) as error:
+    except InstallError as error:
         sys.stderr.write(f"herdr-link-mcp install: {error}\n")
         say("state: nothing was changed")
         return 1
     for line in decided.describe():
         say(line)
+    warnings = [] if options.uninstall else _trust_warnings(options.trust or (), Path.home())
+    for warning in warnings:
+        say(f"  ! {warning}")
+    if not options.dry_run:
+        clear_leftovers(decided, os.environ, Path.home())
     if not decided.changed:
-        say("nothing to do: every file already holds it")
+        say("nothing to take out: Herdr Link is not installed in these files" if options.uninstall
+            else "nothing to do: every file already holds it")  # fmt: skip
         say("state: nothing was changed")
         return 0
     if options.dry_run:
         say("dry run: nothing was written")
         say("state: nothing was changed")
         return 0
-    if decided.conflicts and not options.yes:
-        question = "replace what is there (marked ! above)"
+    if (decided.conflicts or warnings) and not options.yes:
+        question = "go ahead with what is marked ! above"
         if not sys.stdin.isatty() or input(f"{question}? [y/N] ").strip().lower() not in ("y", "yes"):
             sys.stderr.write(f"herdr-link-mcp install: declined: did not {question} (--yes confirms)\n")
             say("state: nothing was changed")
@@ -159,8 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="herdr-link-mcp",
         description="Herdr Link as a stdio MCP server (the default), and help to wire it into a host.",
         epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, or "
-        "install refused, was declined or failed (its last line says what each file is); 2 usage error; "
-        "130 interrupted.",
+        "install refused, was declined or failed (its last line says what each file is); 2 usage error "
+        "(an option the host does not have, an empty --trust); 130 interrupted.",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")

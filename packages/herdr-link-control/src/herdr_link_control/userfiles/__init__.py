@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from ._userfile import (
         LinkError as LinkError,
         Replaced as Replaced,
+        clear_partials as clear_partials,
         put_back as put_back,
         real_file as real_file,
         replace_file as replace_file,
@@ -99,6 +100,7 @@ _EXPORTS = {
     "_userfile": [
         "LinkError",
         "Replaced",
+        "clear_partials",
         "put_back",
         "real_file",
         "replace_file",

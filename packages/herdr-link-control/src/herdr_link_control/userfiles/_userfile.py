@@ -8,7 +8,7 @@ from pathlib import Path
 from ._backups import back_up, backup_folder
 from ._complete import ChangedMeanwhile, read_current, write_complete
 
-__all__ = ["LinkError", "Replaced", "put_back", "real_file", "replace_file"]
+__all__ = ["LinkError", "Replaced", "clear_partials", "put_back", "real_file", "replace_file"]
 
 PARTIAL_SUFFIX = ".herdr-link.partial"
 """The partial copy's name beside the file it will replace."""
@@ -31,6 +31,24 @@ def real_file(path: Path) -> Path:
     if not real.exists():
         raise LinkError(f"{path} is a symbolic link to {real}, which does not exist: nothing was written through it")
     return real
+
+
+def clear_partials(path: Path, *, backups: Path) -> list[Path]:
+    """Remove the partial copies a killed run left for ``path``: beside the file and among its
+    backups (every copy is private from its first byte, so none was ever readable by others).
+    Returns the removed."""
+    try:
+        real = real_file(path)
+    except LinkError:
+        real = path
+    found = [real.with_name(real.name + PARTIAL_SUFFIX)]
+    folder = backup_folder(backups, path)
+    if folder.is_dir():
+        found += folder.glob(f"{real.name}.*.partial")
+    removed = [p for p in found if p.is_file()]
+    for partial in removed:
+        partial.unlink(missing_ok=True)
+    return removed
 
 
 @dataclass(frozen=True)
