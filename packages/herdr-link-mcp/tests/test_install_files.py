@@ -208,35 +208,65 @@ def test_backups_are_private_and_say_which_path_they_came_from(tmp_path: Path) -
 
 
 def test_a_file_a_host_writes_while_we_write_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A host's write placed at each step of the write path, up to the compare: it is never lost."""
-    from herdr_link_control.userfiles import _complete, _userfile
+    """A host's write placed at each step of the write path, up to the compare just before the
+    replace: it is never lost, and the run says "run again"."""
+    import shutil
 
-    steps = ["read", "back_up", "fsync", "chmod"]
-    for step in steps:
-        home = tmp_path / step
+    for step in ("backup copy", "fsync", "chmod", "compare"):
+        home = tmp_path / step.replace(" ", "-")
         home.mkdir()
         state = home / ".claude.json"
         state.write_text('{"numStartups": 1}')
         decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
         host_write = b'{"numStartups": 2}'
+        reads = 0
 
         def write_then(original, *args, _state=state, _host_write=host_write, **kwargs):
             _state.write_bytes(_host_write)
             return original(*args, **kwargs)
 
+        def read_bytes(self: Path, _real=Path.read_bytes, _state=state, _host_write=host_write):
+            nonlocal reads
+            if self == _state:
+                reads += 1
+                if reads == 2:  # the first read checks the plan; the second is the compare before the replace
+                    _state.write_bytes(_host_write)
+            return _real(self)
+
         with monkeypatch.context() as patch:
-            if step == "read":  # the compare just before the replace
-                patch.setattr(_complete, "read_current", lambda *a, _o=_complete.read_current: write_then(_o, *a))
-            elif step == "back_up":
-                patch.setattr(_userfile, "back_up", lambda *a, _o=_userfile.back_up, **k: write_then(_o, *a, **k))  # type: ignore[attr-defined]
+            if step == "backup copy":
+                patch.setattr(shutil, "copyfileobj", lambda *a, _o=shutil.copyfileobj: write_then(_o, *a))
             elif step == "fsync":
                 patch.setattr(os, "fsync", lambda *a, _o=os.fsync: write_then(_o, *a))
-            else:
+            elif step == "chmod":
                 patch.setattr(os, "chmod", lambda *a, _o=os.chmod, **k: write_then(_o, *a, **k))
+            else:
+                patch.setattr(Path, "read_bytes", read_bytes)
             said: list[str] = []
             status = apply(decided, {}, home, said.append)
         assert state.read_bytes() == host_write, (step, said)
         assert status == 1 and said[-1].startswith("state: ~/.claude.json unchanged"), (step, said)
+
+
+def test_a_rollback_never_restores_over_a_hosts_later_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second file fails; before the first is put back, the host writes it: its write stays."""
+    home = _home(tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 1}')
+    (home / ".claude" / "settings.json.herdr-link.partial").mkdir(parents=True)  # the second write fails
+    decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
+    real_replace = os.replace
+
+    def replace(source, destination, _real=real_replace):
+        _real(source, destination)
+        if Path(destination) == state:  # ours is in place: now the host writes
+            state.write_bytes(b'{"numStartups": 9}')
+
+    monkeypatch.setattr(os, "replace", replace)
+    said: list[str] = []
+    assert apply(decided, {}, home, said.append) == 1
+    assert state.read_bytes() == b'{"numStartups": 9}'
+    assert any("written by another program after this run wrote it: left as it is" in line for line in said), said
 
 
 def _tree(home: Path) -> dict[Path, tuple[bytes, int]]:
