@@ -33,7 +33,7 @@ from herdr_link_control.userfiles import (
 
 from . import _record as record
 from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry
-from ._wiring import TRUST_HOSTS, Wiring, WiringFile
+from ._wiring import TRUST_HOSTS, Wiring, WiringFile, codex_session_start
 
 __all__ = ["FilePlan", "InstallError", "InstallPlan", "apply", "plan"]
 
@@ -83,7 +83,6 @@ class _Editor:
         nested: Any = value
         for key in reversed(path[top + 1 :]):
             nested = {key: nested}
-        inner = self._empty_inner(path[:top])
         if isinstance(document, TomlDocument):
             if table and isinstance(value, Mapping):
                 document.add_table(path, value)
@@ -91,6 +90,7 @@ class _Editor:
                 document.set(path, value)
             self.new["created"].append({"path": list(path[: top + 1])})
             return
+        inner = self._empty_inner(path[:top])
         document.set(path[: top + 1], nested)
         self.new["created"].append({"path": list(path[: top + 1]), "inner": inner})
 
@@ -424,12 +424,7 @@ def _still_there(entry: record.FileRecord | None, document: Document) -> record.
 def _our_hook_was_there(config: Path) -> bool:
     """For Codex's config: whether ``hooks.json`` beside it held our hook before this run (its trust
     entry is then ours to change with it)."""
-    hooks_file = config.parent / "hooks.json"
-    try:
-        value = json.loads(real_file(hooks_file).read_bytes())
-    except (OSError, ValueError):
-        return False
-    return isinstance(value, dict) and find_hook((value.get("hooks") or {}).get("SessionStart")) is not None
+    return find_hook(codex_session_start(config.parent / "hooks.json")) is not None
 
 
 def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False, environ: Mapping[str, str] | None = None

@@ -35,6 +35,7 @@ __all__ = [
     "WiringFile",
     "claude_config_dir",
     "claude_user_config",
+    "codex_session_start",
     "server_command",
     "wiring",
 ]
@@ -221,14 +222,19 @@ def _claude(
     return Wiring("claude", files, notes=notes, scope=scope)
 
 
-def _hook_position(hooks_file: Path) -> tuple[int, int]:
-    """Where our SessionStart hook is in Codex's ``hooks.json`` (group, handler), or will be once
-    install appends its group after the user's: the place Codex's trust entry names."""
+def codex_session_start(hooks_file: Path) -> object:
+    """The SessionStart groups of Codex's ``hooks.json`` as they are now; ``None`` when unreadable."""
     try:
         document = json.loads(real_file(hooks_file).read_bytes())
     except (OSError, ValueError):
-        return 0, 0
-    groups = (document.get("hooks") or {}).get("SessionStart") if isinstance(document, dict) else None
+        return None
+    return (document.get("hooks") or {}).get("SessionStart") if isinstance(document, dict) else None
+
+
+def _hook_position(hooks_file: Path) -> tuple[int, int]:
+    """Where our SessionStart hook is in Codex's ``hooks.json`` (group, handler), or will be once
+    install appends its group after the user's: the place Codex's trust entry names."""
+    groups = codex_session_start(hooks_file)
     found = find_hook(groups)
     if found is not None:
         return found[0], found[1] or 0

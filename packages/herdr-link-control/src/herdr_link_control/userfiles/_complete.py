@@ -7,9 +7,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["UNCHECKED", "ChangedMeanwhile", "clear_partial", "copy_complete", "read_current", "write_complete"]
+__all__ = ["UNCHECKED", "ChangedMeanwhile", "copy_complete", "read_current", "write_complete"]
 
-UNCHECKED: Final = b"\0unchecked"
+
+class _Unchecked:
+    """The type of :data:`UNCHECKED`."""
+
+
+UNCHECKED: Final = _Unchecked()
 """``expect`` for :func:`write_complete` when the file's current content is not compared."""
 
 
@@ -22,16 +27,6 @@ def _opener(mode: int) -> Callable[[str, int], int]:
         return os.open(path, flags | os.O_EXCL, mode)  # the mode is the file's from its first byte
 
     return opener
-
-
-def clear_partial(partial: Path) -> None:
-    """Clear the way for a new partial copy: one left by a run that was killed is removed (adopted)."""
-    partial.unlink(missing_ok=True)
-
-
-def _exact_mode(path: Path, mode: int) -> None:
-    if hasattr(os, "chmod"):
-        os.chmod(path, mode)  # the umask only narrows the mode given at creation: now exactly the file's
 
 
 def read_current(path: Path) -> bytes | None:
@@ -49,7 +44,7 @@ def write_complete(
     partial: Path | None = None,
     verify: Callable[[Path], None] | None = None,
     mode: int | None = None,
-    expect: bytes | None = UNCHECKED,
+    expect: bytes | None | _Unchecked = UNCHECKED,
 ) -> None:
     """Write ``data`` under ``path`` only once it is all on disk: to ``partial`` (default
     ``<path>.partial``; give one where the reader of ``path``'s directory never loads it), created
@@ -62,22 +57,19 @@ def write_complete(
         ChangedMeanwhile: ``path`` no longer holds ``expect`` (another program wrote it).
     """
     partial = partial or path.with_name(path.name + ".partial")
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = None  # a new file: as the umask makes it
-    clear_partial(partial)
+    if mode is None and path.exists():  # a new file's mode is as the umask makes it
+        mode = path.stat().st_mode & 0o7777
+    partial.unlink(missing_ok=True)  # a partial copy a killed run left
     try:
         with open(partial, "wb", opener=_opener(0o666 if mode is None else mode & 0o777)) as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if mode is not None:
-            _exact_mode(partial, mode)
+            os.chmod(partial, mode)  # the umask only narrows the mode given at creation: now exactly the file's
         if verify is not None:
             verify(partial)
-        if expect != UNCHECKED and read_current(path) != expect:
+        if expect is not UNCHECKED and read_current(path) != expect:
             raise ChangedMeanwhile(f"{path} changed while this run was writing it (another program wrote it)")
         os.replace(partial, path)  # the compare just before is the only window: microseconds
     except BaseException:
@@ -91,7 +83,7 @@ def copy_complete(source: Path, destination: Path) -> None:
     copy is never readable by more people than ``source``."""
     partial = destination.with_name(destination.name + ".partial")
     mode = source.stat().st_mode & 0o777
-    clear_partial(partial)
+    partial.unlink(missing_ok=True)  # a partial copy a killed run left
     try:
         with open(source, "rb") as reader, open(partial, "wb", opener=_opener(mode)) as writer:
             shutil.copyfileobj(reader, writer)

@@ -223,11 +223,6 @@ class JsonDocument:
         node = self._find(path)
         return MISSING if node is None else node.value
 
-    def kind(self, path: Sequence[str | int]) -> str | None:
-        """``"object"``, ``"array"``, ``"scalar"``, or ``None`` when missing."""
-        node = self._find(path)
-        return None if node is None else node.kind
-
     def inner(self, path: Sequence[str | int]) -> str:
         """The text between an empty container's brackets (to give back when it is emptied again)."""
         node = self._find(path)

@@ -1,8 +1,9 @@
 """Rollback: put back what a user's file held before this run replaced it."""
 
 import os
-import shutil
 from pathlib import Path
+
+from ._complete import copy_complete
 
 __all__ = ["roll_back"]
 
@@ -19,7 +20,7 @@ def roll_back(target: Path, backup: Path | None, scratch: Path) -> str:
         if backup is None:
             target.unlink(missing_ok=True)  # the file this run wrote, and only that
             return "removed again (rolled back: this run had written it)"
-        shutil.copy2(backup, scratch)
+        copy_complete(backup, scratch)  # bytes, mode and times; as private as the backup from its first byte
         os.replace(scratch, target)
         return f"restored from {backup} (rolled back)"
     except OSError:

@@ -206,7 +206,10 @@ class TomlDocument:
         return node
 
     def _replace(self, start: int, end: int, new: str, expected: Any) -> None:
-        text = self._text[:start] + new + self._text[end:]
+        self._accept(self._text[:start] + new + self._text[end:], expected)
+
+    def _accept(self, text: str, expected: Any) -> None:
+        """Take ``text`` as the document if it parses to exactly ``expected``; otherwise raise."""
         try:
             value = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
@@ -298,10 +301,4 @@ class TomlDocument:
                 if not text[start:end].endswith("\n"):  # and the newline added to a text without a final one
                     start -= len(self._newline)
             text = text[:start] + text[end:]
-        try:
-            value = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise DocumentError(f"an edit would not give valid TOML ({error})") from error
-        if value != expected:
-            raise DocumentError("an edit would change more than it should")
-        self._text, self._value, self._tables = text, value, _scan(text)
+        self._accept(text, expected)
