@@ -1,6 +1,7 @@
 """The doctor's wiring and hint checks against what ``herdr-link-mcp wiring`` prints: configured,
 misconfigured (with the fix) or not configured."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,28 @@ def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatc
     _write(home / ".codex" / "config.toml", config)
     _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))
     assert hint().status == "WARN" and "changed since it was trusted" in hint().detail
+
+
+def test_the_codex_check_warns_of_what_0_1_0_left_wrong(tmp_path, monkeypatch):
+    """A key 0.1.0 moved into our table, and its trust entry on the user's own hook (the layout its
+    installer wrote, as in herdr-link-mcp's repair tests)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
+    config, hooks = wiring("codex").files
+    theirs = {"hooks": [{"type": "command", "command": "echo mine"}]}
+    groups = {"hooks": {"SessionStart": [theirs, *hooks.data["hooks"]["SessionStart"]]}}
+    _write(home / ".codex" / "hooks.json", json.dumps(groups))
+    digest = next(iter(config.data["hooks"]["state"].values()))["trusted_hash"]
+    server = "".join(f"{k} = {json.dumps(v)}\n" for k, v in config.data["mcp_servers"]["herdr_link"].items())
+    key = f"{home / '.codex' / 'hooks.json'}:session_start"
+    right = f'[hooks.state."{key}:1:0"]\ntrusted_hash = "{digest}"\n'
+    codex = lambda: next(c for c in wiring_checks(home, project) if c.name == "Codex")  # noqa: E731
+    _write(home / ".codex" / "config.toml", f"x.y = 1\n\n[mcp_servers.herdr_link]\n{server}\n{right}")
+    assert codex().status == "PASS"
+    _write(home / ".codex" / "config.toml", f'x.y = 1\n\n[mcp_servers.herdr_link]\n{server}model = "o3"\n\n{right}')
+    assert codex().status == "WARN" and "model sits in [mcp_servers.herdr_link]" in codex().detail
+    assert "install --host codex --yes" in codex().fix
+    stray = f'[hooks.state."{key}:0:0"]\ntrusted_hash = "{digest}"\n'
+    _write(home / ".codex" / "config.toml", f"[mcp_servers.herdr_link]\n{server}\n{stray}")
+    assert codex().status == "WARN" and "group 0, handler 0 holds Herdr Link's hash" in codex().detail

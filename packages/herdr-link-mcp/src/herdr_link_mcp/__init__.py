@@ -17,6 +17,7 @@ if TYPE_CHECKING:
         codex_home as codex_home,
         command_hook_hash as command_hook_hash,
         hook_trust_key as hook_trust_key,
+        session_start_hash as session_start_hash,
     )
     from ._hint import HINT_HOSTS as HINT_HOSTS, hint_output as hint_output
     from ._hosts import (
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         presentation_form as presentation_form,
         relists_tools as relists_tools,
     )
+    from ._repair import Damage as Damage, codex_damage_at as codex_damage_at
     from ._server import (
         RELIST_WAIT as RELIST_WAIT,
         ConnectionState as ConnectionState,
@@ -57,6 +59,7 @@ _EXPORTS = {
         "codex_home",
         "command_hook_hash",
         "hook_trust_key",
+        "session_start_hash",
     ],
     "_hint": [
         "HINT_HOSTS",
@@ -71,6 +74,10 @@ _EXPORTS = {
         "WIRING_HOSTS",
         "presentation_form",
         "relists_tools",
+    ],
+    "_repair": [
+        "Damage",
+        "codex_damage_at",
     ],
     "_server": [
         "RELIST_WAIT",

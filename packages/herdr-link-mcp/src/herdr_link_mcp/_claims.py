@@ -23,8 +23,9 @@ OUR_ENTRY_KEYS: Final = frozenset(
     {"type", "command", "args", "env", "env_vars", "default_tools_approval_mode", "required",
      "startup_timeout_sec", "trust", "exposure"}
 )  # fmt: skip
-"""Keys some wiring writes in our server entry: one our wiring no longer writes is taken out; any
-other key in the entry is the user's and stays."""
+"""Keys some wiring writes (or an earlier release wrote) in our server entry: in an entry an earlier
+release wrote, one our wiring no longer writes is taken out; any other key, and any key the user adds
+to an entry this installer wrote (the install record says which), is the user's and stays."""
 
 
 def _names_ours(text: str) -> bool:

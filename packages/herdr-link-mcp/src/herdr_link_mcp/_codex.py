@@ -15,10 +15,27 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-__all__ = ["SESSION_START", "codex_home", "command_hook_hash", "hook_trust_key"]
+__all__ = [
+    "HOOK_STATE_KEYS",
+    "SERVER_KEYS",
+    "SESSION_START",
+    "codex_home",
+    "command_hook_hash",
+    "hook_trust_key",
+    "session_start_hash",
+]
 
 SESSION_START: Final = "session_start"
 """Codex's key label for the ``SessionStart`` event."""
+SERVER_KEYS: Final = frozenset(
+    {"command", "args", "env", "env_vars", "cwd", "url", "bearer_token_env_var", "http_headers",
+     "env_http_headers", "startup_timeout_sec", "startup_timeout_ms", "tool_timeout_sec", "enabled", "required",
+     "enabled_tools", "disabled_tools", "default_tools_approval_mode", "tools", "scopes", "oauth_resource"}
+)  # fmt: skip
+"""The keys Codex reads in an ``[mcp_servers.<name>]`` table (its MCP documentation); any other
+key there is read by nobody."""
+HOOK_STATE_KEYS: Final = frozenset({"trusted_hash", "enabled"})
+"""The keys Codex reads in a ``[hooks.state."<key>"]`` table."""
 
 
 def codex_home(environ: Mapping[str, str], home: Path) -> Path:
@@ -42,3 +59,19 @@ def command_hook_hash(event: str, command: str, timeout_sec: int, matcher: str |
         group["matcher"] = matcher
     text = json.dumps(group, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def session_start_hash(group: Mapping[str, object], handler: Mapping[str, object]) -> str | None:
+    """The hash Codex computes for ``handler``, a SessionStart command hook in ``group``; ``None`` for a
+    handler that is not a command hook."""
+    command = handler.get("command")
+    if not isinstance(command, str):
+        return None
+    timeout = handler.get("timeout", handler.get("timeoutSec", 600))
+    matcher = group.get("matcher")
+    return command_hook_hash(
+        SESSION_START,
+        command,
+        timeout if isinstance(timeout, int) else 600,
+        matcher if isinstance(matcher, str) else None,
+    )

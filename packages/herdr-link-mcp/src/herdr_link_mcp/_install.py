@@ -33,6 +33,7 @@ from herdr_link_control.userfiles import (
 
 from . import _record as record
 from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry
+from ._repair import Damage, codex_damage
 from ._wiring import TRUST_HOSTS, Wiring, WiringFile, codex_session_start
 
 __all__ = ["FilePlan", "InstallError", "InstallPlan", "apply", "plan"]
@@ -107,6 +108,16 @@ class _Editor:
         else:
             self.document.set(path, value)
 
+    def repair(self, damage: Damage) -> None:
+        """Put right what an install by 0.1.0 left wrong (shown with ``!``: it changes the user's keys)."""
+        assert isinstance(self.document, TomlDocument), "only Codex's config.toml has such damage"
+        if damage.kind == "moved":
+            self.document.move_line(damage.path, ())
+        else:
+            self.document.remove(damage.path)
+        self.yes_needed.append(damage.problem)
+        self.changes.append(damage.fix)
+
     # Installing.
 
     def install(self, claim: Claim) -> None:
@@ -116,9 +127,13 @@ class _Editor:
             return
         if current is MISSING:
             self._create(claim.path, claim.value, table=claim.kind == "entry")
+            if claim.kind == "entry":
+                record.note_entry_keys(self.new, claim.path, list(claim.value))
             self.changes.append(f"add {claim.shown}")
         elif current == claim.value:
             self._adopt(claim)
+            if claim.kind == "entry":
+                record.note_entry_keys(self.new, claim.path, list(claim.value))
         elif claim.kind == "entry" and is_our_entry(current):
             self._adopt(claim)
             self._update_entry(claim, current)
@@ -136,12 +151,14 @@ class _Editor:
         """With no record yet, what only Herdr Link writes (our server entry, our hint hook) and finds
         already there (an install by 0.1.0) becomes ours; a rule or trust the user may have set
         themselves does not."""
-        if not self.legacy or claim.kind in ("item", "value"):
+        hook_trust = claim.kind == "value" and claim.path[-1] == "trusted_hash"  # our hook's hash: only we write it
+        if not self.legacy or claim.kind == "item" or (claim.kind == "value" and not hook_trust):
             return
-        if claim.kind in ("item", "hook"):
+        if claim.kind == "hook":
             self.new["items"].append({"path": list(claim.path), "value": value, "inner": None})
         elif not record.covers(self.new, claim.path):
-            self.new["created"].append({"path": list(claim.path)})
+            alone = hook_trust and self.document.get(claim.path[:-1]) == {claim.path[-1]: claim.value}
+            self.new["created"].append({"path": list(claim.path[:-1] if alone else claim.path)})
 
     def _update_entry(self, claim: Claim, current: Mapping[str, Any]) -> None:
         for key, value in claim.value.items():
@@ -154,8 +171,10 @@ class _Editor:
             elif mine != value:
                 self._set((*claim.path, key), value)
                 self.changes.append(f"set {claim.shown}.{key}")
+        record.note_entry_keys(self.new, claim.path, list(claim.value))
+        wrote = record.entry_keys(self.entry, claim.path)  # None: an earlier release wrote the entry
         for key in current:
-            if key in OUR_ENTRY_KEYS and key not in claim.value:
+            if key in OUR_ENTRY_KEYS and key not in claim.value and (wrote is None or key in wrote):
                 self._remove((*claim.path, key))
                 self.changes.append(f"remove {claim.shown}.{key} (no longer wired)")
 
@@ -377,6 +396,10 @@ def _plan_file(
     editor = _Editor(document, entry, new, legacy=legacy)
     editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and _our_hook_was_there(path)
     try:
+        if isinstance(document, TomlDocument):  # Codex's config.toml: first what 0.1.0 left wrong in it
+            hooks_file = path.parent / "hooks.json"
+            for damage in codex_damage(document, hooks_file, codex_session_start(hooks_file)):
+                editor.repair(damage)
         for claim in claims(item.data):
             (editor.uninstall if uninstall else editor.install)(claim)
         if uninstall:
@@ -412,6 +435,7 @@ def _still_there(entry: record.FileRecord | None, document: Document) -> record.
         return None
     kept = dict(entry)
     kept["created"] = [c for c in entry["created"] if document.get(tuple(c["path"])) is not MISSING]
+    kept["entries"] = [e for e in entry.get("entries", []) if document.get(tuple(e["path"])) is not MISSING]
     kept["items"] = [
         i for i in entry["items"]
         if isinstance(document.get(tuple(i["path"])), list) and (

@@ -9,6 +9,8 @@ readable by its owner only, keyed by each file's absolute path as named. Per fil
   only whitespace;
 - ``created``: paths install added (a key, with the containers it had to make), and ``inner``: what
   the container it went into held while empty (given back when it is emptied again);
+- ``entries``: for our server entry, the ``keys`` install wrote in it (a key the user adds later is
+  theirs, and stays when a later wiring no longer writes a key of that name);
 - ``items``: list items install appended (the permission rule, a hook group);
 - ``replaced``: a user's value install replaced (only with ``--yes``): ``before`` and ``wrote``, so
   uninstall restores ``before`` while the key still holds exactly ``wrote``.
@@ -81,3 +83,17 @@ def replaced_at(entry: FileRecord | None, path: tuple[str, ...]) -> dict[str, An
 
 def appended(entry: FileRecord | None, path: tuple[str, ...], value: Any) -> bool:
     return entry is not None and any(tuple(i["path"]) == path and i["value"] == value for i in entry["items"])
+
+
+def entry_keys(entry: FileRecord | None, path: tuple[str, ...]) -> set[str] | None:
+    """The keys install wrote in the server entry at ``path``; ``None`` when the record does not say."""
+    for written in entry.get("entries", []) if entry else ():
+        if tuple(written["path"]) == path:
+            return set(written["keys"])
+    return None
+
+
+def note_entry_keys(entry: FileRecord, path: tuple[str, ...], keys: list[str]) -> None:
+    """Record ``keys`` as what install wrote in the server entry at ``path``."""
+    entries = [e for e in entry.get("entries", []) if tuple(e["path"]) != path]
+    entry["entries"] = [*entries, {"path": list(path), "keys": keys}]

@@ -11,8 +11,8 @@ from typing import Any, Final
 from herdr_link_mcp import (
     SESSION_START,
     codex_home,
-    command_hook_hash,
     hook_trust_key,
+    session_start_hash,
 )
 
 from ._check import Check
@@ -77,9 +77,7 @@ def _codex_trust(folder: Path, hooks: Any) -> str | None:
             command = handler.get("command") if isinstance(handler, dict) else None
             if not isinstance(command, str) or "hint --host codex" not in command:
                 continue
-            timeout = handler.get("timeout", handler.get("timeoutSec", 600))
-            matcher = group.get("matcher")
-            current = command_hook_hash(SESSION_START, command, timeout if isinstance(timeout, int) else 600, matcher)
+            current = session_start_hash(group, handler)
             key = hook_trust_key(folder / "hooks.json", SESSION_START, group_index, handler_index)
             trusted = state.get(key, {}).get("trusted_hash") if isinstance(state.get(key), dict) else None
             if trusted == current:

@@ -15,6 +15,7 @@ from herdr_link_mcp import (
     FORWARDED_VARIABLES,
     claude_config_dir,
     claude_user_config,
+    codex_damage_at,
     codex_home,
 )
 
@@ -122,6 +123,10 @@ def check_codex(home: Path, cwd: Path) -> Check:
     if entry.get("default_tools_approval_mode") != "approve":
         fix = f'add default_tools_approval_mode = "approve" to [mcp_servers.{NS}]'
         return Check(name, "FAIL", 'tools other than peers are refused under approval_policy = "never"', fix)
+    damage = codex_damage_at(path)
+    if damage:
+        fix = "herdr-link-mcp install --host codex --yes puts it right (run it without --yes first to see each change)"
+        return Check(name, "WARN", f"{path}: " + "; ".join(d.problem for d in damage), fix)
     # Not required is the default: the server answers Codex's first requests before its SDK loads.
     required = " (required: Codex waits for it)" if entry.get("required") is True else ""
     return Check(name, "PASS", f"{path} registers {NS}{required} and forwards the Herdr variables")

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     )
     from ._ownership import made_by as made_by
     from ._rollback import roll_back as roll_back
-    from ._tomledit import TomlDocument as TomlDocument
+    from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
         LinkError as LinkError,
         Replaced as Replaced,
@@ -96,6 +96,7 @@ _EXPORTS = {
     ],
     "_tomledit": [
         "TomlDocument",
+        "toml_key",
     ],
     "_userfile": [
         "LinkError",

@@ -277,6 +277,35 @@ class TomlDocument:
             return _with(self._value, path[:-1], kept) if path[:-1] else kept
         return self._without(path[:-1])
 
+    def keys_under(self, table: Sequence[str]) -> list[tuple[str, ...]]:
+        """The keys written on lines under the ``[table]`` header (``()``: the top level, before any
+        header), relative to it and in order; a dotted key gives all its parts."""
+        found = self._table(table) if table else self._tables[0]
+        return [entry.path[len(found.path) :] for entry in found.entries] if found else []
+
+    def move_line(self, path: Sequence[str], table: Sequence[str]) -> None:
+        """Move the key line of ``path`` (as written, comment and all) to the end of ``[table]``'s
+        lines (``()``: the top level); its key, relative to the table it stood in, is then read
+        under ``table``."""
+        entry = self._entry(path)
+        source = next((t for t in self._tables if entry in t.entries), None)
+        target = self._table(table) if table else self._tables[0]
+        if entry is None or source is None or target is None:
+            raise DocumentError(f"{toml_key(path)} is not a key line that can be moved under [{toml_key(table)}]")
+        relative = entry.path[len(source.path) :]
+        expected = _with(self._without(path), (*table, *relative), self.get(path))
+        text, nl = self._text, self._newline
+        line = text[entry.start : entry.end]
+        start = entry.start
+        if not line.endswith("\n"):  # the last line of a text without a final newline: it keeps none
+            line += nl
+            start -= len(nl) if start > 0 else 0
+        at = target.content_end
+        if at > entry.start:
+            at -= entry.end - start
+        without = text[:start] + text[entry.end :]
+        self._accept(without[:at] + line + without[at:], expected)
+
     def remove(self, path: Sequence[str]) -> None:
         """Remove one leaf's key line, or a ``[table]`` (with its sub-tables) and the blank line that
         came before it."""

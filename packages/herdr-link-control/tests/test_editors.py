@@ -1,0 +1,131 @@
+"""The surgical editors, as properties: on any document of the shapes users write, adding a leaf of
+ours and taking it out again gives back the same text, and every other value stays where it was."""
+
+import json
+import tomllib
+
+import pytest
+from hypothesis import assume, event, example, given, settings, strategies as st
+
+from herdr_link_control.userfiles import DocumentError, JsonDocument, TomlDocument, toml_key
+
+KEYS = st.sampled_from(["model", "approval_policy", "a-b", "x_1", "with space", "é", "mcp_servers", "hooks"])
+SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8),
+)
+
+
+@st.composite
+def toml_texts(draw: st.DrawFn) -> str:
+    """A TOML text as people write it: top-level keys (some dotted), tables, comments, blank lines,
+    CRLF or LF, with or without a final newline."""
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    lines: list[str] = []
+    used: set[tuple[str, ...]] = set()
+
+    def key_line(prefix: tuple[str, ...]) -> None:
+        path = tuple(draw(st.lists(KEYS, min_size=1, max_size=3)))
+        if any(p[: len(path)] == path or path[: len(p)] == p for p in used if p[: len(prefix)] == prefix):
+            return
+        used.add((*prefix, *path))
+        comment = draw(st.sampled_from(["", "  # mine", " #"]))
+        lines.append(f"{toml_key(path)} = {json.dumps(draw(SCALARS), ensure_ascii=False)}{comment}")
+
+    for _ in range(draw(st.integers(0, 4))):
+        key_line(())
+    for index in range(draw(st.integers(0, 3))):
+        lines.extend([""] * draw(st.integers(0, 2)))
+        table = ("table", str(index))
+        lines.append(f"[{toml_key(table)}]")
+        used.add(table)
+        for _ in range(draw(st.integers(0, 3))):
+            key_line(table)
+    text = newline.join(lines)
+    return text + newline if lines and draw(st.booleans()) else text
+
+
+def _parses(text: str) -> bool:
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(toml_texts(), st.booleans())
+def test_a_table_added_and_taken_out_gives_back_the_toml_text(text: str, top_level: bool) -> None:
+    assume(_parses(text))  # a drawn key repeated in a way TOML refuses: not a file a host reads
+    document = TomlDocument(text)
+    before = document.value
+    path = ("mcp_servers", "herdr_link") if top_level else ("table", "0", "ours")
+    try:
+        document.set((*path, "command"), "herdr-link-mcp")
+    except DocumentError:
+        event("refused: the path is written with dotted keys")
+        assert document.text == text
+        return
+    assert document.value["mcp_servers" if top_level else "table"] is not None
+    document.remove(path if top_level else (*path, "command"))
+    if not top_level and document.get(path) == {}:
+        document.remove(path)
+    assert document.value == before
+    assert document.text == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(toml_texts())
+@example("a = 1\n\n[table.0]\nk = 2")  # the last line, without a final newline
+@example("[table.0]\r\nk = 2 # mine\r\n[table.1]\r\n")
+def test_a_key_line_moved_to_the_top_level_keeps_its_text_and_value(text: str) -> None:
+    assume(_parses(text))
+    document = TomlDocument(text)
+    table = ("table", "0")
+    keys = document.keys_under(table)
+    top = {key[0] for key in document.keys_under(())}
+    movable = [key for key in keys if key[0] not in top and key[0] != "table"]
+    assume(movable)
+    key = movable[0]
+    value = document.get((*table, *key))
+    document.move_line((*table, *key), ())
+    assert document.get(key) == value and key not in document.keys_under(table)
+    assert key in document.keys_under(())
+    assert sorted(document.text.splitlines()) == sorted(text.splitlines())  # the same lines, one moved
+
+
+def test_a_key_line_that_cannot_move_is_refused_and_the_text_kept() -> None:
+    text = 'model = "a"\n\n[t]\nmodel = "b"\n'
+    document = TomlDocument(text)
+    with pytest.raises(DocumentError):
+        document.move_line(("t", "model"), ())  # the top level has its own model
+    assert document.text == text
+    with pytest.raises(DocumentError):
+        document.move_line(("t", "missing"), ())
+
+
+@st.composite
+def json_texts(draw: st.DrawFn) -> str:
+    """A JSON object as tools and people write it: any indentation, separators, key order, escapes."""
+    value = draw(st.dictionaries(KEYS, st.one_of(SCALARS, st.dictionaries(KEYS, SCALARS, max_size=3)), max_size=5))
+    indent = draw(st.sampled_from([None, 0, 2, 4, "\t"]))
+    separators = draw(st.sampled_from([(",", ":"), (", ", ": "), (",", ": ")]))
+    text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=draw(st.booleans()))
+    text = text.replace("\n", "\r\n") if draw(st.booleans()) else text
+    return text + draw(st.sampled_from(["", "\n", "\r\n", "\n\n"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_texts(), st.booleans())
+def test_a_member_added_and_taken_out_gives_back_the_json_text(text: str, nested: bool) -> None:
+    document = JsonDocument(text)
+    before = document.value
+    parent = next((k for k, v in before.items() if isinstance(v, dict)), None) if nested else None
+    path: tuple[str, ...] = (parent, "herdr_link") if parent else ("herdr_link",)
+    inner = document.inner(path[:-1]) if not document.get(path[:-1]) else ""
+    document.set(path, {"command": "herdr-link-mcp", "args": []})
+    assert document.get((*path, "command")) == "herdr-link-mcp"
+    document.remove(path, inner=inner)
+    assert document.value == before
+    assert document.text == text
