@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 
 from herdr_link_control.userfiles import (
+    ChangedMeanwhile,
     back_up,
     backup_stamp,
     copy_complete,
     made_by,
     prune_backups,
+    replace_file,
     roll_back,
     write_complete,
 )
@@ -150,3 +152,71 @@ def test_a_failed_rollback_says_so_and_leaves_no_scratch_file(tmp_path):
     with pytest.raises(OSError):
         roll_back(target, tmp_path / "missing-backup", scratch)
     assert target.read_bytes() == b"this run's" and not scratch.exists()
+
+
+def _host_writes_after_reading(monkeypatch, path: Path, writes: dict[int, bytes]) -> None:
+    """Another program writes ``path`` (whole, atomically) right after the run's N-th read of it."""
+    real_read = Path.read_bytes
+    reads = 0
+
+    def read_bytes(self: Path) -> bytes:
+        nonlocal reads
+        data = real_read(self)
+        if self == path:
+            reads += 1
+            if reads in writes:
+                scratch = path.with_name("host.scratch")
+                scratch.write_bytes(writes[reads])
+                os.replace(scratch, path)
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+
+
+def test_a_write_landing_just_after_the_compare_is_given_back(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    path.write_bytes(b"old")
+    _host_writes_after_reading(monkeypatch, path, {1: b"host"})  # the compare is the first read
+    with pytest.raises(ChangedMeanwhile):
+        write_complete(path, b"ours", expect=b"old")
+    assert path.read_bytes() == b"host" and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_a_newer_write_that_replaced_ours_stays(tmp_path, monkeypatch):
+    path = tmp_path / "state.json"
+    path.write_bytes(b"old")
+    partial = tmp_path / "state.json.partial"
+    real_read = Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        data = real_read(self)
+        if self == path and data == b"old":  # the compare: then the host writes
+            (tmp_path / "h").write_bytes(b"host 1")
+            os.replace(tmp_path / "h", path)
+        elif self == partial:  # ours was swapped in; the host writes again before the run looks
+            (tmp_path / "h").write_bytes(b"host 2")
+            os.replace(tmp_path / "h", path)
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    with pytest.raises(ChangedMeanwhile):
+        write_complete(path, b"ours", partial=partial, expect=b"old")
+    assert path.read_bytes() == b"host 2" and sorted(p.name for p in tmp_path.iterdir()) == ["state.json"]
+
+
+def test_a_file_that_appears_meanwhile_is_never_replaced_by_a_new_one(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"the host's")
+    with pytest.raises(ChangedMeanwhile):
+        write_complete(path, b"ours", expect=None)  # the run saw no file
+    assert path.read_bytes() == b"the host's" and sorted(p.name for p in tmp_path.iterdir()) == ["settings.json"]
+
+
+def test_a_removal_gives_back_a_write_that_landed_after_the_compare(tmp_path, monkeypatch):
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"ours")
+    _host_writes_after_reading(monkeypatch, path, {2: b"host"})  # the first read is replace_file's own check
+    with pytest.raises(ChangedMeanwhile):
+        replace_file(path, b"ours", None, backups=tmp_path / "backups")
+    assert path.read_bytes() == b"host"
+    assert not (tmp_path / "settings.json.herdr-link.partial").exists()

@@ -504,3 +504,41 @@ def test_uninstall_that_meets_an_os_error_says_the_state_and_exits_1_without_a_t
     assert f"error: Permission denied: {target(home)}" in err and "Traceback" not in out + err
     assert out.splitlines()[-1].startswith(f"state: plugin {target(home)} unchanged; bridge location ")
     assert target(home).read_bytes() == BUNDLE
+
+
+def test_uninstall_shows_its_plan_and_a_dry_run_removes_nothing(home):
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PATH": "/usr/bin:/bin"}
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-m", "herdr_link_installer", *args]
+        return subprocess.run(argv, env=env, cwd=home, capture_output=True, text=True, timeout=120)
+
+    assert command().returncode == 0 and target(home).read_bytes() == BUNDLE
+    dry = command("--uninstall", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.startswith("plan (uninstall Herdr Link's OpenCode plugin):\n")
+    assert f"  {target(home)}: remove\n" in dry.stdout
+    assert dry.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
+    assert target(home).read_bytes() == BUNDLE and (home / ".config" / "herdr-link" / "bridge.json").exists()
+    done = command("--uninstall")
+    assert done.returncode == 0 and not target(home).exists() and done.stdout.splitlines()[-1].startswith("state:")
+    again = command("--uninstall")
+    assert again.returncode == 0 and "nothing to take out" in again.stdout
+    assert command("--uninstall", "--force-runtime").returncode == 2
+
+
+def test_a_folder_at_the_plugins_place_is_named_and_nothing_changes(home):
+    target(home).mkdir()
+    with pytest.raises(InstallError, match="is a folder, not a file: nothing was changed"):
+        plan_install("v1", {}, home, home, LINUX, run=lambda argv: None)
+    assert target(home).is_dir()
+
+
+def test_without_node_the_import_check_is_said_not_to_have_run(home, monkeypatch):
+    import herdr_link_installer._install as installer
+
+    real_which = installer.shutil.which
+    monkeypatch.setattr(installer.shutil, "which", lambda name, *a, **k: None if name == "node" else real_which(name))
+    monkeypatch.setattr(installer, "plugin_package_version", lambda directory: "1.18.33")
+    code, lines = run(home, yes=True)
+    assert code == 0 and not any(line.startswith("checking that Node") for line in lines)
+    assert any(line.startswith("not checked: Node is not on PATH") for line in lines), lines

@@ -27,7 +27,7 @@ def main() -> None:
 
         return call
 
-    for name in ("open", "fsync", "replace", "unlink", "chmod", "mkdir", "rename", "rmdir"):
+    for name in ("open", "fsync", "replace", "unlink", "chmod", "mkdir", "rename", "rmdir", "link", "stat"):
         setattr(os, name, traced(name, getattr(os, name)))
     builtins.open = traced("open", builtins.open)
 

@@ -208,11 +208,12 @@ def test_backups_are_private_and_say_which_path_they_came_from(tmp_path: Path) -
 
 
 def test_a_file_a_host_writes_while_we_write_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A host's write placed at each step of the write path, up to the compare just before the
-    replace: it is never lost, and the run says "run again"."""
+    """A host's write placed at each step of the write path, up to and just after the compare before
+    the file is swapped in (the swap gives back a write that landed after the compare): it is never
+    lost, and the run says "run again"."""
     import shutil
 
-    for step in ("backup copy", "fsync", "chmod", "compare"):
+    for step in ("backup copy", "fsync", "chmod", "compare", "after the compare"):
         home = tmp_path / step.replace(" ", "-")
         home.mkdir()
         state = home / ".claude.json"
@@ -225,13 +226,18 @@ def test_a_file_a_host_writes_while_we_write_is_kept(tmp_path: Path, monkeypatch
             _state.write_bytes(_host_write)
             return original(*args, **kwargs)
 
-        def read_bytes(self: Path, _real=Path.read_bytes, _state=state, _host_write=host_write):
+        def read_bytes(self: Path, _real=Path.read_bytes, _state=state, _host_write=host_write, _step=step):
             nonlocal reads
-            if self == _state:
-                reads += 1
-                if reads == 2:  # the first read checks the plan; the second is the compare before the replace
-                    _state.write_bytes(_host_write)
-            return _real(self)
+            if self != _state:
+                return _real(self)
+            reads += 1
+            # The first read checks the plan; the second is the compare before the file is swapped in.
+            if reads == 2 and _step == "compare":
+                _state.write_bytes(_host_write)
+            data = _real(self)
+            if reads == 2 and _step == "after the compare":
+                _state.write_bytes(_host_write)
+            return data
 
         with monkeypatch.context() as patch:
             if step == "backup copy":
@@ -255,14 +261,14 @@ def test_a_rollback_never_restores_over_a_hosts_later_write(tmp_path: Path, monk
     state.write_text('{"numStartups": 1}')
     (home / ".claude" / "settings.json.herdr-link.partial").mkdir(parents=True)  # the second write fails
     decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
-    real_replace = os.replace
+    real_mkdir = Path.mkdir
 
-    def replace(source, destination, _real=real_replace):
-        _real(source, destination)
-        if Path(destination) == state:  # ours is in place: now the host writes
-            state.write_bytes(b'{"numStartups": 9}')
+    def mkdir(self: Path, *args, _real=real_mkdir, **kwargs):  # the second file's folder: ours is in place
+        if self == home / ".claude" and json.loads(state.read_text()).get("mcpServers"):
+            state.write_bytes(b'{"numStartups": 9}')  # now the host writes
+        return _real(self, *args, **kwargs)
 
-    monkeypatch.setattr(os, "replace", replace)
+    monkeypatch.setattr(Path, "mkdir", mkdir)
     said: list[str] = []
     assert apply(decided, {}, home, said.append) == 1
     assert state.read_bytes() == b'{"numStartups": 9}'
@@ -320,38 +326,39 @@ def test_a_kill_at_any_file_system_call_leaves_nothing_readable_and_the_next_run
         shutil.rmtree(home)
 
 
+HOST_WRITER = """
+import json, os, random, sys, time
+state, stop = sys.argv[1], sys.argv[2]
+rng, last, lost, written = random.Random(47), 0, 0, 0
+while not os.path.exists(stop):
+    current = json.loads(open(state).read())
+    if current["numStartups"] < last:
+        lost += 1
+    current["numStartups"] = last = last + 1
+    scratch = state + ".host"
+    with open(scratch, "w") as handle:
+        handle.write(json.dumps(current, indent=2))
+    os.replace(scratch, state)
+    written += 1
+    time.sleep(rng.uniform(0.001, 0.010))
+print(json.dumps({"written": written, "lost": lost}))
+"""
+
+
 def test_soak_against_a_host_writing_every_few_milliseconds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """200 installs and uninstalls while a stand-in for Claude Code rewrites ``~/.claude.json`` (whole,
-    atomically) every 1-10 ms. Each run either writes or stops with "run again"; the host's keys are
-    always there. A host write lost in the compare -> rename window is counted and reported (the
-    figure in the closing note), not asserted: it depends on the machine's timing."""
-    import random
-    import threading
-    import time
+    """200 installs and uninstalls while a stand-in for Claude Code, in a process of its own as the host
+    is, rewrites ``~/.claude.json`` (whole, atomically) every 1-10 ms. Each run either writes or stops
+    with "run again"; the host's keys are always there. A host write lost in the compare -> rename
+    window is counted and reported (the figure in the closing note), not asserted: it depends on the
+    machine's timing."""
+    import subprocess
+    import sys
 
     home = _home(tmp_path)
     state = home / ".claude.json"
     state.write_text('{"numStartups": 0}')
-    stop = threading.Event()
-    lost = written = 0
-
-    def host() -> None:
-        nonlocal lost, written
-        rng = random.Random(47)
-        last = 0
-        while not stop.is_set():
-            current = json.loads(state.read_text())
-            if current["numStartups"] < last:
-                lost += 1
-            current["numStartups"] = last = last + 1
-            scratch = state.with_name(".claude.json.host")
-            scratch.write_text(json.dumps(current, indent=2))
-            os.replace(scratch, state)
-            written += 1
-            time.sleep(rng.uniform(0.001, 0.010))
-
-    writer = threading.Thread(target=host)
-    writer.start()
+    stop = tmp_path / "stop"
+    host = subprocess.Popen([sys.executable, "-c", HOST_WRITER, str(state), str(stop)], stdout=subprocess.PIPE)
     outcomes = {"written": 0, "run again": 0}
     try:
         for run in range(200):
@@ -365,9 +372,10 @@ def test_soak_against_a_host_writing_every_few_milliseconds(tmp_path: Path, caps
                 assert "run again" in capsys.readouterr().err, said
             outcomes[outcome] += 1
     finally:
-        stop.set()
-        writer.join(timeout=60)
-    assert sum(outcomes.values()) >= 150 and outcomes["written"] > 0
+        stop.touch()
+        report, _ = host.communicate(timeout=60)
+    assert host.returncode == 0 and sum(outcomes.values()) >= 150 and outcomes["written"] > 0
     assert json.loads(state.read_text())["numStartups"] > 0
+    host_said = json.loads(report)
     with capsys.disabled():
-        print(f"\nsoak: {outcomes}, host writes {written}, lost {lost}")
+        print(f"\nsoak: {outcomes}, host writes {host_said['written']}, lost {host_said['lost']}")

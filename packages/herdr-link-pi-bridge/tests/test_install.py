@@ -1,63 +1,145 @@
-"""``herdr-link-pi-bridge install`` and ``build``."""
+"""``herdr-link-pi-bridge install`` (and ``--uninstall``, ``uninstall``, ``--dry-run``) and ``build``:
+the plan first, a backup of whatever it replaces or removes, never over a write it did not see,
+refusals that change nothing, and a last line that says what each file is."""
 
 import json
+import os
 import time
 from pathlib import Path
 
-from herdr_link_control.userfiles import location_file, write_location_file
-from herdr_link_pi_bridge import install, packaged_extension, plan, uninstall
+import pytest
+
+from herdr_link_control.userfiles import backup_folder, backups_root, location_file, write_location_file
+from herdr_link_pi_bridge import apply, extension_state, id_line, install, packaged_extension, plan, uninstall
 from herdr_link_pi_bridge._extension import build
 from herdr_link_pi_bridge.cli import main
+
+MINE = "export default function mine(pi) {}\n"
+OLDER = "// herdr-link-pi-bridge 0.0.1 | runtime pi | old\nexport default () => {};\n"
+
+
+def _target(home: Path) -> Path:
+    return home / ".pi" / "agent" / "extensions" / "herdr-link.js"
+
+
+def _backups(home: Path) -> list[Path]:
+    folder = backup_folder(backups_root({}, home), _target(home))
+    return sorted(folder.glob("herdr-link.js.*")) if folder.is_dir() else []
+
+
+def _put(home: Path, text: str) -> Path:
+    target = _target(home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text)
+    return target
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    """Run the command as a user would, with ``tmp_path`` as HOME and working folder."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        status = main(list(args))
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return run
 
 
 def test_install_puts_the_extension_where_pi_discovers_it_and_writes_the_bridge_location(tmp_path):
     result = install(tmp_path, tmp_path, {})
-    assert result.action == "installed" and result.path == tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    assert result.action == "installed" and result.path == _target(tmp_path)
     assert result.path.read_bytes() == packaged_extension().read_bytes()
     command = json.loads(location_file({}, tmp_path).read_text())["command"]
     assert Path(command[0]).exists()
     assert sorted(p.name for p in result.path.parent.iterdir()) == ["herdr-link.js"]  # no stray temporary file
+    assert result.messages[-1].startswith(f"state: {result.path} is the current extension; bridge location ")
 
 
-def test_install_is_idempotent_and_updates_older_copies_of_ours(tmp_path):
+def test_install_is_idempotent_and_updates_older_copies_of_ours_with_a_backup(tmp_path):
     install(tmp_path, tmp_path, {})
-    assert install(tmp_path, tmp_path, {}).action == "unchanged"
-    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
-    target.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\nexport default () => {};\n")
-    assert install(tmp_path, tmp_path, {}).action == "updated"
-    assert target.read_bytes() == packaged_extension().read_bytes()
+    assert install(tmp_path, tmp_path, {}).action == "unchanged" and _backups(tmp_path) == []
+    target = _put(tmp_path, OLDER)
+    updated = install(tmp_path, tmp_path, {})
+    assert updated.action == "updated" and target.read_bytes() == packaged_extension().read_bytes()
+    [backup] = _backups(tmp_path)
+    assert backup.read_text() == OLDER and f"backup: {backup}" in updated.messages
 
 
-def test_a_foreign_file_is_replaced_only_with_yes(tmp_path):
-    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
-    target.parent.mkdir(parents=True)
-    target.write_text("export default function mine(pi) {}\n")
+@pytest.mark.parametrize("text", [MINE, id_line() + "// my own change\n"], ids=["foreign", "edited"])
+def test_a_foreign_file_or_an_edited_copy_is_replaced_only_with_yes_and_kept(tmp_path, text):
+    target = _put(tmp_path, text)
+    assert extension_state(target.read_bytes()) == ("foreign" if text == MINE else "edited")
+    decided = plan(tmp_path, tmp_path, {})
+    assert decided.needs_yes and any(line.strip().startswith("! ") for line in decided.describe())
     refused = install(tmp_path, tmp_path, {})
-    assert refused.action == "refused" and refused.messages[0].endswith("is not a Herdr Link file; nothing was changed")
-    assert target.read_text() == "export default function mine(pi) {}\n"
+    assert refused.action == "refused" and refused.messages[0].endswith("; nothing was changed")
+    assert target.read_text() == text and _backups(tmp_path) == []
     replaced = install(tmp_path, tmp_path, {}, yes=True)
     assert replaced.action == "replaced" and target.read_bytes() == packaged_extension().read_bytes()
-    assert f"replaced: {target}" in replaced.messages
-    [backup] = (tmp_path / ".pi" / "agent" / "herdr-link-backups").iterdir()
-    assert backup.read_text() == "export default function mine(pi) {}\n"
+    [backup] = _backups(tmp_path)
+    assert backup.read_text() == text and str(backup) in replaced.messages[-1]
     assert sorted(p.name for p in target.parent.iterdir()) == ["herdr-link.js"]  # nothing else Pi would load
-    assert replaced.messages[-1].startswith(f"state: {target} is the current extension; bridge location ")
+
+
+def test_uninstall_backs_up_what_it_removes_and_leaves_anothers_file(tmp_path):
+    env = {"XDG_CONFIG_HOME": str(tmp_path / ".config"), "PATH": "/usr/bin:/bin"}
+    target = _put(tmp_path, id_line() + "// my own change\n")
+    removed = uninstall(tmp_path, tmp_path, env)
+    assert removed.action == "removed" and not target.exists()
+    [backup] = sorted(backup_folder(backups_root(env, tmp_path), target).glob("herdr-link.js.*"))
+    assert backup.read_text() == id_line() + "// my own change\n"
+    assert uninstall(tmp_path, tmp_path, env).action == "absent"
+    _put(tmp_path, MINE)
+    assert uninstall(tmp_path, tmp_path, env).action == "refused" and target.read_text() == MINE
+
+
+def test_the_shared_bridge_location_stays_while_another_runtime_uses_it(tmp_path):
+    env = {"XDG_CONFIG_HOME": str(tmp_path / ".config"), "PATH": "/usr/bin:/bin"}
+    installed = install(tmp_path, tmp_path, env)
+    assert any("pi is not on PATH" in m for m in installed.messages)  # a warning: it still installs
+    location = location_file(env, tmp_path)
+    write_location_file(location, json.loads(location.read_text())["command"], user="opencode")
+    removed = uninstall(tmp_path, tmp_path, env)
+    assert removed.action == "removed" and location.exists()  # OpenCode still uses it
+    assert removed.messages[-1].endswith("kept (another runtime may use it)")
 
 
 def test_a_failed_write_changes_nothing_and_says_so(tmp_path):
-    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
-    target.parent.mkdir(parents=True)
-    target.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n")
-    (target.parent / ".herdr-link.js.tmp").mkdir()  # the temporary file cannot be written
+    target = _put(tmp_path, OLDER)
+    (target.parent / "herdr-link.js.herdr-link.partial").mkdir()  # the partial copy cannot be written
     result = install(tmp_path, tmp_path, {})
-    assert result.action == "failed"
-    assert result.messages[-1] == f"state: {target} is unchanged; bridge location unchanged"
-    assert target.read_text() == "// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n"
+    assert result.action == "failed" and result.messages[-1] == f"state: {target} is unchanged"
+    assert target.read_text() == OLDER
+
+
+def test_a_write_the_run_did_not_see_is_never_overwritten(tmp_path):
+    target = _put(tmp_path, OLDER)
+    decided = plan(tmp_path, tmp_path, {})
+    target.write_text(OLDER + "// written after the plan\n")
+    result = apply(decided, {}, tmp_path)
+    assert result.action == "failed" and "run again" in result.messages[0]
+    assert target.read_text() == OLDER + "// written after the plan\n"
+    decided = plan(tmp_path, tmp_path, {}, uninstall=True)
+    target.write_text(OLDER)
+    assert apply(decided, {}, tmp_path).action == "failed" and target.read_text() == OLDER
+
+
+def test_what_a_killed_run_left_is_cleared_by_the_next(tmp_path):
+    target = _put(tmp_path, OLDER)
+    (target.parent / "herdr-link.js.herdr-link.partial").write_text("half")
+    (target.parent / ".herdr-link.js.tmp").write_text("half, from an older release")
+    assert install(tmp_path, tmp_path, {}).action == "updated"
+    assert sorted(p.name for p in target.parent.iterdir()) == ["herdr-link.js"]
 
 
 def test_a_failed_location_write_still_says_the_extension_is_installed(tmp_path):
     (tmp_path / ".config").write_text("a file where the config directory should be\n")
-    result = install(tmp_path, tmp_path, {"XDG_CONFIG_HOME": str(tmp_path / ".config")})
+    env = {"XDG_CONFIG_HOME": str(tmp_path / ".config")}
+    result = install(tmp_path, tmp_path, env)
     assert result.action == "failed" and result.path.read_bytes() == packaged_extension().read_bytes()
     assert result.messages[-1].startswith(f"state: {result.path} is the current extension; bridge location not written")
 
@@ -68,29 +150,63 @@ def test_project_install_mentions_trust(tmp_path):
     assert any("trusted" in message for message in result.messages)
 
 
+def test_the_command_shows_its_plan_and_a_dry_run_writes_nothing(cli, tmp_path):
+    target = _target(tmp_path)
+    status, out, _ = cli("install", "--dry-run")
+    assert status == 0 and out.startswith("plan (install Herdr Link's Pi extension):\n")
+    assert f"  {target}: create" in out and out.endswith("dry run: nothing was written\nstate: nothing was changed\n")
+    assert not target.exists() and not (tmp_path / ".config").exists()
+    status, out, _ = cli("install")
+    assert status == 0 and out.startswith("plan (install") and out.splitlines()[-1].startswith("state: ")
+    for args in (["install", "--uninstall", "--dry-run"], ["uninstall", "--dry-run"]):
+        status, out, _ = cli(*args)
+        assert status == 0 and f"  {target}: remove (backup kept)" in out and target.exists()
+    status, out, _ = cli("install", "--uninstall")
+    assert status == 0 and not target.exists() and out.splitlines()[-1].startswith(f"state: {target} removed")
+    status, out, _ = cli("uninstall")  # the alias, with nothing left to take out
+    assert status == 0 and "nothing to take out" in out and out.splitlines()[-1].startswith(f"state: {target} absent")
+
+
+def test_a_foreign_file_is_refused_without_yes_on_the_command_line(cli, tmp_path):
+    target = _put(tmp_path, MINE)
+    status, out, err = cli("install")
+    assert status == 1 and "is not a Herdr Link file; nothing was changed" in err and "--yes" in err
+    assert out.splitlines()[-1] == "state: nothing was changed" and target.read_text() == MINE
+    status, out, _ = cli("install", "--yes")
+    assert status == 0 and target.read_bytes() == packaged_extension().read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["folder", "link"])
+def test_a_folder_or_a_link_at_its_place_is_refused_and_named(cli, tmp_path, kind):
+    target = _target(tmp_path)
+    target.parent.mkdir(parents=True)
+    if kind == "folder":
+        target.mkdir()
+    else:
+        (tmp_path / "dotfiles.js").write_text(MINE)
+        target.symlink_to(tmp_path / "dotfiles.js")
+    for args in (["install", "--yes"], ["uninstall"]):
+        status, out, err = cli(*args)
+        assert status == 1 and str(target) in err and "Traceback" not in err, err
+        assert out.splitlines()[-1] == "state: nothing was changed"
+    assert (
+        target.is_dir() if kind == "folder" else target.is_symlink() and (tmp_path / "dotfiles.js").read_text() == MINE
+    )
+
+
+def test_usage_errors_exit_2(cli):
+    with pytest.raises(SystemExit) as raised:
+        cli("install", "--no-such-option")
+    assert raised.value.code == 2
+    with pytest.raises(SystemExit) as raised:
+        cli("install", "--project", "extra")
+    assert raised.value.code == 2
+
+
 def test_the_shipped_extension_is_current(tmp_path):
     assert build(packaged_extension().parent, check=True) is False
     assert main(["build", "--check"]) == 0
     assert build(tmp_path) is True and (tmp_path / "herdr-link.js").read_bytes() == packaged_extension().read_bytes()
-
-
-def test_dry_run_uninstall_and_the_shared_bridge_location(tmp_path):
-    env = {"XDG_CONFIG_HOME": str(tmp_path / ".config"), "PATH": "/usr/bin:/bin"}
-    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
-    lines = plan(tmp_path, tmp_path, env)
-    assert lines[0] == f"would install {target}" and "would point the bridge location" in lines[1]
-    assert any("pi is not on PATH" in line for line in lines) and not target.exists()
-    installed = install(tmp_path, tmp_path, env)
-    assert any("pi is not on PATH" in m for m in installed.messages)  # a warning: it still installs
-    location = location_file(env, tmp_path)
-    write_location_file(location, json.loads(location.read_text())["command"], user="opencode")
-    removed = uninstall(tmp_path, tmp_path, env)
-    assert removed.action == "removed" and not target.exists() and location.exists()  # OpenCode still uses it
-    assert removed.messages[-1].endswith("kept (another runtime may use it)")
-    assert uninstall(tmp_path, tmp_path, env).action == "absent"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("export default function mine(pi) {}\n")
-    assert uninstall(tmp_path, tmp_path, env).action == "refused" and target.exists()
 
 
 def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, capsys):
@@ -102,7 +218,7 @@ def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, cap
 
 
 def test_backups_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_path, monkeypatch):
-    target = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    target = _target(tmp_path)
     target.parent.mkdir(parents=True)
     written = []
     for zone in ("ASIA-14", "AMER+12"):  # 26 hours apart on the wall clock, written a moment apart
@@ -113,5 +229,5 @@ def test_backups_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_p
         assert install(tmp_path, tmp_path, {}, yes=True).action == "replaced"
     monkeypatch.delenv("TZ")
     time.tzset()
-    backups = sorted((tmp_path / ".pi" / "agent" / "herdr-link-backups").iterdir())
-    assert [b.read_text() for b in backups] == written  # name order is the order they were made
+    assert [b.read_text() for b in _backups(tmp_path)] == written  # name order is the order they were made
+    assert os.stat(_backups(tmp_path)[0].parent).st_mode & 0o777 == 0o700

@@ -319,3 +319,18 @@ def test_a_corrupt_bridge_location_is_unreadable_at_its_path_not_unconfigured(ho
     assert needed.status == "FAIL" and f"unreadable at {location} (not JSON)" in needed.detail and needed.fix
     location.write_text('{"command": "herdr-link-bridge"}')
     assert f'unreadable at {location} (no "command" list of strings)' in check().detail
+
+
+def test_the_pi_check_tells_an_edited_copy_from_an_older_one(tmp_path):
+    from herdr_link._files import pi_check
+    from herdr_link_pi_bridge import id_line
+
+    home = tmp_path / "home"
+    extension = home / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    extension.parent.mkdir(parents=True)
+    extension.write_text(id_line() + "// edited by hand\n")
+    edited = pi_check(home, tmp_path)
+    assert edited.status == "FAIL" and "an edited copy" in edited.detail and "--yes" in edited.fix
+    extension.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n")
+    older = pi_check(home, tmp_path)
+    assert older.status == "FAIL" and "an older" in older.detail and older.fix == "herdr-link-pi-bridge install"

@@ -134,7 +134,12 @@ def _packaged_bundle(runtime: str) -> tuple[bytes, str]:
 
 def _existing(target: Path) -> tuple[str, str]:
     if target.is_symlink():
-        raise InstallError(f"{target} is a symbolic link: replace it by hand, nothing was changed")
+        raise InstallError(
+            f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
+            "replace it by hand. Nothing was changed"
+        )
+    if target.is_dir():
+        raise InstallError(f"{target} is a folder, not a file: nothing was changed")
     if not target.exists():
         return "none", ""
     data = target.read_bytes()
@@ -441,10 +446,13 @@ def install(
             resolvable = plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent)
         except ProgramFailed as failure:
             raise OSError(f"the installed plugin cannot be checked: {failure}") from None
-        if resolvable:
+        if resolvable and shutil.which("node") is None:
+            tell("not checked: Node is not on PATH, so whether the installed plugin imports was not tried")
+        elif resolvable:
             tell("checking that Node can import the installed plugin (up to 60 s)…")
             if _node_import_ok(plan.target, plan.runtime) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
+            tell("checked: Node imports the installed plugin, with exactly one plugin export")
         state.plugin = f"the current {plan.runtime} bundle"
     except OSError as error:
         temporary.unlink(missing_ok=True)

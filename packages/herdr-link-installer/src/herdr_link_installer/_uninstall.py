@@ -19,15 +19,30 @@ def uninstall(
     *,
     say: Callable[[str], None],
     complain: Callable[[str], None] | None = None,
+    dry_run: bool = False,
 ) -> int:
     """Remove the Herdr Link plugin file; returns the exit status (1 when the file there is not ours).
 
-    A current or older bundle of ours is removed; an edited one is kept as a backup first; a file
-    that is not Herdr Link's is left alone. The last line says what each file is now.
+    The plan comes first. A current or older bundle of ours is removed; an edited one is kept as a
+    backup first; a file that is not Herdr Link's is left alone. With ``dry_run`` nothing is written.
+    The last line says what each file is now.
     """
     tell, refuse = _teller(say), _teller(complain or _stderr)
     state, path, _ = installed_plugin(environ, home, platform)
     location = location_file(environ, home)
+    what = {"absent": "absent: nothing to take out", "foreign": "left alone (not Herdr Link's)",
+            "modified": "remove (an edited Herdr Link bundle; backup kept)"}.get(state, "remove")  # fmt: skip
+    tell("plan (uninstall Herdr Link's OpenCode plugin):")
+    if path is None:
+        looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
+        tell(f"  no Herdr Link plugin in {looked}")
+    else:
+        tell(f"  {path}: {what}")
+    tell(f"  {location}: removed when no other runtime uses it")
+    if dry_run:
+        tell("dry run: nothing was written")
+        tell("state: nothing was changed")
+        return 1 if state == "foreign" else 0
     if state == "foreign":
         assert path is not None
         refuse(f"{path} is not Herdr Link's: left alone")
@@ -49,8 +64,7 @@ def uninstall(
             plugin = "removed"
             tell(f"removed: {path}")
         else:
-            looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
-            tell(f"nothing to remove: no Herdr Link plugin in {looked}")
+            tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode")
     except OSError as error:
         refuse(f"error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}")

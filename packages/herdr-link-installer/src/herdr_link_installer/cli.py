@@ -58,7 +58,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.uninstall:
         from ._uninstall import uninstall
 
-        return uninstall(os.environ, Path.home(), current_platform(), say=say)
+        if args.yes or args.force_runtime:
+            sys.stderr.write(
+                "herdr-link-opencode-install: --yes and --force-runtime confirm an install, not --uninstall\n"
+            )
+            return 2
+        return uninstall(os.environ, Path.home(), current_platform(), say=say, dry_run=args.dry_run)
     try:
         plan = plan_install(
             args.runtime, os.environ, Path.home(), Path.cwd(), current_platform(), force_runtime=args.force_runtime

@@ -24,6 +24,7 @@ from herdr_link_control.userfiles import (
     JsonDocument,
     Replaced,
     TomlDocument,
+    backups_root,
     clear_partials,
     config_dir,
     put_back,
@@ -482,11 +483,6 @@ def _state(plan: InstallPlan, done: list[Replaced], stuck: list[str]) -> str:
         else:
             parts.append(f"{item.shown} unchanged")
     return "state: " + "; ".join(parts)
-
-
-def backups_root(environ: Mapping[str, str], home: Path) -> Path:
-    """Where every backup of a user's file goes, under its own path (``docs`` and READMEs name it)."""
-    return config_dir(environ, home) / "backups"
 
 
 def clear_leftovers(plan: InstallPlan, environ: Mapping[str, str], home: Path) -> list[Path]:

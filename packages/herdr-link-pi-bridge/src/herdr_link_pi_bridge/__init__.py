@@ -8,17 +8,22 @@ reader and a type checker read); the loader after them is generated from them
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from ._checks import ExtensionState as ExtensionState, extension_status as extension_status
+    from ._checks import extension_status as extension_status
     from ._extension import (
         EXTENSION_FILE as EXTENSION_FILE,
         GENERATOR as GENERATOR,
+        ExtensionState as ExtensionState,
         build as build,
+        extension_state as extension_state,
         extension_text as extension_text,
+        id_line as id_line,
         link_data as link_data,
         packaged_extension as packaged_extension,
     )
     from ._install import (
+        InstallPlan as InstallPlan,
         InstallResult as InstallResult,
+        apply as apply,
         install as install,
         plan as plan,
         target_path as target_path,
@@ -29,19 +34,23 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "_checks": [
-        "ExtensionState",
         "extension_status",
     ],
     "_extension": [
         "EXTENSION_FILE",
         "GENERATOR",
+        "ExtensionState",
         "build",
+        "extension_state",
         "extension_text",
+        "id_line",
         "link_data",
         "packaged_extension",
     ],
     "_install": [
+        "InstallPlan",
         "InstallResult",
+        "apply",
         "install",
         "plan",
         "target_path",

@@ -7,9 +7,10 @@ import json
 from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from herdr_link_control.bridge import bridge_client_data, bridge_client_js
+from herdr_link_control.userfiles import made_by
 from herdr_link_protocol import (
     ACTION_TOOLS,
     CLOSE_TOOL,
@@ -23,7 +24,17 @@ from herdr_link_protocol import (
     active_presentation,
 )
 
-__all__ = ["EXTENSION_FILE", "GENERATOR", "build", "extension_text", "id_line", "link_data", "packaged_extension"]
+__all__ = [
+    "EXTENSION_FILE",
+    "GENERATOR",
+    "ExtensionState",
+    "build",
+    "extension_state",
+    "extension_text",
+    "id_line",
+    "link_data",
+    "packaged_extension",
+]
 
 GENERATOR: Final = "herdr-link-pi-bridge"
 """The generator's name: first word of the extension's ID line, and the client name in ``hello``."""
@@ -89,6 +100,22 @@ def extension_text() -> str:
 def packaged_extension() -> Path:
     """The shipped, built extension."""
     return Path(str(files("herdr_link_pi_bridge") / "extension" / EXTENSION_FILE))
+
+
+ExtensionState = Literal["current", "older", "edited", "foreign", "absent"]
+"""What a file at the extension's place is: the shipped extension, an older one of ours, one of ours
+(this version's ID line) that someone edited, another's, or none."""
+
+
+def extension_state(data: bytes | None) -> ExtensionState:
+    """What ``data`` (a file's bytes; ``None``: no file) is, by its bytes and its ID line."""
+    if data is None:
+        return "absent"
+    if data == packaged_extension().read_bytes():
+        return "current"
+    if not made_by(data, GENERATOR):
+        return "foreign"
+    return "edited" if data.startswith(id_line().encode()) else "older"
 
 
 def build(out: Path, *, check: bool = False) -> bool:

@@ -1,38 +1,98 @@
-"""``herdr-link-pi-bridge install``: put the extension where Pi discovers it, safely and idempotently."""
+"""``herdr-link-pi-bridge install``: put the extension where Pi discovers it, or take it out again.
+
+The same install core as the other installers (``herdr_link_control.userfiles``): the plan is shown
+first; what the file held is backed up under ``<config dir>/backups/`` by its path; the new file
+appears whole, compared with what was planned just before one ``os.replace`` (never over a write
+this run did not see); a partial copy a killed run left is removed by the next; and the last line
+(``state:``) says what each file is now. The extension is a file Herdr Link owns whole: a symbolic
+link or a folder at its place is refused, never written through.
+"""
 
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from herdr_link_control.userfiles import (
-    back_up,
+    ChangedMeanwhile,
+    backups_root,
     bridge_command,
+    clear_partials,
     location_file,
-    made_by,
     release_location_file,
-    write_complete,
+    replace_file,
     write_location_file,
 )
 
-from ._extension import EXTENSION_FILE, GENERATOR, packaged_extension
+from ._extension import EXTENSION_FILE, ExtensionState, extension_state, packaged_extension
 
-__all__ = ["InstallResult", "install", "plan", "target_path", "uninstall"]
+__all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
-BACKUP_DIR: Final = "herdr-link-backups"
-"""Where a replaced foreign file is kept: beside ``extensions/``, never inside it."""
 TRUST_NOTE: Final = "Pi loads project extensions only after the project is trusted (answer Pi's prompt once)."
+OLD_PARTIAL: Final = ".herdr-link.js.tmp"
+"""Where installs before the shared core wrote their partial copy (a killed one could leave it)."""
+_WHAT: Final[dict[ExtensionState, str]] = {
+    "absent": "create",
+    "current": "unchanged (the current extension)",
+    "older": "update (an older Herdr Link extension; backup kept)",
+    "edited": "replace (an edited copy of Herdr Link's extension; backup kept)",
+    "foreign": "replace (not Herdr Link's; backup kept)",
+}
+_TAKE_OUT: Final[dict[ExtensionState, str]] = {
+    "absent": "absent: nothing to take out",
+    "current": "remove (backup kept)",
+    "older": "remove (an older Herdr Link extension; backup kept)",
+    "edited": "remove (an edited copy of Herdr Link's extension; backup kept)",
+    "foreign": "left alone (not Herdr Link's)",
+}
 
 
 @dataclass(frozen=True)
 class InstallResult:
-    """What ``install`` did, in words for the person running it."""
+    """What a run did, in words for the person running it; the last message is the ``state:`` line."""
 
     path: Path
-    action: str  # "installed", "updated", "replaced" (a foreign file, backed up), "unchanged", "refused", "failed"
+    action: str  # "installed", "updated", "replaced", "unchanged", "removed", "absent", "refused", "failed"
     messages: list[str]
+
+
+@dataclass
+class InstallPlan:
+    """Everything a run would do, decided before anything is written."""
+
+    target: Path
+    uninstall: bool
+    state: ExtensionState
+    before: bytes | None
+    after: bytes | None
+    location: Path
+    refused: str = ""
+    """Why the run cannot go ahead at all (no confirmation overrides it)."""
+    needs_yes: str = ""
+    """What only ``--yes`` (or a yes at the prompt) allows."""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def describe(self) -> list[str]:
+        """The plan: one line per file, ``!`` for what needs ``--yes``."""
+        verb = "uninstall" if self.uninstall else "install"
+        lines = [f"plan ({verb} Herdr Link's Pi extension):"]
+        if self.refused:
+            return [*lines, f"  {self.target}: refused", f"    ! {self.refused}"]
+        lines.append(f"  {self.target}: {(_TAKE_OUT if self.uninstall else _WHAT)[self.state]}")
+        if self.needs_yes:
+            lines.append(f"    ! {self.needs_yes}: replaced only with --yes (a backup is kept)")
+        command = " ".join(bridge_command())
+        if self.uninstall:
+            lines.append(f"  {self.location}: removed when no other runtime uses it")
+        elif self.state != "foreign" or self.needs_yes:
+            lines.append(f"  {self.location}: points the JavaScript stubs at {command}")
+        return lines + [f"  {note}" for note in self.notes]
 
 
 def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
@@ -40,93 +100,143 @@ def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
     return (cwd / ".pi" / "extensions" if project else home / ".pi" / "agent" / "extensions") / EXTENSION_FILE
 
 
-def install(
-    home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False, yes: bool = False
-) -> InstallResult:
-    """Install the packaged extension and point stubs at this environment's bridge.
+def _refusal(target: Path) -> str:
+    if target.is_symlink():
+        return (
+            f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
+            "replace it by hand"
+        )
+    if target.is_dir():
+        return f"{target} is a folder, not a file"
+    if target.exists() and not os.access(target, os.R_OK):
+        return f"{target} cannot be read"
+    return ""
 
-    A file of ours (its first line names this generator) is replaced; a foreign file is replaced
-    only with ``yes``, and kept first in ``herdr-link-backups/`` beside the extensions directory,
-    where Pi loads nothing (a backup exists under its name only when complete). The extension is
-    written atomically. The last message always says what the extension file and the bridge location
-    are now, whatever failed.
-    """
+
+def plan(
+    home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False, uninstall: bool = False
+) -> InstallPlan:
+    """Decide what installing (or, with ``uninstall``, taking out) the extension does; writes nothing."""
     target = target_path(home, cwd, project=project)
-    data = packaged_extension().read_bytes()
+    location = location_file(environ, home)
+    refused = _refusal(target)
+    if refused:
+        return InstallPlan(target, uninstall, "absent", None, None, location, refused=refused)
+    before = target.read_bytes() if target.exists() else None
+    state = extension_state(before)
+    decided = InstallPlan(target, uninstall, state, before, before, location)
+    if uninstall:
+        decided.after = before if state == "foreign" else None
+        return decided
+    decided.after = packaged_extension().read_bytes()
+    if state == "foreign":
+        decided.needs_yes = f"{target} is not a Herdr Link file"
+    elif state == "edited":
+        decided.needs_yes = f"{target} is an edited copy of Herdr Link's extension"
+    decided.notes = _pi_notes(environ)
+    if project:
+        decided.notes.append(TRUST_NOTE)
+    return decided
+
+
+def _clear_leftovers(target: Path, backups: Path) -> None:
+    clear_partials(target, backups=backups)
+    (target.parent / OLD_PARTIAL).unlink(missing_ok=True)
+
+
+def _error(error: OSError) -> str:
+    if isinstance(error, ChangedMeanwhile):
+        return f"{error}: run again"
+    return f"{error.strerror or error}" + (f": {error.filename}" if error.filename else "")
+
+
+def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: bool = False) -> InstallResult:
+    """Carry out ``decided``: the messages say each step and end with the ``state:`` line."""
+    target = decided.target
+    if decided.refused:
+        return InstallResult(target, "refused", [f"refused: {decided.refused}", "state: nothing was changed"])
+    backups = backups_root(environ, home)
+    if decided.uninstall:
+        return _take_out(decided, backups)
+    if decided.needs_yes and not yes:
+        return InstallResult(
+            target,
+            "refused",
+            [
+                f"refused: {decided.needs_yes}; nothing was changed",
+                "to replace it (a backup is kept), run again with --yes; or move it aside",
+                "state: nothing was changed",
+            ],
+        )
     messages: list[str] = []
-    backup: Path | None = None
-    if target.exists():
-        current = target.read_bytes()
-        ours = made_by(current, GENERATOR)
-        if not ours and not yes:
-            hint = "to replace it (a backup is kept), run again with --yes; or move it aside"
-            return InstallResult(
-                target, "refused", [f"refused: {target} is not a Herdr Link file; nothing was changed", hint]
-            )
-        action = "unchanged" if current == data else "updated" if ours else "replaced"
-    else:
-        action = "installed"
-    if action != "unchanged":
-        temporary = target.with_name("." + target.name + ".tmp")  # a dot file, which Pi does not load
+    action = {"absent": "installed", "current": "unchanged", "older": "updated"}.get(decided.state, "replaced")
+    kept = ""
+    if decided.changed:
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if action == "replaced":  # a foreign file: kept beside extensions/, where Pi loads nothing
-                backup = back_up(target, target.parent.parent / BACKUP_DIR)
-                messages.append(f"backup: {backup}")
-            write_complete(target, data, partial=temporary)
+            _clear_leftovers(target, backups)
+            done = replace_file(target, decided.before, decided.after, backups=backups)
         except OSError as error:
-            kept = f"; backup {backup}" if backup is not None else ""
-            state = f"state: {target} is unchanged{kept}; bridge location unchanged"
-            return InstallResult(target, "failed", [*messages, f"error: {error.strerror or error}", state])
+            return InstallResult(target, "failed", [f"error: {_error(error)}", f"state: {target} is unchanged"])
+        if done.backup is not None:
+            messages.append(f"backup: {done.backup}")
+            kept = f" (backup {done.backup})"
     messages.append(f"{action}: {target}")
     try:
-        location = location_file(environ, home)
         command = bridge_command()
-        where = f"{location} -> {' '.join(command)}"
-        bridge = where if write_location_file(location, command, user="pi") else f"{where} (already)"
+        where = f"{decided.location} -> {' '.join(command)}"
+        bridge = where if write_location_file(decided.location, command, user="pi") else f"{where} (already)"
     except OSError as error:
-        messages.append(
-            f"state: {target} is the current extension; bridge location not written: {error.strerror or error}"
-        )
+        messages.append(f"state: {target} is the current extension{kept}; bridge location not written: {_error(error)}")
         return InstallResult(target, "failed", messages)
-    messages.extend(_pi_notes(environ))
-    if project:
-        messages.append(TRUST_NOTE)
+    messages += decided.notes
     messages.append("Alternative: Pi's built-in MCP with herdr-link-mcp (herdr-link-mcp wiring --host pi).")
-    messages.append(f"state: {target} is the current extension; bridge location {bridge}")
+    messages.append(f"state: {target} is the current extension{kept}; bridge location {bridge}")
     return InstallResult(target, action, messages)
 
 
-def plan(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> list[str]:
-    """What ``install`` would do, in words; writes nothing (``install --dry-run``)."""
-    target = target_path(home, cwd, project=project)
-    current = target.read_bytes() if target.exists() else None
-    if current is None:
-        what = f"would install {target}"
-    elif current == packaged_extension().read_bytes():
-        what = f"{target} is already the current extension"
-    elif made_by(current, GENERATOR):
-        what = f"would update {target} (an older Herdr Link extension)"
-    else:
-        what = f"would refuse to replace {target} (not Herdr Link's) without --yes, and back it up with it"
-    location = location_file(environ, home)
-    return [what, f"would point the bridge location {location} at {' '.join(bridge_command())}", *_pi_notes(environ)]
-
-
-def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> InstallResult:
-    """Remove our extension (a file that is not Herdr Link's is left alone), and the bridge location
-    when no other runtime still needs it. The last message says what each file is now."""
-    target = target_path(home, cwd, project=project)
-    location = location_file(environ, home)
-    if target.exists() and not made_by(target.read_bytes(), GENERATOR):
+def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
+    target = decided.target
+    if decided.state == "foreign":
         return InstallResult(
             target, "refused", [f"{target} is not Herdr Link's: left alone", f"state: {target} is unchanged"]
         )
-    action = "removed" if target.exists() else "absent"
-    target.unlink(missing_ok=True)
-    bridge = release_location_file(location, "pi")
+    messages: list[str] = []
+    removed = "absent (there was none)"
+    if decided.state != "absent":
+        try:
+            _clear_leftovers(target, backups)
+            done = replace_file(target, decided.before, None, backups=backups)
+        except OSError as error:
+            return InstallResult(target, "failed", [f"error: {_error(error)}", f"state: {target} is unchanged"])
+        removed = f"removed (backup {done.backup})"
+        messages += [f"backup: {done.backup}", f"removed: {target}"]
+    else:
+        messages.append(f"nothing to take out: no Herdr Link extension at {target}")
+    try:
+        bridge = release_location_file(decided.location, "pi")
+    except OSError as error:
+        messages.append(f"state: {target} {removed}; bridge location {decided.location} unchanged: {_error(error)}")
+        return InstallResult(target, "failed", messages)
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
-    return InstallResult(target, action, [f"{action}: {target}", f"state: bridge location {location} {shown}"])
+    messages.append(f"state: {target} {removed}; bridge location {decided.location} {shown}")
+    return InstallResult(target, "absent" if decided.state == "absent" else "removed", messages)
+
+
+def install(
+    home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False, yes: bool = False
+) -> InstallResult:
+    """Plan and install the packaged extension, and point stubs at this environment's bridge.
+
+    A file of ours of another version is updated; an edited copy of ours or another's file is replaced
+    only with ``yes``. Whatever is replaced is backed up first.
+    """
+    return apply(plan(home, cwd, environ, project=project), environ, home, yes=yes)
+
+
+def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> InstallResult:
+    """Take out our extension (backed up first; another's file is left alone), and the bridge location
+    when no other runtime still needs it."""
+    return apply(plan(home, cwd, environ, project=project, uninstall=True), environ, home)
 
 
 def _pi_notes(environ: Mapping[str, str]) -> list[str]:

@@ -1,4 +1,5 @@
-"""``herdr-link-pi-bridge build [--check]`` and ``herdr-link-pi-bridge install [--project] [--yes]``."""
+"""``herdr-link-pi-bridge build [--check]``, ``install [--project] [--yes] [--dry-run] [--uninstall]`` and
+``uninstall`` (the same as ``install --uninstall``)."""
 
 import argparse
 import os
@@ -8,7 +9,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from ._extension import build, packaged_extension
-from ._install import install, plan, uninstall
+from ._install import apply, plan
 
 __all__ = ["main"]
 
@@ -23,7 +24,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="herdr-link-pi-bridge",
         description="Herdr Link's native Pi extension: install, uninstall, or regenerate it.",
-        epilog="Exit status: 0 done; 1 refused, failed, or stale (build --check); 2 usage error.",
+        epilog="Exit status: 0 done or nothing to do; 1 refused, declined, failed (the last line, state:, says what "
+        "each file is), or stale (build --check); 2 usage error.",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-pi-bridge {version('herdr-link-pi-bridge')}"
@@ -32,13 +34,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     build_parser = commands.add_parser("build", help="regenerate the packaged extension")
     build_parser.add_argument("--check", action="store_true", help="only report whether it is current")
     build_parser.add_argument("--out", type=Path, default=None, help="directory (default: the package's extension/)")
-    install_parser = commands.add_parser("install", help="install the extension where Pi discovers it")
-    install_parser.add_argument("--project", action="store_true", help="into .pi/extensions of this directory")
-    install_parser.add_argument("--yes", action="store_true", help="replace a file that is not ours")
-    install_parser.add_argument("--dry-run", action="store_true", help="print what would happen and write nothing")
-    uninstall_parser = commands.add_parser("uninstall", help="remove our extension (another's is left alone)")
-    uninstall_parser.add_argument("--project", action="store_true", help="from .pi/extensions of this directory")
+    install_parser = commands.add_parser(
+        "install", help="install the extension where Pi discovers it (--uninstall takes it out)"
+    )
+    uninstall_parser = commands.add_parser("uninstall", help="take our extension out (the same as install --uninstall)")
+    for sub in (install_parser, uninstall_parser):
+        where = "into" if sub is install_parser else "from"
+        sub.add_argument("--project", action="store_true", help=f"{where} .pi/extensions of this directory")
+        sub.add_argument("--dry-run", action="store_true", help="print the plan and write nothing")
+        sub.add_argument(
+            "--yes",
+            action="store_true",
+            help="replace a file that is not ours, or an edited copy of ours (backed up); taking out needs none",
+        )
+    install_parser.add_argument(
+        "--uninstall", action="store_true", help="take our extension out (backed up first; another's file stays)"
+    )
     args = parser.parse_args(argv)
+
+    def say(text: str) -> None:
+        sys.stdout.write(text + "\n")
+
     if args.command == "build":
         if args.out is None and not _in_source_checkout():
             sys.stderr.write(
@@ -51,14 +67,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         if stale:
             sys.stdout.write(f"{'stale' if args.check else 'wrote'}: {out}\n")
         return 1 if args.check and stale else 0
-    if args.command == "install" and args.dry_run:
-        lines = plan(Path.home(), Path.cwd(), os.environ, project=args.project)
-        sys.stdout.write("\n".join([*lines, "dry run: nothing was written"]) + "\n")
-        return 0
-    if args.command == "uninstall":
-        result = uninstall(Path.home(), Path.cwd(), os.environ, project=args.project)
-    else:
-        result = install(Path.home(), Path.cwd(), os.environ, project=args.project, yes=args.yes)
+    taking_out = args.command == "uninstall" or getattr(args, "uninstall", False)
+    decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
+    say("\n".join(decided.describe()))
+    if args.dry_run:
+        say("dry run: nothing was written\nstate: nothing was changed")
+        return 1 if decided.refused else 0
+    confirmed = args.yes
+    if decided.needs_yes and not confirmed and not decided.uninstall and sys.stdin.isatty():
+        confirmed = input(f"replace it ({decided.needs_yes})? [y/N] ").strip().lower() in ("y", "yes")
+        if not confirmed:
+            sys.stderr.write(f"herdr-link-pi-bridge: declined: {decided.needs_yes}: nothing was changed\n")
+            say("state: nothing was changed")
+            return 1
+    result = apply(decided, os.environ, Path.home(), yes=confirmed)
     failed = result.action in ("refused", "failed")
-    (sys.stderr if failed else sys.stdout).write("\n".join(result.messages) + "\n")
+    *steps, state = result.messages
+    if steps:
+        (sys.stderr if failed else sys.stdout).write("\n".join(steps) + "\n")
+    say(state)
     return 1 if failed else 0

@@ -101,10 +101,11 @@ def pi_check(home: Path, cwd: Path) -> Check:
         return Check(name, "SKIP", "not installed")
     if state == "current":
         return Check(name, "PASS", f"{path} is the current extension")
-    fix = "herdr-link-pi-bridge install" + (" --yes (the file is not Herdr Link's)" if state == "foreign" else "")
-    return Check(
-        name, "FAIL", f"{path} is {'an older Herdr Link extension' if state == 'older' else 'not Herdr Link'}", fix
-    )
+    what = {"older": "an older Herdr Link extension", "edited": "an edited copy of Herdr Link's extension",
+            "foreign": "not Herdr Link's file"}  # fmt: skip
+    confirm = {"foreign": " --yes (the file is not Herdr Link's; a backup is kept)",
+               "edited": " --yes (a backup of the edited file is kept)"}  # fmt: skip
+    return Check(name, "FAIL", f"{path} is {what[state]}", "herdr-link-pi-bridge install" + confirm.get(state, ""))
 
 
 @dataclass(frozen=True)

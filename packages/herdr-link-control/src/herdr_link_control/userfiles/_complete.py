@@ -3,11 +3,12 @@ private as the file it copies from its first byte."""
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["UNCHECKED", "ChangedMeanwhile", "copy_complete", "read_current", "write_complete"]
+__all__ = ["UNCHECKED", "ChangedMeanwhile", "copy_complete", "read_current", "remove_unchanged", "write_complete"]
 
 
 class _Unchecked:
@@ -69,12 +70,108 @@ def write_complete(
             os.chmod(partial, mode)  # the umask only narrows the mode given at creation: now exactly the file's
         if verify is not None:
             verify(partial)
-        if expect is not UNCHECKED and read_current(path) != expect:
-            raise ChangedMeanwhile(f"{path} changed while this run was writing it (another program wrote it)")
-        os.replace(partial, path)  # the compare just before is the only window: microseconds
+        if isinstance(expect, _Unchecked):
+            os.replace(partial, path)
+        else:
+            _put_in_place(partial, path, expect)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
+
+
+def _changed(path: Path) -> ChangedMeanwhile:
+    return ChangedMeanwhile(f"{path} changed while this run was writing it (another program wrote it)")
+
+
+def _put_in_place(partial: Path, path: Path, expect: bytes | None) -> None:
+    """Move ``partial`` to ``path`` only while ``path`` holds ``expect`` (``None``: no file), never over
+    another program's write.
+
+    A new file is linked into place, which fails if one appeared meanwhile. An existing one is compared,
+    then swapped with the partial in one step (Linux ``renameat2(RENAME_EXCHANGE)``); what the swap took
+    out is compared again, and if a write landed between the compare and the swap it is swapped back
+    (unless a newer write already replaced ours, which then stays). Where the system cannot swap, the
+    compare is followed by ``os.replace``: a write landing between the two (microseconds) is lost.
+
+    Raises:
+        ChangedMeanwhile: ``path`` did not hold ``expect``; it holds the other program's write.
+    """
+    if expect is None:
+        try:
+            os.link(partial, path)  # fails if a file appeared meanwhile: no window at all
+        except FileExistsError:
+            raise _changed(path) from None
+        except OSError:  # a file system without hard links: compare, then replace
+            if path.exists():
+                raise _changed(path) from None
+            os.replace(partial, path)
+            return
+        partial.unlink()
+        return
+    if read_current(path) != expect:
+        raise _changed(path)
+    ours = os.stat(partial).st_ino
+    if not _exchange(partial, path):
+        os.replace(partial, path)  # the compare just before is the only window: microseconds
+        return
+    if partial.read_bytes() == expect:  # what the swap took out is what the run read
+        partial.unlink()
+        return
+    if os.stat(path).st_ino == ours:  # a write landed between the compare and the swap: give it back
+        _exchange(partial, path)
+    partial.unlink()  # ours, or (when a newer write replaced ours) the older write it supersedes
+    raise _changed(path)
+
+
+def remove_unchanged(path: Path, expect: bytes, *, aside: Path) -> None:
+    """Remove ``path`` only while it holds ``expect``, never another program's write: it is moved to
+    ``aside`` in one step and compared there; a write it turns out to be goes back under its name
+    (unless a newer file already took the name, which then stays).
+
+    Raises:
+        ChangedMeanwhile: ``path`` did not hold ``expect``; it holds the other program's write.
+    """
+    if read_current(path) != expect:
+        raise _changed(path)
+    aside.unlink(missing_ok=True)  # a copy a killed run left
+    os.replace(path, aside)
+    if aside.read_bytes() == expect:
+        aside.unlink()
+        return
+    try:
+        os.link(aside, path)  # back under its name, unless a newer file took it
+    except FileExistsError:
+        pass
+    except OSError:  # a file system without hard links
+        if not path.exists():
+            os.replace(aside, path)
+    aside.unlink(missing_ok=True)
+    raise _changed(path)
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Swap two names in one step (Linux ``renameat2`` with ``RENAME_EXCHANGE``); ``False`` where the
+    system or file system cannot, having changed nothing.
+
+    Raises:
+        OSError: the swap failed for another reason; nothing was changed.
+    """
+    if sys.platform != "linux":
+        return False
+    import ctypes  # only here: importing the package stays cheap
+    import errno
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):  # a C library without it (glibc before 2.28, or another C library)
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(first), at_fdcwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
 
 
 def copy_complete(source: Path, destination: Path) -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "BRIDGE_COMMAND",
     "BRIDGE_CONFIG_FILE",
     "BRIDGE_ENV_VAR",
+    "backups_root",
     "bridge_command",
     "config_dir",
     "location_file",
@@ -51,6 +52,12 @@ def config_dir(environ: Mapping[str, str], home: Path, *, windows: bool = os.nam
     else:
         base = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
     return base / BRIDGE_CONFIG_FILE[0]
+
+
+def backups_root(environ: Mapping[str, str], home: Path) -> Path:
+    """Where every installer keeps its backups of a user's files, each under the file's own folder
+    mirrored (``backup_folder``): ``<config dir>/backups``."""
+    return config_dir(environ, home) / "backups"
 
 
 def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.name == "nt") -> Path:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ._backups import back_up, backup_folder
-from ._complete import ChangedMeanwhile, read_current, write_complete
+from ._complete import ChangedMeanwhile, read_current, remove_unchanged, write_complete
 
 __all__ = ["LinkError", "Replaced", "clear_partials", "put_back", "real_file", "replace_file"]
 
@@ -81,9 +81,8 @@ def replace_file(
         raise ChangedMeanwhile(f"{path} changed while this run was planning (another program wrote it)")
     backup = back_up(real, backup_folder(backups, path)) if before is not None else None
     if after is None:
-        if read_current(real) != before:
-            raise ChangedMeanwhile(f"{path} changed while this run was writing it (another program wrote it)")
-        real.unlink()
+        assert before is not None, "nothing to remove"
+        remove_unchanged(real, before, aside=real.with_name(real.name + PARTIAL_SUFFIX))
     else:
         real.parent.mkdir(parents=True, exist_ok=True)
         mode = None if before is not None else (0o600 if private else None)
@@ -106,7 +105,8 @@ def put_back(replaced: Replaced) -> str:
             + (f" (the backup is {replaced.backup})" if replaced.backup else "")
         )
     if replaced.backup is None:
-        real.unlink(missing_ok=True)
+        if replaced.after is not None:
+            remove_unchanged(real, replaced.after, aside=real.with_name(real.name + PARTIAL_SUFFIX))
         return "removed again (rolled back: this run had written it)"
     data = replaced.backup.read_bytes()
     mode = replaced.backup.stat().st_mode & 0o777
