@@ -7,7 +7,7 @@ import tomllib
 import pytest
 from hypothesis import assume, event, example, given, settings, strategies as st
 
-from herdr_link_control.userfiles import DocumentError, JsonDocument, TomlDocument, toml_key
+from herdr_link_control.userfiles import MISSING, DocumentError, JsonDocument, TomlDocument, toml_key
 
 KEYS = st.sampled_from(["model", "approval_policy", "a-b", "x_1", "with space", "é", "mcp_servers", "hooks"])
 SCALARS = st.one_of(
@@ -22,6 +22,11 @@ def toml_texts(draw: st.DrawFn) -> str:
     """A TOML text as people write it: top-level keys (some dotted), tables, comments, blank lines,
     CRLF or LF, with or without a final newline."""
     newline = draw(st.sampled_from(["\n", "\r\n"]))
+    scalar = SCALARS.map(lambda v: json.dumps(v, ensure_ascii=False))
+    member = st.tuples(st.lists(KEYS, min_size=1, max_size=2), scalar).map(lambda kv: f"{toml_key(kv[0])} = {kv[1]}")
+    spacing = st.sampled_from([("{", "}"), ("{ ", " }")])
+    inline = st.tuples(spacing, st.lists(member, max_size=3)).map(lambda t: t[0][0] + ", ".join(t[1]) + t[0][1])
+    values = st.one_of(scalar, scalar, inline)
     lines: list[str] = []
     used: set[tuple[str, ...]] = set()
 
@@ -31,7 +36,7 @@ def toml_texts(draw: st.DrawFn) -> str:
             return
         used.add((*prefix, *path))
         comment = draw(st.sampled_from(["", "  # mine", " #"]))
-        lines.append(f"{toml_key(path)} = {json.dumps(draw(SCALARS), ensure_ascii=False)}{comment}")
+        lines.append(f"{toml_key(path)} = {draw(values)}{comment}")
 
     for _ in range(draw(st.integers(0, 4))):
         key_line(())
@@ -63,8 +68,10 @@ def test_a_table_added_and_taken_out_gives_back_the_toml_text(text: str, top_lev
     path = ("mcp_servers", "herdr_link") if top_level else ("table", "0", "ours")
     try:
         document.set((*path, "command"), "herdr-link-mcp")
-    except DocumentError:
-        event("refused: the path is written with dotted keys")
+    except DocumentError:  # only where a value that is not a table stands on the path
+        blocked = [document.get(path[:i]) for i in range(1, len(path) + 1)]
+        assert any(value is not MISSING and not isinstance(value, dict) for value in blocked), text
+        event("refused: a value that is not a table stands on the path")
         assert document.text == text
         return
     assert document.value["mcp_servers" if top_level else "table"] is not None
@@ -129,3 +136,33 @@ def test_a_member_added_and_taken_out_gives_back_the_json_text(text: str, nested
     document.remove(path, inner=inner)
     assert document.value == before
     assert document.text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'mcp_servers = { other = { command = "x" } }\nmodel = "o3"\n',
+        "mcp_servers = {}\n",
+        'hooks = { state = { "/a:session_start:0:0" = { trusted_hash = "sha256:u" } } }\n',
+        'mcp_servers.other.command = "x"\nprojects."/w".trust_level = "untrusted"\nmodel = 1\n',
+    ],
+    ids=["inline", "empty-inline", "nested-inline", "dotted"],
+)
+def test_tables_written_inline_or_dotted_are_added_to_where_they_stand(text: str) -> None:
+    document = TomlDocument(text)
+    before = document.value
+    document.add_table(("mcp_servers", "herdr_link"), {"command": "herdr-link-mcp", "args": []})
+    document.set(("mcp_servers", "herdr_link", "env_vars"), ["HERDR_ENV"])
+    document.set(("hooks", "state", "/k:session_start:1:0", "trusted_hash"), "sha256:ours")
+    document.set(("projects", "/w", "trust_level"), "trusted")
+    document.set(("projects", "/w", "since"), 1)  # a new leaf beside a dotted one
+    assert document.get(("mcp_servers", "herdr_link", "env_vars")) == ["HERDR_ENV"]
+    assert document.get(("projects", "/w")) == {"trust_level": "trusted", "since": 1}
+    document.remove(("projects", "/w", "since"))
+    if "untrusted" in text:
+        document.set(("projects", "/w", "trust_level"), "untrusted")
+    else:
+        document.remove(("projects", "/w"))
+    document.remove(("hooks", "state", "/k:session_start:1:0"))
+    document.remove(("mcp_servers", "herdr_link"))
+    assert document.value == before and document.text == text

@@ -132,6 +132,9 @@ TOML: list[str] = [
     'instructions = """\nUse [brackets] freely.\n[not.a.table]\n"""\n[history]\npersistence = "save-all"\n',
     '[mcp_servers]\nother = { command = "x", args = ["y"] }\n',
     "[features]\nweb_search_request = true\n# trailing comment\n",
+    'mcp_servers = { other = { command = "x" } }\nmodel = "o3"\n',
+    "mcp_servers = {}\nhooks = { state = {} }\n",
+    'projects."/home/me/work".trust_level = "trusted"\nmodel = "o3"\n',
 ]
 
 

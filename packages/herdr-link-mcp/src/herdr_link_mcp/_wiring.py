@@ -154,10 +154,6 @@ def _json_file(path: str, data: dict[str, Any], note: str = "", *, private: bool
     return WiringFile(path, "json", _json(data), note, data, private)
 
 
-def _toml_list(values: Sequence[str]) -> str:
-    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
-
-
 def _shown(path: Path, home: Path) -> str:
     """``path`` as printed: ``~/…`` under the home directory, else absolute."""
     try:
@@ -262,18 +258,16 @@ def _codex(
         "mcp_servers": {ns: server},
         "hooks": {"state": {trust_key: {"trusted_hash": trusted_hash}}},
     }
-    config = (
-        f"[mcp_servers.{ns}]\ncommand = {json.dumps(command)}\nargs = {_toml_list(args)}\n"
-        f"env_vars = {_toml_list(FORWARDED_VARIABLES)}\n"
-        'default_tools_approval_mode = "approve"\n'
-        + (f"required = true\nstartup_timeout_sec = {CODEX_STARTUP_TIMEOUT}\n" if required else "")
-        + "\n"
-        f"[hooks.state.{json.dumps(trust_key)}]\n"
-        f"trusted_hash = {json.dumps(trusted_hash)}\n"
-    )
     if trust:
         data["projects"] = {path: {"trust_level": "trusted"} for path in trust}
-        config += "".join(f'\n[projects.{json.dumps(path)}]\ntrust_level = "trusted"\n' for path in trust)
+    from herdr_link_control.userfiles import TomlDocument  # here: the editors load only when Codex is wired
+
+    printed = TomlDocument("")  # written as install writes it into a file that has none of it
+    printed.add_table(("mcp_servers", ns), server)
+    printed.add_table(("hooks", "state", trust_key), {"trusted_hash": trusted_hash})
+    for path in trust:
+        printed.add_table(("projects", path), {"trust_level": "trusted"})
+    config = printed.text
     hooks = {"hooks": {"SessionStart": [_hook_group("codex", [command, *args])]}}
     notes = [
         "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "

@@ -66,10 +66,22 @@ class _Table:
         return self.entries[-1].end if self.entries else self.header_end
 
 
+@dataclass
+class _Inline:
+    """An inline table (``{ a = 1, b.c = 2 }``): where its braces are and its members (each a key
+    and its value, without the separators)."""
+
+    path: tuple[str, ...]
+    open: int
+    close: int = 0
+    members: list[_Entry] = field(default_factory=list)
+
+
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
+        self.inlines: list[_Inline] = []
 
     def skip_blank(self) -> None:
         while self.at < len(self.text) and self.text[self.at] in " \t":
@@ -90,8 +102,9 @@ class _Scanner:
                 return tuple(parts)
             self.at += 1
 
-    def value(self) -> None:
-        """Move past one value: strings (all four kinds), arrays and inline tables (nested, over lines)."""
+    def value(self, path: tuple[str, ...] = ()) -> None:
+        """Move past one value (the one at ``path``): strings (all four kinds), arrays and inline
+        tables (nested, over lines); each inline table is noted with its members."""
         text = self.text
         for quote in ('"""', "'''"):
             if text.startswith(quote, self.at):
@@ -109,21 +122,30 @@ class _Scanner:
             return
         if text.startswith(("[", "{"), self.at):
             close = "]" if text[self.at] == "[" else "}"
+            inline = _Inline(path, self.at) if close == "}" else None
             self.at += 1
             while True:
                 self.skip_space_and_comments()
                 if text.startswith(close, self.at):
+                    if inline is not None:
+                        inline.close = self.at
+                        self.inlines.append(inline)
                     self.at += 1
                     return
                 if text.startswith(",", self.at):
                     self.at += 1
                     continue
-                if close == "}":
-                    self.key()
-                    self.skip_blank()
-                    self.at += 1  # "="
-                    self.skip_blank()
-                self.value()
+                if inline is None:
+                    self.value((*path, "[]"))  # an array's items have no path of their own
+                    continue
+                start = self.at
+                key = (*path, *self.key())
+                self.skip_blank()
+                self.at += 1  # "="
+                self.skip_blank()
+                value_start = self.at
+                self.value(key)
+                inline.members.append(_Entry(key, start, value_start, self.at, self.at))
         found = re.compile(r"[^\s,\]\}#]+").match(text, self.at)
         if found is None:
             raise DocumentError("a value that cannot be read")
@@ -146,7 +168,7 @@ class _Scanner:
         return len(self.text) if newline < 0 else newline + 1
 
 
-def _scan(text: str) -> list[_Table]:
+def _scan(text: str) -> tuple[list[_Table], list[_Inline]]:
     tables = [_Table((), 0, 0)]
     scanner = _Scanner(text)
     while scanner.at < len(text):
@@ -168,12 +190,12 @@ def _scan(text: str) -> list[_Table]:
         scanner.at += 1  # "="
         scanner.skip_blank()
         value_start = scanner.at
-        scanner.value()
+        table = tables[-1]
+        scanner.value(table.path + key)
         value_end = scanner.at
         scanner.at = scanner.rest_of_line()
-        table = tables[-1]
         table.entries.append(_Entry(table.path + key, line_start, value_start, value_end, scanner.at))
-    return tables
+    return tables, scanner.inlines
 
 
 class TomlDocument:
@@ -186,7 +208,7 @@ class TomlDocument:
             self._value = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise DocumentError(str(error)) from error
-        self._tables = _scan(text)
+        self._tables, self._inlines = _scan(text)
         self._newline = "\r\n" if "\r\n" in text else "\n"
 
     @property
@@ -216,7 +238,8 @@ class TomlDocument:
             raise DocumentError(f"an edit would not give valid TOML ({error})") from error
         if value != expected:
             raise DocumentError("an edit would change more than it should")
-        self._text, self._value, self._tables = text, value, _scan(text)
+        self._text, self._value = text, value
+        self._tables, self._inlines = _scan(text)
 
     def _table(self, path: Sequence[str]) -> _Table | None:
         found = [t for t in self._tables if t.path == tuple(path) and not t.array]
@@ -229,34 +252,76 @@ class TomlDocument:
                     return entry
         return None
 
+    def _member(self, path: Sequence[str]) -> tuple[_Inline, int] | None:
+        """The inline table holding the member written as exactly ``path``, and its index there."""
+        for inline in self._inlines:
+            for index, member in enumerate(inline.members):
+                if member.path == tuple(path):
+                    return inline, index
+        return None
+
+    def _inline_above(self, path: Sequence[str]) -> _Inline | None:
+        """The nearest ancestor of ``path`` written as an inline table."""
+        for length in range(len(path) - 1, 0, -1):
+            found = [i for i in self._inlines if i.path == tuple(path[:length])]
+            if found:
+                return found[0]
+        return None
+
+    def _add_member(self, inline: _Inline, path: Sequence[str], value_text: str, expected: Any) -> None:
+        """Add ``key = value`` to ``inline`` after its last member (``{}`` gets it between its braces)."""
+        member = f"{toml_key(path[len(inline.path) :])} = {value_text}"
+        if inline.members:
+            at = inline.members[-1].value_end
+            self._replace(at, at, ", " + member, expected)
+        else:
+            self._replace(inline.close, inline.close, member, expected)
+
+    def _dotted_line_after(self, parent: Sequence[str]) -> tuple[_Table, _Entry] | None:
+        """The last key line that writes a leaf of ``parent`` with dotted keys, and its table."""
+        found = None
+        for table in self._tables:
+            for entry in table.entries:
+                if entry.path[: len(parent)] == tuple(parent) and len(table.path) < len(parent):
+                    found = table, entry
+        return found
+
     def set(self, path: Sequence[str], value: Any) -> None:
-        """Set one leaf: its value replaced where it stands, or a ``key = value`` line added to its
-        table, or its table appended (``[table]``) when the document has no such table yet."""
+        """Set one leaf: its value replaced where it stands, or added where its parent is written (a
+        ``key = value`` line in its table, a dotted line after its siblings' lines, a member of its
+        inline table), or its table appended (``[table]``) when the document has no such table yet."""
         expected = _with(self._value, path, value)
         entry = self._entry(path)
-        if entry is not None:
-            self._replace(entry.value_start, entry.value_end, toml_value(value), expected)
+        member = self._member(path)
+        if entry is not None or member is not None:
+            written = entry if entry is not None else member[0].members[member[1]]  # type: ignore[index]
+            self._replace(written.value_start, written.value_end, toml_value(value), expected)
             return
         table = self._table(path[:-1])
-        if table is not None:
-            line = f"{toml_key(path[-1:])} = {toml_value(value)}"
-            at = table.content_end
+        inline = self._inline_above(path)
+        dotted = self._dotted_line_after(path[:-1]) if table is None and inline is None else None
+        if table is not None or dotted is not None:
+            where, at = (table, table.content_end) if table is not None else (dotted[0], dotted[1].end)  # type: ignore[index]
+            line = f"{toml_key(path[len(where.path) :])} = {toml_value(value)}"
             if self._text[:at].endswith("\n") or at == 0:
                 line += self._newline
             else:  # the last line of a text without a final newline: it keeps none
                 line = self._newline + line
             self._replace(at, at, line, expected)
             return
-        if self.get(path[:-1]) is not MISSING:
-            raise DocumentError(
-                f"{toml_key(path[:-1])} is written with dotted keys or as an inline table, where a key cannot be "
-                f"added without rewriting it: add {toml_key(path[-1:])} = {toml_value(value)} there yourself"
-            )
+        if inline is not None:
+            self._add_member(inline, path, toml_value(value), expected)
+            return
         self.add_table(path[:-1], {path[-1]: value})
 
     def add_table(self, path: Sequence[str], leaves: Mapping[str, Any]) -> None:
         """Append ``[path]`` with ``leaves`` at the end, after a blank line (a text without a final
-        newline keeps none)."""
+        newline keeps none); inside an inline table, add it there as a member ``key = { … }``."""
+        inline = self._inline_above((*path, ""))
+        if inline is not None:  # a table inside an inline table: one more member, itself inline
+            body = ", ".join(f"{toml_key([k])} = {toml_value(v)}" for k, v in leaves.items())
+            self._add_member(inline, path, "{ " + body + " }" if body else "{}", _with(self._value, path, dict(leaves)))
+            return
         nl = self._newline
         block = f"[{toml_key(path)}]{nl}" + "".join(f"{toml_key([k])} = {toml_value(v)}{nl}" for k, v in leaves.items())
         text = self._text
@@ -273,7 +338,12 @@ class TomlDocument:
         never written with a header of its own or a key line disappears with its last sub-table)."""
         parent = self.get(path[:-1])
         kept = {k: v for k, v in parent.items() if k != path[-1]}
-        if kept or not path[:-1] or self._table(path[:-1]) is not None or self._entry(path[:-1]) is not None:
+        written = (
+            self._table(path[:-1]) is not None
+            or self._entry(path[:-1]) is not None
+            or self._member(path[:-1]) is not None
+        )
+        if kept or not path[:-1] or written:
             return _with(self._value, path[:-1], kept) if path[:-1] else kept
         return self._without(path[:-1])
 
@@ -318,6 +388,23 @@ class TomlDocument:
             if entry.end == len(self._text) and not self._text.endswith("\n") and start > 0:
                 start -= len(self._newline)  # the last line of a text without a final newline: it keeps none
             self._replace(start, entry.end, "", expected)
+            return
+        member = self._member(path)
+        if member is not None:
+            inline, index = member
+            members = inline.members
+            if index > 0:  # with the separator before it
+                start, end = members[index - 1].value_end, members[index].value_end
+            elif len(members) > 1:  # with the separator after it
+                start, end = members[0].start, members[1].start
+            else:
+                start, end = members[0].start, members[0].value_end
+            self._replace(start, end, "", expected)
+            return
+        inner = [m.path for i in self._inlines for m in i.members if m.path[: len(path)] == tuple(path)]
+        if inner:  # written as dotted members of an inline table: each goes
+            for member_path in inner:
+                self.remove(member_path)
             return
         blocks = [t for t in self._tables if t.path[: len(path)] == tuple(path) and t.path]
         if not blocks:
