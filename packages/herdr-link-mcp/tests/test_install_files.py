@@ -379,3 +379,15 @@ def test_soak_against_a_host_writing_every_few_milliseconds(tmp_path: Path, caps
     host_said = json.loads(report)
     with capsys.disabled():
         print(f"\nsoak: {outcomes}, host writes {host_said['written']}, lost {host_said['lost']}")
+
+
+def test_a_read_only_file_is_changed_only_with_yes_and_keeps_its_mode(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 1}\n')
+    state.chmod(0o444)
+    decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
+    assert any("is read-only (mode 0444)" in conflict for conflict in decided.conflicts), decided.describe()
+    assert apply(decided, {}, home, lambda line: None) == 0  # what --yes then does
+    assert "herdr_link" in json.loads(state.read_text())["mcpServers"]
+    assert stat.S_IMODE(state.stat().st_mode) == 0o444

@@ -231,3 +231,13 @@ def test_backups_sort_by_utc_so_a_clock_zone_change_never_prunes_the_newer(tmp_p
     time.tzset()
     assert [b.read_text() for b in _backups(tmp_path)] == written  # name order is the order they were made
     assert os.stat(_backups(tmp_path)[0].parent).st_mode & 0o777 == 0o700
+
+
+def test_a_read_only_copy_of_ours_is_replaced_only_with_yes(tmp_path):
+    target = _put(tmp_path, OLDER)
+    target.chmod(0o444)
+    decided = plan(tmp_path, tmp_path, {})
+    assert "is read-only (mode 0444" in decided.needs_yes
+    assert install(tmp_path, tmp_path, {}).action == "refused" and target.read_text() == OLDER
+    assert install(tmp_path, tmp_path, {}, yes=True).action == "updated"
+    assert target.read_bytes() == packaged_extension().read_bytes() and target.stat().st_mode & 0o777 == 0o444

@@ -340,8 +340,6 @@ class InstallPlan:
         for item in self.files:
             link = f" (a link: written through to {real_file(item.path)})" if item.path.is_symlink() else ""
             lines.append(f"  {item.shown}: {item.action}{link}")
-            if item.action != "unchanged" and item.before is not None and not os.access(real_file(item.path), os.W_OK):
-                lines.append(f"    ! {item.shown} is read-only: the write will fail")
             lines += [f"    - {change}" for change in item.changes]
             lines += [f"    ! {conflict}" for conflict in item.conflicts]
             lines += [f"    = {kept}" for kept in item.kept]
@@ -413,6 +411,10 @@ def _plan_file(
     after: bytes | None = after_text.encode("utf-8", errors="surrogateescape")
     if uninstall and entry is not None and not entry.get("existed", True) and not document.value:
         after = None  # the file install created, empty again
+    if editor.changes and before is not None:
+        mode = real_file(path).stat().st_mode & 0o777
+        if not mode & 0o222:  # the user made it read-only: replaced (keeping that mode) only if confirmed
+            editor.yes_needed.append(f"{item.path} is read-only (mode {mode:04o}): replaced, keeping its mode")
     if not editor.changes:
         action, after = "unchanged", before
     elif before is None:

@@ -133,6 +133,8 @@ def plan(
         decided.needs_yes = f"{target} is not a Herdr Link file"
     elif state == "edited":
         decided.needs_yes = f"{target} is an edited copy of Herdr Link's extension"
+    if state not in ("current", "foreign", "edited") and before is not None and not target.stat().st_mode & 0o222:
+        decided.needs_yes = f"{target} is read-only (mode {target.stat().st_mode & 0o777:04o}; kept when replaced)"
     decided.notes = _pi_notes(environ)
     if project:
         decided.notes.append(TRUST_NOTE)
