@@ -46,3 +46,22 @@ def test_a_child_reads_end_of_file_and_its_output_misses_the_wire():
 
 def test_the_bridge_holds_the_null_device_on_fd_0_and_stderr_on_fd_1(herdr_sim: HerdrSim, tmp_path):
     holds_null_stdin_and_stderr_stdout(herdr_sim, tmp_path, "herdr_link_control.bridge")
+
+
+def test_with_stdin_closed_the_wire_still_lands_above_0_to_2_and_no_child_gets_it():
+    """fd 0 closed at start: the copy of fd 1 would be numbered 0, where a child reads its stdin; it is
+    taken above 2 instead."""
+    program = textwrap.dedent(
+        """
+        from herdr_link_control import claimed_stdio
+
+        with claimed_stdio() as wire:
+            wire.write(f"write_fd={wire.write_fd}\\n".encode())
+        """
+    )
+    done = subprocess.run(
+        ["sh", "-c", f'exec "{sys.executable}" -c "$0" 0<&-', program], capture_output=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout.decode().strip().removeprefix("write_fd=")) >= 3, done.stdout
+    assert b"cannot be copied" in done.stderr  # fd 0 was closed: served in place, and the log says so

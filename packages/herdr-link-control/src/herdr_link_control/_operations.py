@@ -39,6 +39,8 @@ __all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "resolve_peer", "wo
 def _platform_delivery_limit() -> int:
     if sys.platform == "linux":
         return MAX_DELIVERY_BYTES
+    if sys.platform == "win32":  # one command line of at most 32,767 characters: half for the message
+        return min(MAX_DELIVERY_BYTES, 32_767 // 2)
     # Elsewhere there is no per-argument cap, only ARG_MAX for arguments and environment together:
     # keep half of it for the environment and the other arguments.
     try:

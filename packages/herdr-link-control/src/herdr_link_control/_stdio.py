@@ -10,7 +10,6 @@ nothing here imports the MCP SDK.
 """
 
 import contextlib
-import fcntl
 import logging
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -45,7 +44,16 @@ class StdioWire:
 
 
 def _private_copy(fd: int) -> int:
-    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)  # above 0–2, closed in every child
+    """A copy of ``fd`` numbered above 0-2 that no child inherits: Python's copies never are (PEP 446;
+    on POSIX ``os.dup`` asks for close-on-exec in the same call), on every system, without ``fcntl``."""
+    low: list[int] = []
+    copy = os.dup(fd)
+    while copy < 3:  # 0, 1 or 2 was closed: keep it taken until the copy lands above
+        low.append(copy)
+        copy = os.dup(fd)
+    for taken in low:
+        os.close(taken)
+    return copy
 
 
 @contextlib.contextmanager
