@@ -1,4 +1,4 @@
-"""Developer sessions. ``python3 -m nox`` runs tests, lint and type checks, as CI does.
+"""Developer sessions. ``nox`` runs tests, lint and type checks, as CI does.
 
 Each package's tests run in an environment holding only that package and what it declares, so a
 missing dependency declaration fails here rather than on a user's machine.
@@ -67,7 +67,9 @@ def dist(session: nox.Session) -> None:
     """Release-ready distributions: build every sdist and wheel into ``dist/`` (reproducibly), check
     them, and install four of them alone, each into a fresh virtual environment, as a user would.
 
-    ``pip install --find-links dist herdr-link-mcp`` then installs from the wheelhouse it leaves.
+    ``.tools/bin/uv tool install --find-links dist herdr-link-mcp`` then installs from the wheelhouse it
+    leaves. It also runs the README's commands as written on an OS-managed Python
+    (``tests/dist/test_readme_commands.py``).
     """
     _sync(session, "--all-packages")
     wheelhouse = str(ROOT / "dist")

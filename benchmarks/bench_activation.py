@@ -8,7 +8,7 @@ re-lists (the server then waits out ``RELIST_WAIT`` before it answers). When ``H
 names the TypeScript MCP bundle (``dist/herdr-link.mcp.js``, not ours to commit), the same
 runs go to ``node <bundle>``, interleaved with ours, on the same simulator.
 
-Run with ``python3 -m nox -s bench``.
+Run with ``nox -s bench``.
 """
 
 import json

@@ -1,6 +1,6 @@
 """Control-layer figures: Herdr calls and critical-path depth per operation, and Link's own overhead.
 
-Run with ``python3 -m nox -s bench`` (or ``uv run python benchmarks/bench_control.py``). Prints a
+Run with ``nox -s bench`` (or ``uv run python benchmarks/bench_control.py``). Prints a
 Markdown table. Overhead is measured with a zero-latency scripted runner, so Herdr's time is not in
 it; depth is measured with a runner that makes every call take the same time and counts rounds.
 """

@@ -4,7 +4,7 @@ memory, beside a bare ``python -c pass`` and the bare SDK import (median of N).
 With ``HERDR_LINK_TS_BUNDLE`` the TypeScript server's figures are measured in the same runs, interleaved
 with ours, beside a bare ``node -e 0``.
 
-Run with ``python3 -m nox -s bench``.
+Run with ``nox -s bench``.
 """
 
 import json

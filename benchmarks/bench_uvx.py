@@ -1,7 +1,7 @@
 """What ``--launcher uvx`` adds: a cached ``uvx herdr-link-mcp@<version>`` start against the installed
 console script, for the server (spawn → ``initialize`` answered) and the hint hook (a whole run).
 
-    python3 -m nox -s dist                                 # builds the wheelhouse dist/
+    nox -s dist                                            # builds the wheelhouse dist/
     uv run python benchmarks/bench_uvx.py dist             # medians of RUNS interleaved runs
 
 Needs ``uvx`` on PATH and the index for third-party dependencies (the first, uncached run fills a

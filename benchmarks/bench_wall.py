@@ -4,7 +4,7 @@ over its real socket), and 20 parallel ``peers`` requests on one server as a rat
 Every figure is taken for each server of ``servers.servers()``: ours, and the TypeScript bundle when
 ``HERDR_LINK_TS_BUNDLE`` names it, interleaved on the same simulator.
 
-Part of ``python3 -m nox -s bench``; ``uv run python benchmarks/bench_wall.py`` prints the figures.
+Part of ``nox -s bench``; ``uv run python benchmarks/bench_wall.py`` prints the figures.
 """
 
 import json

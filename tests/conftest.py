@@ -1,5 +1,5 @@
 """The cross-package tests. ``tests/real_hosts`` and ``tests/dist`` run only when named
-(``python3 -m nox -s real_hosts`` puts the first in an isolated network namespace; ``python3 -m nox -s
+(``nox -s real_hosts`` puts the first in an isolated network namespace; ``nox -s
 dist`` builds the wheelhouse the second installs from), so a plain ``uv run pytest`` leaves them out."""
 
 from pathlib import Path

@@ -3,7 +3,7 @@ our own MCP server behind a proxy or a stand-in ``herdr`` that breaks one promis
 behind a line proxy) fails the check or checks for that promise.
 
 Here each broken adapter runs only the checks it must fail; ``test_conformance_kit.py`` runs every
-check on the unbroken server. ``python3 -m nox -s conformance_matrix`` runs every broken adapter
+check on the unbroken server. ``nox -s conformance_matrix`` runs every broken adapter
 against every check and writes the table (which checks each one fails) into ``docs/conformance.md``.
 """
 

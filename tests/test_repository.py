@@ -14,9 +14,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDER = """#!{python}
-import json, os, sys
+import json, os, shutil, sys
+program = sys.argv[0] if sys.argv[0].startswith(".") else os.path.basename(sys.argv[0])
 with open(os.environ["RECORD_TO"], "a", encoding="utf-8") as log:
-    log.write(json.dumps([os.path.basename(sys.argv[0]), *sys.argv[1:]]) + "\\n")
+    log.write(json.dumps([program, *sys.argv[1:]]) + "\\n")
+if "--target" in sys.argv:  # pip install --target DIR: the tools it installs record too
+    scripts = os.path.join(sys.argv[sys.argv.index("--target") + 1], "bin")
+    os.makedirs(scripts, exist_ok=True)
+    for name in ("uv", "uvx"):
+        shutil.copy(sys.argv[0], os.path.join(scripts, name))
 """
 
 
@@ -46,20 +52,25 @@ def _as_calls(command: str) -> list[list[str]]:
     return [shlex.split(part) for part in command.split("&&")]
 
 
-def test_ci_runs_exactly_the_readmes_test_command(recording_path):
+def test_ci_runs_exactly_the_readmes_test_command(recording_path, tmp_path):
     env, log = recording_path
     _, tests = _quick_start_commands()
-    subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, check=True, timeout=60, capture_output=True)
+    (tmp_path / "clone" / ".ci").mkdir(parents=True)  # .ci/run works in the folder above it: a stand-in clone
+    (tmp_path / "clone" / ".ci" / "run").write_bytes((ROOT / ".ci" / "run").read_bytes())
+    done = subprocess.run(["bash", str(tmp_path / "clone" / ".ci" / "run")], env=env, timeout=60, capture_output=True)
+    assert done.returncode == 0, done.stderr
     assert _calls(log) == _as_calls(tests)
 
 
-def test_the_readmes_demo_command_runs_the_demo(recording_path):
+def test_the_readmes_demo_command_runs_the_demo(recording_path, tmp_path):
     env, log = recording_path
     demo, _ = _quick_start_commands()
-    subprocess.run(["bash", "-c", demo], env=env, cwd=ROOT, check=True, timeout=60, capture_output=True)
+    done = subprocess.run(["bash", "-c", demo], env=env, cwd=tmp_path, timeout=60, capture_output=True)
+    assert done.returncode == 0, done.stderr
     install, run = _calls(log)
     assert install[:3] == ["python3", "-m", "pip"] and any(a.startswith("uv==") for a in install)
-    assert run[:2] == ["uv", "run"] and run[-2:] == ["herdr-link", "demo"]
+    assert "--target" in install  # never into the system's Python (PEP 668)
+    assert run[0] == ".tools/bin/uv" and run[1] == "run" and run[-2:] == ["herdr-link", "demo"]
     assert "--no-dev" in run  # the demo installs what it runs, not the development tools
     # What uv would run, run for real in this environment: the demo tells the whole story and exits 0.
     script = Path(sys.executable).parent / run[-2]

@@ -1,4 +1,4 @@
-"""Build every distribution into one wheelhouse, reproducibly (``python3 -m nox -s dist`` runs it).
+"""Build every distribution into one wheelhouse, reproducibly (``nox -s dist`` runs it).
 
     python tests/dist/build_wheelhouse.py [OUT]     # default: dist/ at the repository root
 

@@ -1,5 +1,5 @@
 """What ``pip install`` gives a user: every distribution built, checked, and installed alone
-(``python3 -m nox -s dist``).
+(``nox -s dist``).
 
 * Each sdist and wheel passes ``twine check --strict``; each wheel built from its sdist holds the same
   files as one built straight from the source tree; two builds of one commit are byte-identical.

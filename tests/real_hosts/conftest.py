@@ -24,9 +24,7 @@ def _isolated() -> str | None:
     """Why this is not an isolated rig, or ``None`` when it is."""
     interfaces = [line.split(":")[0].strip() for line in Path("/proc/net/dev").read_text().splitlines()[2:]]
     if interfaces != ["lo"]:
-        return (
-            f"network interfaces {interfaces}: run through `python3 -m nox -s real_hosts` (tests/real_hosts/isolate.py)"
-        )
+        return f"network interfaces {interfaces}: run through `nox -s real_hosts` (tests/real_hosts/isolate.py)"
     if "nameserver 127.0.0.1" not in Path("/etc/resolv.conf").read_text():
         return "/etc/resolv.conf does not point at the loopback DNS recorder"
     return None

@@ -8,7 +8,7 @@ tab, explicit), a Gemini CLI researcher (beside ``lead``, explicit), an OpenCode
 ``HERDR_*`` environment, for every wrapper delivered there. ``lead`` hands out tasks; each worker
 replies to ``from`` and messages the next worker once (a ring: reviewer → researcher → coder →
 worker → reviewer), whose reply goes back to ``from``; every reply to ``lead`` is a new turn of its
-session; ``lead`` closes every worker. ``python3 -m nox -s real_hosts -- -k story`` runs it alone.
+session; ``lead`` closes every worker. ``nox -s real_hosts -- -k story`` runs it alone.
 """
 
 import json

@@ -1,6 +1,6 @@
 """Deliberately broken adapters, each breaking one promise of ``PROTOCOL.md``, to show that
 ``herdr-link-conformance`` catches it (``tests/test_conformance_bites.py``; the whole matrix:
-``python3 -m nox -s conformance_matrix``).
+``nox -s conformance_matrix``).
 
 Each one is our own MCP server behind a proxy that alters one thing, on the wire or where the server
 meets Herdr:

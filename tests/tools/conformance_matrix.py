@@ -1,4 +1,4 @@
-"""Every broken adapter against every check (``python3 -m nox -s conformance_matrix``): which checks
+"""Every broken adapter against every check (``nox -s conformance_matrix``): which checks
 each one fails, written into ``docs/conformance.md`` between its matrix markers.
 
     python tests/tools/conformance_matrix.py [--only NAME]... [--print] [--jobs N]
@@ -39,7 +39,7 @@ def _exactly(name: str, failed: list[str]) -> bool:
 
 def table(rows: dict[str, list[str]], seconds: float) -> str:
     lines = [
-        f"Run with `python3 -m nox -s conformance_matrix` on {time.strftime('%Y-%m-%d')}, {seconds / 60:.0f} min.",
+        f"Run with `nox -s conformance_matrix` on {time.strftime('%Y-%m-%d')}, {seconds / 60:.0f} min.",
         "",
         f"{sum(_exactly(name, failed) for name, failed in rows.items())} of {len(rows)} broken adapters failed exactly "
         "the checks they must fail and passed every other.",

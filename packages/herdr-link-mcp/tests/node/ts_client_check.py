@@ -1,4 +1,4 @@
-"""herdr-link-mcp driven by the TypeScript MCP SDK (run by ``python3 -m nox -s mcp_node``).
+"""herdr-link-mcp driven by the TypeScript MCP SDK (run by ``nox -s mcp_node``).
 
 Not collected by the ordinary test run: it needs ``npm ci`` in this directory first, which the nox
 session does.
