@@ -26,3 +26,27 @@ def test_the_command_line_passes_our_server_on_herdr_0_9():
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.rstrip().splitlines()[-1].endswith("0 failed, 0 skipped, of 4 checks")
+
+
+def _kit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "herdr_link_conformance", *args], capture_output=True, text=True,
+                          timeout=120)  # fmt: skip
+
+
+def test_the_checks_are_listed_without_an_adapter_as_the_readme_writes_it():
+    import json
+
+    listed = _kit("--list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert len(json.loads(listed.stdout)["checks"]) == len(CHECKS)
+    assert _kit("--list").stdout.count("\n") == len(CHECKS)
+    missing = _kit()
+    assert missing.returncode == 2 and "--mcp --bridge --stub is required (or --list)" in missing.stderr
+
+
+def test_a_stub_without_node_is_the_kits_problem_said_once(tmp_path):
+    stub = tmp_path / "herdr-link.js"
+    stub.write_text("export default {};\n")
+    done = _kit("--stub", f"pi:{stub}", "--node", str(tmp_path / "no-node"))
+    assert done.returncode == 3 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "no-node" in done.stderr and "--node" in done.stderr

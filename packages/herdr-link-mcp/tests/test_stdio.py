@@ -226,3 +226,25 @@ def test_the_operator_log_can_be_turned_up(herdr_sim: HerdrSim, team):
     env = {**herdr_sim.env(team[0]), "HERDR_LINK_LOG_LEVEL": "debug"}
     calls: list[dict[str, object]] = [{"name": "herdr_link_peers", "arguments": {"wait_for_previous": True}}]
     assert "wait_for_previous" in _serve_once(env, calls).decode()
+
+
+def test_started_in_a_terminal_it_says_once_what_it_is_and_how_to_leave():
+    import os
+    import subprocess
+
+    said = "this is an MCP server; it reads JSON-RPC on stdin"
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    controller, terminal = os.openpty()
+    try:
+        server = subprocess.Popen([sys.executable, "-m", "herdr_link_mcp"], stdin=terminal,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)  # fmt: skip
+        os.close(terminal)
+        os.write(controller, b"\x04")  # Ctrl-D: end of input
+        out, err = server.communicate(timeout=120)
+    finally:
+        os.close(controller)
+    assert server.returncode == 0 and out == b""
+    assert err.decode().count(said) == 1 and "Ctrl-D or Ctrl-C ends it" in err.decode()
+    piped = subprocess.run([sys.executable, "-m", "herdr_link_mcp"], input=b"", capture_output=True, env=env,
+                           timeout=120)  # fmt: skip
+    assert piped.returncode == 0 and said not in piped.stderr.decode()  # a host's pipe: not a word

@@ -273,3 +273,22 @@ def test_codex_hash_matches_one_codex_0_171_reported():
     # codex app-server hooks/list, Codex 0.171.0, for {"type":"command","command":"/usr/bin/echo hi","timeout":10}
     expected = "sha256:1772a4a79cbef30174d1255e2494b7f52d59eb71ca51ad7f77d2ebe42f78c262"
     assert command_hook_hash("session_start", "/usr/bin/echo hi", 10) == expected
+
+
+def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "HC_TERMINAL_ID": "t-1", "HC_SESSION": "s-1"}
+    done = run("probe", env=env)
+    assert done.returncode == 0
+    lines = done.stdout.rstrip().splitlines()
+    assert lines[-1] == "OK outside Herdr: the server lists no tools, as it should outside a Herdr pane"
+    assert "herdr-core" not in lines[-1] and "herdr-core terminal" in done.stderr  # the probe's own word
+    block = lines.index("[the server's stderr, handshake era: its operator log, not the probe's verdict]")
+    assert "this is a herdr-core terminal" in lines[block + 1] and lines[block + 1].startswith("  | ")
+    assert all(line.startswith(("[", "  ")) or line == "" for line in lines[:-1])  # the verdict stands apart
+    reports = json.loads(run("probe", "--json", env=env).stdout)
+    assert all(any("herdr-core terminal" in line for line in r["server_log"]) for r in reports)
+    served = subprocess.run([sys.executable, "-m", "herdr_link_mcp"], input=b"", capture_output=True, env=env,
+                            timeout=120)  # fmt: skip
+    assert served.stderr.decode().count("this is a herdr-core terminal") == 1  # said once
+    plain = run("probe", env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert "herdr-core" not in plain.stdout + plain.stderr

@@ -115,6 +115,14 @@ def test_herdr_sim_serves_a_layout_and_prints_a_panes_environment(tmp_path):
                 [exports["HERDR_BIN_PATH"], "agent", "list"], env=env, capture_output=True, text=True, check=True
             ).stdout
             assert [a["name"] for a in json.loads(listed)["result"]["agents"]] == ["brain", "worker"]
+            second = subprocess.run(command[:6], capture_output=True, text=True, timeout=60)  # the same socket
+            assert second.returncode == 1 and second.stderr == (
+                f"herdr-sim: {socket_path} is in use by a running Herdr or herdr-sim: stop it first, or choose "
+                "another socket; nothing was started\n"
+            )
+            again = subprocess.run([exports["HERDR_BIN_PATH"], "agent", "list"], env=env, capture_output=True,
+                                   text=True, check=True).stdout  # fmt: skip
+            assert [a["name"] for a in json.loads(again)["result"]["agents"]] == ["brain", "worker"]  # untouched
         finally:
             server.terminate()
             server.wait(timeout=5)

@@ -334,3 +334,12 @@ def test_the_pi_check_tells_an_edited_copy_from_an_older_one(tmp_path):
     extension.write_text("// herdr-link-pi-bridge 0.0.1 | runtime pi | old\n")
     older = pi_check(home, tmp_path)
     assert older.status == "FAIL" and "an older" in older.detail and older.fix == "herdr-link-pi-bridge install"
+
+
+def test_in_a_herdr_core_terminal_the_doctor_says_what_it_is(home, tmp_path):
+    core = {"PATH": "/usr/bin", "HC_TERMINAL_ID": "t-1", "HC_SESSION": "s-1"}
+    environment = diagnose(core, tmp_path, home)[0]
+    assert environment.status == "FAIL" and "this is a herdr-core terminal" in environment.detail
+    assert "not yet in herdr-core or herdr-app terminals" in environment.detail
+    plain = diagnose({"PATH": "/usr/bin"}, tmp_path, home)[0]
+    assert "herdr-core" not in plain.detail and "not in a Herdr pane" in plain.detail

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -27,12 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "does (validating arguments, its UI, its model) only a real host shows. Commands are split like a shell "
         "would, but no shell runs.",
         epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error; "
-        "3 the kit itself failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter).",
+        "3 the kit itself failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter), or "
+        "what it needs is missing (Node for --stub).",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
     )
-    target = parser.add_mutually_exclusive_group(required=True)
+    target = parser.add_mutually_exclusive_group()  # one is required, unless --list
     target.add_argument("--mcp", metavar="CMD", help='a stdio MCP server, e.g. "herdr-link-mcp"')
     target.add_argument(
         "--bridge", metavar="CMD", help='a JSON-lines bridge (docs/bridge.md), e.g. "herdr-link-bridge"'
@@ -61,13 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--herdr-version", default="0.8.2", choices=["0.8.2", "0.9.0"], help="the Herdr to simulate")
     parser.add_argument("--list", action="store_true", help="list the checks (section, id, promise) and exit")
     args = parser.parse_args(argv)
-    try:
-        kind, command = next((k, v) for k, v in (("mcp", args.mcp), ("bridge", args.bridge), ("stub", args.stub)) if v)
-        spec = AdapterSpec.parse(kind, command, frozenset(args.lacks), node=args.node)
-    except ValueError as error:
-        parser.error(str(error))
     checks = selected(args.only, args.skip)
-    if args.list and args.json:
+    if args.list and args.json:  # the checks need no adapter to be listed
         sys.stdout.write(list_json(checks) + "\n")
         return 0
     if args.list:
@@ -76,6 +73,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"§{check.section:<5} {check.id}: {check.title}{' (addition)' if check.addition else ''}\n"
             )
         return 0
+    chosen = [(k, v) for k, v in (("mcp", args.mcp), ("bridge", args.bridge), ("stub", args.stub)) if v]
+    if not chosen:
+        parser.error("one of the arguments --mcp --bridge --stub is required (or --list)")
+    kind, command = chosen[0]
+    if kind == "stub" and shutil.which(args.node) is None:
+        sys.stderr.write(
+            f"herdr-link-conformance: Node ({args.node}) was not found, and a --stub runs under Node: install "
+            "Node 20 or later, or name it with --node CMD. No check was run.\n"
+        )
+        return 3
+    try:
+        spec = AdapterSpec.parse(kind, command, frozenset(args.lacks), node=args.node)
+    except ValueError as error:
+        parser.error(str(error))
     if not checks:
         sys.stderr.write("herdr-link-conformance: --only/--skip left no check to run\n")
         return 2

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
         surface_violation as surface_violation,
     )
     from ._environment import HerdrEnvironment as HerdrEnvironment
-    from ._gate import GATE_VARIABLES as GATE_VARIABLES, in_herdr_pane as in_herdr_pane
+    from ._gate import (
+        GATE_VARIABLES as GATE_VARIABLES,
+        HERDR_CORE_NOTE as HERDR_CORE_NOTE,
+        in_herdr_core_terminal as in_herdr_core_terminal,
+        in_herdr_pane as in_herdr_pane,
+    )
     from ._herdr import HerdrCLI as HerdrCLI, Timeouts as Timeouts
     from ._identity import Identity as Identity, SelfContext as SelfContext
     from ._link import Link as Link
@@ -66,6 +71,8 @@ _EXPORTS = {
     ],
     "_gate": [
         "GATE_VARIABLES",
+        "HERDR_CORE_NOTE",
+        "in_herdr_core_terminal",
         "in_herdr_pane",
     ],
     "_herdr": [

@@ -18,7 +18,7 @@ import os
 import queue
 import threading
 
-from herdr_link_control import claimed_stdio, in_herdr_pane, iter_json_lines
+from herdr_link_control import HERDR_CORE_NOTE, claimed_stdio, in_herdr_core_terminal, in_herdr_pane, iter_json_lines
 
 from ._early import EarlyAnswers
 from ._wire import SharedWriter
@@ -61,6 +61,8 @@ def serve(namespace: str) -> int:
         writer = SharedWriter(wire)
         inbox: Inbox = queue.SimpleQueue()
         early = EarlyAnswers(in_herdr=in_herdr_pane(os.environ))
+        if in_herdr_core_terminal(os.environ):
+            log.warning("%s; the server lists no tools", HERDR_CORE_NOTE)
         reader = threading.Thread(
             target=read_wire, args=(wire.read_fd, early, inbox, writer), name="herdr-link-stdin", daemon=True
         )

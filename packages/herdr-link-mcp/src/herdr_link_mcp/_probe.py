@@ -1,8 +1,12 @@
 """``herdr-link-mcp probe``: start a server the way a host would and report what the host would see, in
 both MCP eras."""
 
+import contextlib
 import json
-from collections.abc import Mapping, Sequence
+import os
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -84,16 +88,38 @@ async def _walk(list_tools: Any, call_tool: Any) -> dict[str, Any]:
     return report
 
 
+@contextlib.contextmanager
+def _stderr_kept() -> Iterator[list[str]]:
+    """For the block, descriptor 2 (which the server inherits) goes to a scratch file; its lines are in
+    the list afterwards, so the server's operator log is reported apart from the verdict."""
+    lines: list[str] = []
+    with tempfile.TemporaryFile() as scratch:
+        saved = os.dup(2)
+        sys.stderr.flush()
+        os.dup2(scratch.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            scratch.seek(0)
+            lines.extend(scratch.read().decode("utf-8", "replace").splitlines())
+
+
 async def probe(command: Sequence[str], env: Mapping[str, str]) -> list[dict[str, Any]]:
-    """Spawn ``command`` twice (once per era) with ``env`` and report what a host would see."""
+    """Spawn ``command`` twice (once per era) with ``env`` and report what a host would see, and what
+    the server wrote to its stderr (``server_log``)."""
     params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(env))
     reports = []
     for era, walk in ((HANDSHAKE_ERA, _handshake), (MODERN_ERA, _modern)):
-        try:
-            with anyio.fail_after(PROBE_TIMEOUT):
-                reports.append(await walk(params))
-        except Exception as error:  # a probe reports failures; it never hides them behind a traceback
-            reports.append({"era": era, "error": _describe(error)})
+        with _stderr_kept() as log:
+            try:
+                with anyio.fail_after(PROBE_TIMEOUT):
+                    report = await walk(params)
+            except Exception as error:  # a probe reports failures; it never hides them behind a traceback
+                report = {"era": era, "error": _describe(error)}
+        reports.append({**report, "server_log": log})
     return reports
 
 
@@ -129,5 +155,13 @@ def render_probe(reports: list[dict[str, Any]]) -> str:
     lines = []
     for report in reports:
         lines.append(f"[{report['era']} era]")
-        lines.extend(f"  {key.replace('_', ' ')}: {_shown(value)}" for key, value in report.items() if key != "era")
+        lines.extend(
+            f"  {key.replace('_', ' ')}: {_shown(value)}"
+            for key, value in report.items()
+            if key not in ("era", "server_log")
+        )
+    for report in reports:  # what the server said, apart from what the probe found
+        if report.get("server_log"):
+            lines.append(f"[the server's stderr, {report['era']} era: its operator log, not the probe's verdict]")
+            lines.extend(f"  | {line}" for line in report["server_log"])
     return "\n".join([*lines, "", verdict(reports)]) + "\n"

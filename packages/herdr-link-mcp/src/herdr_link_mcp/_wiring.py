@@ -362,8 +362,8 @@ def _pi(scope: str, command: str, args: list[str]) -> Wiring:
         [_json_file(where, {"mcpServers": {DEFAULT_NAMESPACE: server}})],
         notes=[
             'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
-            "Pi has no hook for the Tier 0 hint: the native extension (herdr-link-pi-bridge, "
-            "herdr-link-pi-install) gives it, and is the recommended way to wire Pi.",
+            "Pi has no hook for the Tier 0 hint: the native extension (pip install herdr-link-pi-bridge, then "
+            "herdr-link-pi-bridge install) gives it, and is the recommended way to wire Pi.",
         ],
         scope=scope,
     )

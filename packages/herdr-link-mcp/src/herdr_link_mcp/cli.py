@@ -46,6 +46,12 @@ def _serve(namespace: str) -> int:
     # transport reads stdin in a worker thread that cancellation cannot interrupt, so a KeyboardInterrupt would
     # never finish unwinding: end at once, as SIGTERM does. Nothing is persisted, nothing is lost.
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if sys.stdin.isatty():  # a person, not a host: say once what this is, and how to leave
+        sys.stderr.write(
+            "herdr-link-mcp: this is an MCP server; it reads JSON-RPC on stdin and answers on stdout, and hosts "
+            "(Claude Code, Codex, Gemini CLI, AGY, Pi) start it themselves. Ctrl-D or Ctrl-C ends it; "
+            "herdr-link-mcp --help lists the commands for people (install, wiring, probe, hint).\n"
+        )
     return serve(namespace)
 
 
@@ -54,11 +60,15 @@ def _probe(command: list[str], as_json: bool) -> int:
 
     import anyio
 
+    from herdr_link_control import HERDR_CORE_NOTE, in_herdr_core_terminal
+
     from ._probe import probe, render_probe
     from ._wiring import server_command
 
     reports = anyio.run(probe, command or server_command(), dict(os.environ))
     sys.stdout.write(json.dumps(reports, indent=2) + "\n" if as_json else render_probe(reports))
+    if in_herdr_core_terminal(os.environ):
+        sys.stderr.write(f"herdr-link-mcp probe: {HERDR_CORE_NOTE}\n")
     return 1 if any("error" in report for report in reports) else 0
 
 
@@ -188,7 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(
         prog="herdr-link-mcp",
-        description="Herdr Link as a stdio MCP server (the default), and help to wire it into a host.",
+        description="Herdr Link as a stdio MCP server (the default, with no command: JSON-RPC on stdin and stdout, "
+        "started by a host), and help to wire it into a host.",
         epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, or "
         "install refused, was declined or failed (its last line says what each file is); 2 usage error "
         "(an option the host does not have, an empty --trust); 130 interrupted.",

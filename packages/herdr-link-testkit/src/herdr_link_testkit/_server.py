@@ -104,6 +104,17 @@ class _Faults:
             return self._take(self.methods.get(method, []))
 
 
+def _answers(socket_path: str) -> bool:
+    """Whether a server listens on the Unix socket at ``socket_path`` (a connection is accepted)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(2)
+        try:
+            probe.connect(socket_path)
+        except OSError:
+            return False
+    return True
+
+
 class SimulatorServer:
     """Serves a :class:`Simulator` on a Unix socket in background threads."""
 
@@ -123,7 +134,12 @@ class SimulatorServer:
         """Listen (mode 0600, like Herdr) and serve in a daemon thread; take ``herdr`` launches too."""
         handler = _handler_for(self)
         if os.path.exists(self.socket_path):
-            os.unlink(self.socket_path)
+            if _answers(self.socket_path):
+                raise OSError(  # no errno: the message is the whole story
+                    f"{self.socket_path} is in use by a running Herdr or herdr-sim: stop it first, or choose "
+                    "another socket; nothing was started"
+                )
+            os.unlink(self.socket_path)  # left by a server that is gone
         server = socketserver.ThreadingUnixStreamServer(self.socket_path, handler)
         server.daemon_threads = True
         os.chmod(self.socket_path, 0o600)

@@ -14,7 +14,16 @@ from typing import Final
 
 import anyio
 
-from herdr_link_control import HerdrCommandError, HerdrEnvironment, Link, SpawnFailed, Survey, Timeouts
+from herdr_link_control import (
+    HERDR_CORE_NOTE,
+    HerdrCommandError,
+    HerdrEnvironment,
+    Link,
+    SpawnFailed,
+    Survey,
+    Timeouts,
+    in_herdr_core_terminal,
+)
 from herdr_link_protocol import LinkError
 
 from ._check import Check
@@ -83,8 +92,10 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     environment = HerdrEnvironment.detect(environ)
     if environment is None:
         missing = "not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are not all set)"
+        if in_herdr_core_terminal(environ):
+            missing = f"not in a Herdr pane: {HERDR_CORE_NOTE}"
         checks = [
-            Check("environment", "FAIL", missing, "run this inside a Herdr pane"),
+            Check("environment", "FAIL", missing, "run this inside a Herdr pane (of the herdr TUI)"),
             *_skipped("not in a Herdr pane"),
         ]
     else:
