@@ -65,8 +65,8 @@ def test_ci_runs_exactly_the_readmes_test_command(recording_path, tmp_path):
 def test_the_readmes_demo_command_runs_the_demo(recording_path, tmp_path):
     env, log = recording_path
     demo, _ = _quick_start_commands()
-    done = subprocess.run(["bash", "-c", demo], env=env, cwd=tmp_path, timeout=60, capture_output=True)
-    assert done.returncode == 0, done.stderr
+    recorded = subprocess.run(["bash", "-c", demo], env=env, cwd=tmp_path, timeout=60, capture_output=True)
+    assert recorded.returncode == 0, recorded.stderr
     install, run = _calls(log)
     assert install[:3] == ["python3", "-m", "pip"] and any(a.startswith("uv==") for a in install)
     assert "--target" in install  # never into the system's Python (PEP 668)

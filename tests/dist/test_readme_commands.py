@@ -4,15 +4,18 @@
 
 * the demo command, whole: it must tell the story and exit 0;
 * the test command's set-up, the same line with the session run replaced by listing the sessions;
+* the "Try it without Herdr" lines, whole: the doctor must see the pane and the probe the five tools;
 * the install section's second line, with ``dist`` the wheelhouse this run built: the installed
   ``herdr-link-mcp`` must answer ``--version``.
 
 Each command is read from the README (not a copy), so a README that stops working fails here.
 """
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -125,3 +128,19 @@ def test_the_install_sections_commands_run_as_written(clone: Path, tmp_path: Pat
     version = subprocess.run([str(installed), "--version"], capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("herdr-link-mcp "), version.stderr
     assert sys.executable not in installed.read_text(errors="replace")  # its own environment, not ours
+
+
+def test_the_try_it_without_herdr_lines_run_as_written(clone: Path, tmp_path: Path):
+    block = next(b for b in _blocks() if "herdr-sim serve" in b)
+    assert _run(_blocks()[0].split(" && ")[0], clone, tmp_path).returncode == 0  # uv into .tools, as the demo
+    script = tmp_path / "try.sh"
+    script.write_text(block + "\n")
+    with subprocess.Popen(["bash", str(script)], cwd=clone, env=_env(tmp_path), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as shell:  # fmt: skip
+        try:
+            out, err = shell.communicate(timeout=600)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(shell.pid, signal.SIGKILL)  # the simulator too, whatever happened
+    assert "PASS  environment: Herdr pane w1:p1" in out, out[-3000:] + err[-2000:]
+    assert out.rstrip().endswith("OK: a host sees the gateway, activates it and then sees all five tools, in both eras")

@@ -534,10 +534,12 @@ def test_a_folder_at_the_plugins_place_is_named_and_nothing_changes(home):
 
 
 def test_without_node_the_import_check_is_said_not_to_have_run(home, monkeypatch):
+    import shutil
+
     import herdr_link_installer._install as installer
 
-    real_which = installer.shutil.which
-    monkeypatch.setattr(installer.shutil, "which", lambda name, *a, **k: None if name == "node" else real_which(name))
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == "node" else real_which(name))
     monkeypatch.setattr(installer, "plugin_package_version", lambda directory: "1.18.33")
     code, lines = run(home, yes=True)
     assert code == 0 and not any(line.startswith("checking that Node") for line in lines)
