@@ -361,11 +361,13 @@ def test_soak_against_a_host_writing_every_few_milliseconds(tmp_path: Path, caps
     host = subprocess.Popen([sys.executable, "-c", HOST_WRITER, str(state), str(stop)], stdout=subprocess.PIPE)
     outcomes = {"written": 0, "run again": 0}
     try:
-        for run in range(200):
+        # 200 runs that each have something to write: install when our entry is absent, else uninstall
+        # (a run stopped by "run again" is retried in the same direction), and until one has written.
+        while sum(outcomes.values()) < 200 or (outcomes["written"] == 0 and sum(outcomes.values()) < 2000):
             said: list[str] = []
-            decided = plan(wiring("claude", home=home, environ={}), home, home, uninstall=run % 2 == 1, environ={})
-            if not decided.changed:
-                continue
+            installed = "herdr_link" in json.loads(state.read_text()).get("mcpServers", {})
+            decided = plan(wiring("claude", home=home, environ={}), home, home, uninstall=installed, environ={})
+            assert decided.changed, decided.describe()
             status = apply(decided, {}, home, said.append)
             outcome = "written" if status == 0 else "run again"
             if status != 0:
@@ -374,7 +376,7 @@ def test_soak_against_a_host_writing_every_few_milliseconds(tmp_path: Path, caps
     finally:
         stop.touch()
         report, _ = host.communicate(timeout=60)
-    assert host.returncode == 0 and sum(outcomes.values()) >= 150 and outcomes["written"] > 0
+    assert host.returncode == 0 and outcomes["written"] > 0
     assert json.loads(state.read_text())["numStartups"] > 0
     host_said = json.loads(report)
     with capsys.disabled():
@@ -391,3 +393,49 @@ def test_a_read_only_file_is_changed_only_with_yes_and_keeps_its_mode(tmp_path: 
     assert apply(decided, {}, home, lambda line: None) == 0  # what --yes then does
     assert "herdr_link" in json.loads(state.read_text())["mcpServers"]
     assert stat.S_IMODE(state.stat().st_mode) == 0o444
+
+
+def test_what_stays_after_a_rollback_stopped_by_a_host_write_is_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host rewrites ~/.claude.json on top of ours (keeping our entry) before the rollback; the
+    rollback leaves its write, and the record names our entry, so --uninstall still takes it out."""
+    home = _home(tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 1}')
+    (home / ".claude" / "settings.json.herdr-link.partial").mkdir(parents=True)  # the second write fails
+    decided = plan(wiring("claude", home=home, environ={}), home, home, environ={})
+    real_mkdir = Path.mkdir
+
+    def mkdir(self: Path, *args, _real=real_mkdir, **kwargs):
+        if self == home / ".claude" and "mcpServers" in (current := json.loads(state.read_text())):
+            state.write_text(json.dumps({**current, "numStartups": 2}))  # the host, on top of ours
+        return _real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    said: list[str] = []
+    assert apply(decided, {}, home, said.append) == 1
+    monkeypatch.undo()
+    assert any("the install record names what this run added" in line for line in said), said
+    (home / ".claude" / "settings.json.herdr-link.partial").rmdir()
+    status, said = _run(home, "claude", uninstall=True)
+    assert status == 0, said
+    assert json.loads(state.read_text()) == {"numStartups": 2}  # the host's write stays, ours is gone
+
+
+def test_an_entry_a_host_puts_back_after_uninstall_is_still_ours(tmp_path: Path) -> None:
+    """Claude Code rewrites ~/.claude.json from a copy it read just before the uninstall: our entry is
+    back. The record's ``taken_out`` knows it for ours: uninstall takes it out again, install adopts it."""
+    home = _home(tmp_path)
+    state = home / ".claude.json"
+    state.write_text('{"numStartups": 1}')
+    assert _run(home, "claude")[0] == 0
+    stale = json.loads(state.read_text())  # what the host read
+    assert _run(home, "claude", uninstall=True)[0] == 0
+    state.write_text(json.dumps({**stale, "numStartups": 2}))  # the host's write, from its stale copy
+    status, said = _run(home, "claude", uninstall=True)
+    assert status == 0 and json.loads(state.read_text()) == {"numStartups": 2}, said
+    state.write_text(json.dumps({**stale, "numStartups": 3}))
+    assert _run(home, "claude")[0] == 0  # adopted: nothing to add
+    assert _run(home, "claude", uninstall=True)[0] == 0
+    assert json.loads(state.read_text()) == {"numStartups": 3}

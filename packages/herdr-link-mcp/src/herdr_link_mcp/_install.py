@@ -28,6 +28,7 @@ from herdr_link_control.userfiles import (
     clear_partials,
     config_dir,
     put_back,
+    read_current,
     real_file,
     replace_file,
 )
@@ -65,6 +66,8 @@ class _Editor:
     """No record at all: files as an install by 0.1.0 left them. Uninstall then removes what is
     recognisably ours; install adopts what is recognisably ours as its own."""
     yes_needed: list[str] = field(default_factory=list)
+    removed: list[dict[str, Any]] = field(default_factory=list)
+    """What this uninstall took out (path and value), for the record's ``taken_out``."""
     changes: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     hook_was_there: bool = False
@@ -153,6 +156,11 @@ class _Editor:
         already there (an install by 0.1.0) becomes ours; a rule or trust the user may have set
         themselves does not."""
         hook_trust = claim.kind == "value" and claim.path[-1] == "trusted_hash"  # our hook's hash: only we write it
+        current = self.document.get(claim.path)
+        if record.taken_out(self.entry, claim.path, current) and not record.covers(self.new, claim.path):
+            self.new["created"].append({"path": list(claim.path)})  # ours, put back by another program
+            self.new["taken_out"] = [t for t in self.new.get("taken_out", []) if tuple(t["path"]) != claim.path]
+            return
         if not self.legacy or claim.kind == "item" or (claim.kind == "value" and not hook_trust):
             return
         if claim.kind == "hook":
@@ -232,8 +240,9 @@ class _Editor:
         elif not ours_now:
             what = "does not run herdr-link-mcp" if claim.kind == "entry" else f"is {_short(current)}, not ours"
             self.kept.append(f"{claim.shown} {what}: left alone")
-        elif self.legacy or record.covers(self.entry, claim.path):
+        elif self.legacy or record.covers(self.entry, claim.path) or record.taken_out(self.entry, claim.path, current):
             self._remove(claim.path)
+            self.removed.append({"path": list(claim.path), "value": current})
             self.changes.append(f"remove {claim.shown}")
         else:
             self.kept.append(f"{claim.shown} was there before install: kept")
@@ -280,12 +289,15 @@ class _Editor:
         self.changes.append(f"remove our hint hook from {claim.shown}")
 
     def clean_up(self) -> None:
-        """Containers install made and that hold nothing but empty containers now are removed, deepest
-        first."""
-        for created in sorted(self.entry["created"] if self.entry else [], key=lambda c: -len(c["path"])):
-            path = tuple(created["path"])
-            if _hollow(self.document.get(path)):
+        """Containers install made (or an earlier uninstall took out, put back by another program) that
+        hold nothing but empty containers now are removed, deepest first."""
+        made = [c["path"] for c in (self.entry or {}).get("created", [])]
+        made += [t["path"] for t in (self.entry or {}).get("taken_out", []) if _hollow(t["value"])]
+        for path in sorted({tuple(p) for p in made}, key=lambda p: -len(p)):
+            current = self.document.get(path)
+            if current is not MISSING and isinstance(current, dict | list) and _hollow(current):
                 self._remove(path)
+                self.removed.append({"path": list(path), "value": current})
 
 
 def _hollow(value: Any) -> bool:
@@ -423,7 +435,7 @@ def _plan_file(
         action = "remove"
     else:
         action = "update"
-    file_record = _still_there(entry, document) if uninstall else new
+    file_record = _still_there(entry, document, editor.removed) if uninstall else new
     entries.pop(key, None)
     if file_record is not None:
         entries[key] = file_record
@@ -431,12 +443,18 @@ def _plan_file(
                     item.private, file_record)  # fmt: skip
 
 
-def _still_there(entry: record.FileRecord | None, document: Document) -> record.FileRecord | None:
+def _still_there(
+    entry: record.FileRecord | None, document: Document, removed: list[dict[str, Any]]
+) -> record.FileRecord | None:
     """After an uninstall, what the record keeps of a file: what install added that is still there
-    (folder trust, when no ``--trust`` asked to take it out) and values not yet put back."""
-    if entry is None:
+    (folder trust, when no ``--trust`` asked to take it out), values not yet put back, and what this
+    uninstall took out (``taken_out``)."""
+    if entry is None and not removed:
         return None
+    entry = entry or record.empty_record(True, None)
     kept = dict(entry)
+    earlier = [t for t in entry.get("taken_out", []) if t["path"] not in [r["path"] for r in removed]]
+    kept["taken_out"] = [*earlier, *removed]
     kept["created"] = [c for c in entry["created"] if document.get(tuple(c["path"])) is not MISSING]
     kept["entries"] = [e for e in entry.get("entries", []) if document.get(tuple(e["path"])) is not MISSING]
     kept["items"] = [
@@ -445,7 +463,7 @@ def _still_there(entry: record.FileRecord | None, document: Document) -> record.
             i["value"] in document.get(tuple(i["path"])) or find_hook(document.get(tuple(i["path"]))) is not None)
     ]  # fmt: skip
     kept["replaced"] = [r for r in entry["replaced"] if document.get(tuple(r["path"])) == r["wrote"]]
-    return kept if kept["created"] or kept["items"] or kept["replaced"] else None
+    return kept if kept["created"] or kept["items"] or kept["replaced"] or kept["taken_out"] else None
 
 
 def _our_hook_was_there(config: Path) -> bool:
@@ -528,6 +546,15 @@ def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callab
                 stuck.append(name)
             except OSError:
                 stuck.append(name)
+        if stuck and plan.record_path is not None and plan.record_after != plan.record_before:
+            # A file that keeps what this run added must be in the record, or uninstall would take
+            # our entry for the user's (what the record does not name was there before install).
+            try:
+                replace_file(plan.record_path, read_current(plan.record_path), plan.record_after, backups=backups,
+                             private=True)  # fmt: skip
+                say(f"the install record names what this run added to {', '.join(stuck)}, for --uninstall")
+            except OSError as error:
+                say(f"the install record could not note it ({error.strerror or error}): --uninstall keeps it")
         say(_state(plan, [], stuck))
         return 1
     say(_state(plan, [d for d in done if d.path != plan.record_path], []))

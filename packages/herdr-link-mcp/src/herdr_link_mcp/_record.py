@@ -12,6 +12,9 @@ readable by its owner only, keyed by each file's absolute path as named. Per fil
 - ``entries``: for our server entry, the ``keys`` install wrote in it (a key the user adds later is
   theirs, and stays when a later wiring no longer writes a key of that name);
 - ``items``: list items install appended (the permission rule, a hook group);
+- ``taken_out``: what uninstall took out (path and value), so that the same value back at that place
+  (a running host that rewrote the file from a copy read just before the uninstall) is still known as
+  ours, not the user's;
 - ``replaced``: a user's value install replaced (only with ``--yes``): ``before`` and ``wrote``, so
   uninstall restores ``before`` while the key still holds exactly ``wrote``.
 
@@ -54,7 +57,7 @@ def dump_record(files: Mapping[str, FileRecord]) -> bytes:
     """The record's bytes. Kept even when it records nothing: its presence says that every file
     without an entry holds nothing install added (without it, files are taken as 0.1.0 left them)."""
     kept = {path: entry for path, entry in sorted(files.items()) if entry.get("created") or entry.get("items")
-            or entry.get("replaced")}  # fmt: skip
+            or entry.get("replaced") or entry.get("taken_out")}  # fmt: skip
     return (json.dumps({"version": 1, "files": kept}, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -97,3 +100,8 @@ def note_entry_keys(entry: FileRecord, path: tuple[str, ...], keys: list[str]) -
     """Record ``keys`` as what install wrote in the server entry at ``path``."""
     entries = [e for e in entry.get("entries", []) if tuple(e["path"]) != path]
     entry["entries"] = [*entries, {"path": list(path), "keys": keys}]
+
+
+def taken_out(entry: FileRecord | None, path: tuple[str, ...], value: Any) -> bool:
+    """Whether uninstall took exactly ``value`` out of ``path`` (it is ours, put back by another program)."""
+    return any(tuple(t["path"]) == path and t["value"] == value for t in (entry or {}).get("taken_out", []))
