@@ -190,7 +190,6 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
     except OSError as error:
         messages.append(f"state: {target} is the current extension{kept}; bridge location not written: {_error(error)}")
         return InstallResult(target, "failed", messages)
-    messages += decided.notes
     messages.append("Alternative: Pi's built-in MCP with herdr-link-mcp (herdr-link-mcp wiring --host pi).")
     messages.append(f"state: {target} is the current extension{kept}; bridge location {bridge}")
     return InstallResult(target, action, messages)
@@ -227,18 +226,23 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
 def install(
     home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False, yes: bool = False
 ) -> InstallResult:
-    """Plan and install the packaged extension, and point stubs at this environment's bridge.
+    """Plan and install the packaged extension, and point stubs at this environment's bridge; the
+    messages are the plan, then each step, then the ``state:`` line.
 
     A file of ours of another version is updated; an edited copy of ours or another's file is replaced
     only with ``yes``. Whatever is replaced is backed up first.
     """
-    return apply(plan(home, cwd, environ, project=project), environ, home, yes=yes)
+    decided = plan(home, cwd, environ, project=project)
+    result = apply(decided, environ, home, yes=yes)
+    return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
 
 
 def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: bool = False) -> InstallResult:
     """Take out our extension (backed up first; another's file is left alone), and the bridge location
     when no other runtime still needs it."""
-    return apply(plan(home, cwd, environ, project=project, uninstall=True), environ, home)
+    decided = plan(home, cwd, environ, project=project, uninstall=True)
+    result = apply(decided, environ, home)
+    return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
 
 
 def _pi_notes(environ: Mapping[str, str]) -> list[str]:
