@@ -66,12 +66,14 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
     assert ours <= {
         "herdr_link_protocol._constants",
         "herdr_link_protocol._contract",
+        "herdr_link_protocol._hosts",  # the host table: plain classes, no pydantic
         "herdr_link_control._gate",
         "herdr_link_control.userfiles",
         "herdr_link_control.userfiles._backups",
         "herdr_link_control.userfiles._complete",
         "herdr_link_control.userfiles._location",
         "herdr_link_control.userfiles._ownership",
+        "herdr_link_control.userfiles._places",
         "herdr_link_control.userfiles._rollback",
         "herdr_link_control.userfiles._userfile",  # wiring reads Codex's hooks.json through a link
         "herdr_link_mcp._claims",

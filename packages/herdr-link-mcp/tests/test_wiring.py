@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given, strategies as st
 
 from herdr_link_mcp import (
-    HINT_HOSTS,
-    WIRING_FORMS,
-    WIRING_HOSTS,
     command_hook_hash,
+    hint_hosts,
     hint_output,
     server_command,
     wiring,
+    wiring_hosts,
 )
 from herdr_link_mcp._hint import _json_string
 from herdr_link_protocol import TIER1_TOOLS, PresentationForm, tier0_hint
@@ -33,7 +32,7 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
-@pytest.mark.parametrize("host", HINT_HOSTS)
+@pytest.mark.parametrize("host", hint_hosts())
 def test_hints_name_the_gateway_and_never_the_tier1_tools(host):
     output = hint_output(host, INSIDE)
     assert "herdr_link" in output and not any(tool in output for tool in TIER1_TOOLS)
@@ -56,7 +55,13 @@ def test_each_host_gets_its_hook_format():
 
 
 def test_each_hook_prints_exactly_what_json_dumps_prints():
-    hint = {host: tier0_hint(WIRING_FORMS[host], "herdr_link") for host in ("claude", "codex", "gemini", "agy")}
+    forms = {
+        "claude": PresentationForm.MCP_PREFIXED,
+        "codex": PresentationForm.MCP_NAMESPACED,
+        "gemini": PresentationForm.MCP_SINGLE_PREFIX,
+        "agy": PresentationForm.MCP_WRAPPER,
+    }
+    hint = {host: tier0_hint(form, "herdr_link") for host, form in forms.items()}
     expected = {
         "claude": {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint["claude"]}},
         "codex": {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": hint["codex"]}},
@@ -89,7 +94,7 @@ def test_the_hint_command_prints_exactly_the_hook_output(tmp_path):
     assert run("hint", "--host", "opencode").returncode == 2
 
 
-@pytest.mark.parametrize("host", WIRING_HOSTS)
+@pytest.mark.parametrize("host", wiring_hosts())
 def test_every_printed_config_parses_with_its_formats_parser(host):
     result = wiring(host)
     assert result.files
@@ -246,7 +251,7 @@ def test_trust_is_recorded_only_when_asked_and_only_for_the_folders_named(tmp_pa
         wiring("pi", trust=[str(folder)])
 
 
-@pytest.mark.parametrize("host", WIRING_HOSTS)
+@pytest.mark.parametrize("host", wiring_hosts())
 def test_the_printed_content_is_what_install_merges(host, tmp_path):
     trust = [str(tmp_path)] if host in ("claude", "codex", "gemini") else []
     for item in wiring(host, trust=trust).files:

@@ -210,9 +210,10 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
 
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", "Claude Code", "Codex",
-    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint hook", "Codex hint hook", "Gemini hint hook",
-    "OpenCode plugin", "Pi extension", "bridge", "worker here: Claude Code", "worker here: Codex",
-    "worker here: Gemini CLI", "worker here: Pi (built-in MCP)", "Node", "hosts",
+    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint hook", "Codex hint hook", "AGY hint hook",
+    "Gemini CLI hint hook", "OpenCode plugin", "Pi extension", "bridge", "worker here: Claude Code",
+    "worker here: Codex", "worker here: AGY", "worker here: Gemini CLI", "worker here: Pi (built-in MCP)", "Node",
+    "hosts",
 ]  # fmt: skip
 
 

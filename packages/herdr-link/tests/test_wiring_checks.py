@@ -110,14 +110,20 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     _write(home / ".claude" / "settings.json", settings.content.replace("hint --host claude", "true"))
     _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
     _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
-    assert statuses() == {"Claude Code hint hook": "WARN", "Codex hint hook": "WARN", "Gemini hint hook": "PASS"}
+    assert statuses() == {
+        "Claude Code hint hook": "WARN", "Codex hint hook": "WARN", "AGY hint hook": "SKIP",
+        "Gemini CLI hint hook": "PASS",
+    }  # fmt: skip
     codex = wiring("codex").files[1]
     _write(home / ".claude" / "settings.json", settings.content)
     _write(home / ".codex" / "hooks.json", codex.content)
-    assert set(statuses().values()) == {"PASS"}
+    assert set(statuses().values()) == {"PASS", "SKIP"} and statuses()["AGY hint hook"] == "SKIP"
     _write(home / ".claude" / "settings.json", settings.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
     _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
-    assert statuses() == {"Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "Gemini hint hook": "PASS"}
+    assert statuses() == {
+        "Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "AGY hint hook": "SKIP",
+        "Gemini CLI hint hook": "PASS",
+    }  # fmt: skip
 
 
 def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):

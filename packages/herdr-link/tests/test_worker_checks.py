@@ -5,8 +5,24 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link._worker_checks import claude_trusts, gemini_trusts, node_check, worker_checks
+from herdr_link._worker_checks import node_check, worker_checks
+from herdr_link_control import folder_trust
 from herdr_link_mcp import wiring
+from herdr_link_protocol import find_host
+
+
+def _trusts(host: str, home: Path, folder: Path) -> bool | None:
+    record = find_host(host)
+    assert record is not None
+    return folder_trust(record, folder, {}, home)
+
+
+def claude_trusts(home: Path, folder: Path) -> bool | None:
+    return _trusts("claude", home, folder)
+
+
+def gemini_trusts(home: Path, folder: Path) -> bool | None:
+    return _trusts("gemini", home, folder)
 
 
 def _install(host: str, home: Path, trust: list[str] | None = None) -> None:
@@ -29,7 +45,7 @@ def test_claude_trust_covers_subfolders_but_stops_at_a_git_repositorys_root(tmp_
     (work / "repo" / "src").mkdir()
     home.mkdir()
     (home / ".claude.json").write_text(json.dumps({"projects": {str(work): {"hasTrustDialogAccepted": True}}}))
-    assert claude_trusts(home, work / "notes" / "a") == str(work)
+    assert claude_trusts(home, work / "notes" / "a") is True
     assert claude_trusts(home, work / "repo" / "src") is None  # Claude Code looks no higher than the root
     assert claude_trusts(home, tmp_path) is None
 

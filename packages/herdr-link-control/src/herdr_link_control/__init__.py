@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         iter_json_lines as iter_json_lines,
         read_json_lines as read_json_lines,
     )
+    from ._trust import folder_trust as folder_trust, git_root as git_root, read_host_file as read_host_file
     from ._version import __version__ as __version__
 
     __all__: list[str]
@@ -110,6 +111,11 @@ _EXPORTS = {
         "claimed_stdio",
         "iter_json_lines",
         "read_json_lines",
+    ],
+    "_trust": [
+        "folder_trust",
+        "git_root",
+        "read_host_file",
     ],
     "_version": [
         "__version__",

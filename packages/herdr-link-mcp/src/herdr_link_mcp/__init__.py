@@ -14,21 +14,19 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from ._codex import (
         SESSION_START as SESSION_START,
-        codex_home as codex_home,
         command_hook_hash as command_hook_hash,
+        event_label as event_label,
         hook_trust_key as hook_trust_key,
         session_start_hash as session_start_hash,
     )
-    from ._hint import HINT_HOSTS as HINT_HOSTS, hint_output as hint_output
+    from ._hint import hint_output as hint_output, prints_plain as prints_plain
     from ._hosts import (
         DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
-        HOST_FORMS as HOST_FORMS,
-        NON_RELISTING_CLIENTS as NON_RELISTING_CLIENTS,
         SERVER_NAME as SERVER_NAME,
-        WIRING_FORMS as WIRING_FORMS,
-        WIRING_HOSTS as WIRING_HOSTS,
+        hint_hosts as hint_hosts,
         presentation_form as presentation_form,
         relists_tools as relists_tools,
+        wiring_hosts as wiring_hosts,
     )
     from ._repair import Damage as Damage, codex_damage_at as codex_damage_at
     from ._server import (
@@ -40,14 +38,12 @@ if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from ._wiring import (
         ALLOW_RULE as ALLOW_RULE,
-        FORWARDED_VARIABLES as FORWARDED_VARIABLES,
         SCOPES as SCOPES,
-        TRUST_HOSTS as TRUST_HOSTS,
         Wiring as Wiring,
         WiringFile as WiringFile,
-        claude_config_dir as claude_config_dir,
-        claude_user_config as claude_user_config,
+        required_hosts as required_hosts,
         server_command as server_command,
+        trust_hosts as trust_hosts,
         wiring as wiring,
     )
 
@@ -56,24 +52,22 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "_codex": [
         "SESSION_START",
-        "codex_home",
         "command_hook_hash",
+        "event_label",
         "hook_trust_key",
         "session_start_hash",
     ],
     "_hint": [
-        "HINT_HOSTS",
         "hint_output",
+        "prints_plain",
     ],
     "_hosts": [
         "DEFAULT_NAMESPACE",
-        "HOST_FORMS",
-        "NON_RELISTING_CLIENTS",
         "SERVER_NAME",
-        "WIRING_FORMS",
-        "WIRING_HOSTS",
+        "hint_hosts",
         "presentation_form",
         "relists_tools",
+        "wiring_hosts",
     ],
     "_repair": [
         "Damage",
@@ -90,14 +84,12 @@ _EXPORTS = {
     ],
     "_wiring": [
         "ALLOW_RULE",
-        "FORWARDED_VARIABLES",
         "SCOPES",
-        "TRUST_HOSTS",
         "Wiring",
         "WiringFile",
-        "claude_config_dir",
-        "claude_user_config",
+        "required_hosts",
         "server_command",
+        "trust_hosts",
         "wiring",
     ],
 }

@@ -19,8 +19,8 @@ __all__ = [
     "HOOK_STATE_KEYS",
     "SERVER_KEYS",
     "SESSION_START",
-    "codex_home",
     "command_hook_hash",
+    "event_label",
     "hook_trust_key",
     "session_start_hash",
 ]
@@ -36,12 +36,6 @@ SERVER_KEYS: Final = frozenset(
 key there is read by nobody."""
 HOOK_STATE_KEYS: Final = frozenset({"trusted_hash", "enabled"})
 """The keys Codex reads in a ``[hooks.state."<key>"]`` table."""
-
-
-def codex_home(environ: Mapping[str, str], home: Path) -> Path:
-    """Codex's configuration directory: ``$CODEX_HOME``, else ``~/.codex``."""
-    configured = environ.get("CODEX_HOME")
-    return Path(configured) if configured else home / ".codex"
 
 
 def hook_trust_key(hooks_file: Path, event: str, group: int = 0, handler: int = 0) -> str:
@@ -75,3 +69,8 @@ def session_start_hash(group: Mapping[str, object], handler: Mapping[str, object
         timeout if isinstance(timeout, int) else 600,
         matcher if isinstance(matcher, str) else None,
     )
+
+
+def event_label(event: str) -> str:
+    """Codex's key label for a hook event: ``SessionStart`` → ``session_start``."""
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(event))

@@ -9,23 +9,16 @@ start; the hook's one string is escaped here exactly as ``json.dumps(..., ensure
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
 
 from herdr_link_control import in_herdr_pane
-from herdr_link_protocol import tier0_hint
+from herdr_link_protocol import find_host, tier0_hint
 
-from ._hosts import DEFAULT_NAMESPACE, WIRING_FORMS
+from ._hosts import DEFAULT_NAMESPACE, hint_hosts
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Final
 
-__all__ = ["HINT_HOSTS", "PLAIN_HINT_HOSTS", "hint_output"]
-
-HINT_HOSTS: Final = ("claude", "codex", "agy", "gemini", "pi")
-"""Hosts whose hook or launcher takes the Tier 0 hint (``hint --host``)."""
-PLAIN_HINT_HOSTS: Final = ("pi",)
-"""Hosts that take the plain text (a launcher flag or a system prompt file), printed inside or outside Herdr."""
-SESSION_START_JSON_HOSTS: Final = ("claude", "codex")
-"""Hosts whose SessionStart hook takes ``hookSpecificOutput`` with ``hookEventName`` and nothing outside Herdr."""
+__all__ = ["hint_output", "prints_plain"]
 
 
 _JSON_ESCAPES: Final = {point: f"\\u{point:04x}" for point in range(0x20)} | {
@@ -45,36 +38,45 @@ def _json_string(text: str) -> str:
     return '"' + text.translate(_JSON_ESCAPES) + '"'
 
 
+def prints_plain(host: str) -> bool:
+    """Whether ``hint --host HOST`` prints the plain text (a launcher flag or a system prompt file), inside
+    or outside Herdr, rather than a hook's JSON."""
+    found = find_host(host)
+    return found is not None and found.hint == "plain"
+
+
 def hint_output(host: str, environ: Mapping[str, str]) -> str:
-    """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline).
+    """What ``herdr-link-mcp hint --host HOST`` prints (without a trailing newline), in the host's form
+    (``Host.hint`` in the host table):
 
-    - ``claude``: SessionStart hook JSON with ``additionalContext`` (Claude Code's user settings run it
-      in every session, interactive or ``-p``); nothing outside Herdr;
-    - ``pi``: the plain hint for Pi's built-in MCP (its tools are ``mcp__herdr_link__…``), for
-      ``--append-system-prompt`` or a system prompt file;
-    - ``codex``: SessionStart hook JSON with ``additionalContext``; nothing outside Herdr;
-    - ``gemini``: SessionStart hook JSON with ``additionalContext``; ``{}`` outside Herdr;
-    - ``agy``: PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside Herdr.
+    - ``session-start`` (Claude Code, Codex): SessionStart hook JSON, ``hookSpecificOutput`` with
+      ``hookEventName`` and ``additionalContext``; nothing outside Herdr;
+    - ``additional-context`` (Gemini CLI): ``hookSpecificOutput`` with ``additionalContext``; ``{}`` outside;
+    - ``inject-steps`` (AGY): PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside;
+    - ``plain`` (Pi's built-in MCP): the hint itself, for ``--append-system-prompt`` or a system prompt file.
 
-    Outside Herdr the ``hint`` command also writes one line to stderr for the hook hosts (``claude``,
-    ``codex``, ``gemini``, ``agy``): that it is not in a Herdr pane, so the hook adds no hint. Hosts keep a hook's
-    stderr in their logs; none shows it to the model.
+    Outside Herdr the ``hint`` command also writes one line to stderr for the hook forms: that it is not in
+    a Herdr pane, so the hook adds no hint. Hosts keep a hook's stderr in their logs; none shows it to the
+    model.
 
     Raises:
         ValueError: for a host without a hint.
     """
-    if host not in HINT_HOSTS:
-        raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(HINT_HOSTS)}")
-    hint = tier0_hint(WIRING_FORMS[host], DEFAULT_NAMESPACE)
-    if host in PLAIN_HINT_HOSTS:
+    found = find_host(host)
+    if found is None or found.hint is None or found.presentation is None:
+        raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(hint_hosts())}")
+    hint = tier0_hint(found.presentation, DEFAULT_NAMESPACE)
+    if found.hint == "plain":
         return hint
     inside = in_herdr_pane(environ)
     text = _json_string(hint)
-    if host in SESSION_START_JSON_HOSTS:
+    if found.hint == "session-start":
         session_start = f'{{"hookEventName": "SessionStart", "additionalContext": {text}}}'
         return f'{{"hookSpecificOutput": {session_start}}}' if inside else ""
     if not inside:
         return "{}"
-    if host == "gemini":
+    if found.hint == "additional-context":
         return f'{{"hookSpecificOutput": {{"additionalContext": {text}}}}}'
-    return f'{{"injectSteps": [{{"ephemeralMessage": {text}}}]}}'
+    if found.hint == "inject-steps":
+        return f'{{"injectSteps": [{{"ephemeralMessage": {text}}}]}}'
+    raise ValueError(f"unknown hint form {found.hint!r} for {host}")

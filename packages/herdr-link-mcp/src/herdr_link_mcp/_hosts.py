@@ -1,8 +1,10 @@
-"""The server's names, and which presentation a host gets from the ``clientInfo.name`` it sends."""
+"""The server's names, and what it needs of the host table (``herdr_link_protocol.HOSTS``): which
+presentation a client gets from the ``clientInfo.name`` it sends, whether it re-lists tools, and which
+hosts ``wiring``, ``install`` and ``hint`` take. Each is read from the table when asked, never copied."""
 
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
 
-from herdr_link_protocol import PresentationForm
+from herdr_link_protocol import SERVER_NAMESPACE, PresentationForm, host_for_client, hosts_with
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -10,61 +12,40 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_NAMESPACE",
-    "HOST_FORMS",
-    "NON_RELISTING_CLIENTS",
     "SERVER_NAME",
-    "WIRING_FORMS",
-    "WIRING_HOSTS",
+    "hint_hosts",
     "presentation_form",
     "relists_tools",
+    "wiring_hosts",
 ]
 
 SERVER_NAME: Final = "herdr-link"
 """The ``serverInfo.name`` the server reports in ``initialize``."""
-DEFAULT_NAMESPACE: Final = "herdr_link"
+DEFAULT_NAMESPACE: Final = SERVER_NAMESPACE
 """The name hosts register the server under (``mcp__herdr_link__…``); wiring always uses it."""
-
-HOST_FORMS: Final = (
-    ("claude", PresentationForm.MCP_PREFIXED),  # Claude Code: mcp__<ns>__<tool>
-    ("codex", PresentationForm.MCP_NAMESPACED),  # Codex: Responses namespace mcp__<ns>
-    ("gemini", PresentationForm.MCP_SINGLE_PREFIX),  # Gemini CLI: mcp_<ns>_<tool>
-    ("antigravity", PresentationForm.MCP_WRAPPER),  # AGY: call_mcp_tool
-    ("agy", PresentationForm.MCP_WRAPPER),
-    ("pi", PresentationForm.MCP_PREFIXED),  # Pi's built-in MCP with exposure "direct"
-)
-"""Substring of the lower-cased client name → form, first match wins (``pi`` must match exactly)."""
-
-NON_RELISTING_CLIENTS: Final = ("codex",)
-"""Substrings of the lower-cased ``clientInfo.name`` of hosts known never to re-list tools by default.
-
-Codex 0.171 (``codex-mcp-client``) ignores ``tools/list_changed`` unless started with
-``--enable mcp_tool_list_changed``, and its ``initialize`` is the same either way, so the client name
-is all there is to go on. Such a host gets the dispatch-first presentation and no re-list wait.
-"""
-
-
-WIRING_FORMS: Final = {
-    "claude": PresentationForm.MCP_PREFIXED,
-    "codex": PresentationForm.MCP_NAMESPACED,
-    "agy": PresentationForm.MCP_WRAPPER,
-    "gemini": PresentationForm.MCP_SINGLE_PREFIX,
-    "pi": PresentationForm.MCP_PREFIXED,
-}
-"""The tool names each host shows, by ``wiring --host`` name (hints and registration)."""
-WIRING_HOSTS: Final = tuple(WIRING_FORMS)
-"""Hosts ``wiring --host`` prints a registration for."""
 
 
 def presentation_form(client_name: str | None) -> PresentationForm:
-    """The form for a client; :attr:`PresentationForm.MCP_PLAIN` when unknown."""
-    name = (client_name or "").lower()
-    for needle, form in HOST_FORMS:
-        if (name == needle) if needle == "pi" else (needle in name):
-            return form
-    return PresentationForm.MCP_PLAIN
+    """The form for a client; :attr:`PresentationForm.MCP_PLAIN` when the table has no such client."""
+    host = host_for_client(client_name)
+    return host.presentation if host is not None and host.presentation is not None else PresentationForm.MCP_PLAIN
 
 
 def relists_tools(client_name: str | None) -> bool:
-    """Whether a client is expected to re-list tools after ``list_changed``; unknown clients are."""
-    name = (client_name or "").lower()
-    return not any(needle in name for needle in NON_RELISTING_CLIENTS)
+    """Whether a client is expected to re-list tools after ``list_changed``; unknown clients are.
+
+    A host that never does (Codex 0.171, whose ``initialize`` is the same either way, so the client name
+    is all there is to go on) gets the dispatch-first presentation and no re-list wait.
+    """
+    host = host_for_client(client_name)
+    return host is None or host.relists
+
+
+def wiring_hosts() -> tuple[str, ...]:
+    """Hosts ``wiring --host`` and ``install --host`` take: those the table says register MCP servers."""
+    return tuple(host.name for host in hosts_with("servers"))
+
+
+def hint_hosts() -> tuple[str, ...]:
+    """Hosts ``hint --host`` takes: those with a hint form in the table."""
+    return tuple(host.name for host in hosts_with("hint"))

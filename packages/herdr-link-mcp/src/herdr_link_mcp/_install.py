@@ -36,12 +36,9 @@ from herdr_link_control.userfiles import (
 from . import _record as record
 from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry
 from ._repair import Damage, codex_damage
-from ._wiring import TRUST_HOSTS, Wiring, WiringFile, codex_session_start
+from ._wiring import Wiring, WiringFile, codex_session_start, trust_hosts
 
 __all__ = ["FilePlan", "InstallError", "InstallPlan", "apply", "plan"]
-
-JSONC_FILES: Final = ("/.gemini/settings.json", "/.gemini/trustedFolders.json")
-"""Files whose host reads comments and trailing commas (Gemini CLI strips them before parsing)."""
 
 
 class InstallError(Exception):
@@ -355,7 +352,7 @@ class InstallPlan:
             lines += [f"    - {change}" for change in item.changes]
             lines += [f"    ! {conflict}" for conflict in item.conflicts]
             lines += [f"    = {kept}" for kept in item.kept]
-        if self.uninstall and self.host in TRUST_HOSTS and not self.trust:
+        if self.uninstall and self.host in trust_hosts() and not self.trust:
             lines.append("  folder trust is left as it is (it is yours); --trust DIR with --uninstall takes DIR's out")
         return lines
 
@@ -378,12 +375,12 @@ def _read(path: Path) -> bytes | None:
         raise InstallError(f"{path} cannot be read: {error.strerror or error}; nothing was changed") from error
 
 
-def _document(path: Path, raw: bytes | None, kind: str) -> Document:
+def _document(path: Path, raw: bytes | None, kind: str, jsonc: bool) -> Document:
     text = "" if raw is None else raw.decode("utf-8", errors="surrogateescape")
     try:
         if kind == "toml":
             return TomlDocument(text)
-        return JsonDocument(text, jsonc=path.as_posix().endswith(JSONC_FILES))
+        return JsonDocument(text, jsonc=jsonc)
     except DocumentError as error:
         what = "TOML" if kind == "toml" else "JSON"
         raise InstallError(f"{path} is not valid {what} ({error}): fix it first; nothing was changed") from error
@@ -396,7 +393,7 @@ def _plan_file(
     if item.format == "text":
         raise InstallError(f"{item.path}: a text file is not merged")
     before = _read(path)
-    document = _document(path, before, item.format)
+    document = _document(path, before, item.format, item.jsonc)
     if not uninstall and isinstance(document, JsonDocument) and not isinstance(document.value, dict):
         raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
     key = os.path.abspath(path)
@@ -407,7 +404,7 @@ def _plan_file(
     editor = _Editor(document, entry, new, legacy=legacy)
     editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and _our_hook_was_there(path)
     try:
-        if isinstance(document, TomlDocument):  # Codex's config.toml: first what 0.1.0 left wrong in it
+        if item.repairs and isinstance(document, TomlDocument):  # first what 0.1.0 left wrong in it
             hooks_file = path.parent / "hooks.json"
             for damage in codex_damage(document, hooks_file, codex_session_start(hooks_file)):
                 editor.repair(damage)

@@ -1,61 +1,65 @@
 """Host wiring: ready-to-paste registration for each host (the hint itself is in ``_hint``).
 
-Everything printed here is generated: the hint text comes from ``herdr_link_protocol``, the
-commands point at this environment's ``herdr-link-mcp``, and the namespace is always ``herdr_link``.
-Each file carries its content twice: as text to paste, and as the structure ``install`` merges into
-the file a user already has (``_install``); a test holds the two equal.
+Everything printed here is generated from the host's record in the host table
+(``herdr_link_protocol.HOSTS``): its files and their formats, our server's entry, the hint hook in the
+host's form, the permission rule and folder trust as the host records them. The hint text comes from
+``herdr_link_protocol``, the commands point at this environment's ``herdr-link-mcp``, and the
+namespace is always ``herdr_link``. Each file carries its content twice: as text to paste, and as the
+structure ``install`` merges into the file a user already has (``_install``); a test holds the two equal.
 
 The default scope is the user's: a host started in any folder of that user (by Link, the user or
 Herdr's UI) reads it. ``scope="project"`` prints the files for one project instead. Folder trust is
 never changed unless asked for (``trust``), and then only for the folders named.
 """
 
+import copy
 import json
 import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from herdr_link_control.userfiles import real_file
+from herdr_link_control.userfiles import place_path, real_file, shown_path
+from herdr_link_protocol import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
 
 from ._claims import find_hook
-from ._codex import SESSION_START, codex_home, command_hook_hash, hook_trust_key
-from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
+from ._codex import command_hook_hash, event_label, hook_trust_key
+from ._hosts import DEFAULT_NAMESPACE, wiring_hosts
 from ._version import __version__
 
 __all__ = [
     "ALLOW_RULE",
-    "FORWARDED_VARIABLES",
     "SCOPES",
-    "TRUST_HOSTS",
     "Wiring",
     "WiringFile",
-    "claude_config_dir",
-    "claude_user_config",
     "codex_session_start",
+    "required_hosts",
     "server_command",
+    "trust_hosts",
     "wiring",
 ]
 
-FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
-"""What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 SCOPES: Final = ("user", "project")
 """Where a registration lives: the user's own files (default) or one project's."""
-TRUST_HOSTS: Final = ("claude", "codex", "gemini")
-"""Hosts with a folder-trust feature that ``--trust DIR`` can record a folder in."""
 HOOK_TIMEOUT: Final = 10
 """Seconds a host gives the hint hook."""
-CODEX_STARTUP_TIMEOUT: Final = 30
-"""Seconds Codex waits for the server to answer ``initialize`` when it is wired with ``required``."""
 LAUNCHERS: Final = ("script", "uvx")
 """How hosts start the server: the installed console script, or ``uvx`` with nothing installed."""
-REQUIRED_HOSTS: Final = ("codex",)
-"""Hosts that can be told to wait for the server before their first model request (``--required``)."""
 ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
 """Claude Code's permission rule that allows every tool of our server without a prompt."""
+
+
+def trust_hosts() -> tuple[str, ...]:
+    """Hosts with a folder-trust feature that ``--trust DIR`` can record a folder in."""
+    return tuple(host.name for host in hosts_with("servers") if host.trust is not None)
+
+
+def required_hosts() -> tuple[str, ...]:
+    """Hosts that can be told to wait for the server before their first model request (``--required``)."""
+    return tuple(host.name for host in hosts_with("servers") if host.servers and host.servers.required_entry)
 
 
 def server_command(launcher: str = "script", find_links: Sequence[str] = ()) -> list[str]:
@@ -80,19 +84,6 @@ def server_command(launcher: str = "script", find_links: Sequence[str] = ()) -> 
     return [sys.executable, "-m", "herdr_link_mcp"]
 
 
-def claude_config_dir(environ: Mapping[str, str], home: Path) -> Path:
-    """Claude Code's settings directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
-    configured = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) if configured else home / ".claude"
-
-
-def claude_user_config(environ: Mapping[str, str], home: Path) -> Path:
-    """Claude Code's own state file, which holds user-scope MCP servers and trusted folders:
-    ``$CLAUDE_CONFIG_DIR/.claude.json``, else ``~/.claude.json``."""
-    configured = environ.get("CLAUDE_CONFIG_DIR")
-    return Path(configured) / ".claude.json" if configured else home / ".claude.json"
-
-
 def _hint_command(host: str, server: Sequence[str]) -> str:
     """The hook command for ``host``: ``herdr-link-mcp hint --host HOST``. In a Herdr pane it writes the
     hook's JSON to stdout and nothing to stderr; outside one it writes the host's "no hint" answer to
@@ -112,6 +103,10 @@ class WiringFile:
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     private: bool = False
     """Created readable by its owner only (the host does the same: state and trust files)."""
+    jsonc: bool = False
+    """The host reads comments and trailing commas in it (it strips them before parsing)."""
+    repairs: bool = False
+    """``install`` first puts right what Link 0.1.0 left wrong in it (``_repair``)."""
 
 
 @dataclass(frozen=True)
@@ -150,16 +145,31 @@ def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def _json_file(path: str, data: dict[str, Any], note: str = "", *, private: bool = False) -> WiringFile:
-    return WiringFile(path, "json", _json(data), note, data, private)
+def _toml(data: Mapping[str, Any]) -> str:
+    """``data`` written as install writes it into a file that has none of it: one table per object
+    whose values hold no object."""
+    from herdr_link_control.userfiles import TomlDocument  # here: the editors load only when TOML is wired
+
+    printed = TomlDocument("")
+
+    def tables(path: tuple[str, ...], value: Mapping[str, Any]) -> None:
+        if any(isinstance(item, Mapping) for item in value.values()):
+            for key, item in value.items():
+                tables((*path, key), item)
+        else:
+            printed.add_table(path, dict(value))
+
+    tables((), data)
+    return printed.text
 
 
-def _shown(path: Path, home: Path) -> str:
-    """``path`` as printed: ``~/…`` under the home directory, else absolute."""
-    try:
-        return "~/" + path.relative_to(home).as_posix()
-    except ValueError:
-        return str(path)
+def _merged(into: dict[str, Any], data: Mapping[str, Any]) -> None:
+    """Merge ``data`` into ``into``, object by object (lists and values are taken whole)."""
+    for key, value in data.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merged(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
 
 
 def _trusted(folders: Sequence[str]) -> list[str]:
@@ -167,59 +177,32 @@ def _trusted(folders: Sequence[str]) -> list[str]:
     return [str(Path(folder).expanduser().resolve()) for folder in folders]
 
 
-def _hook_group(host: str, server: Sequence[str]) -> dict[str, Any]:
-    return {"hooks": [{"type": "command", "command": _hint_command(host, server), "timeout": HOOK_TIMEOUT}]}
+def _hook_document(hook: Hook, command: str) -> dict[str, Any]:
+    """Our hint hook in the host's form (``Hook.form``)."""
+    handler: dict[str, Any] = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+    if hook.form == "group":
+        return {"hooks": {hook.event: [{"hooks": [handler]}]}}
+    if hook.form == "matcher":
+        named = {"name": "herdr-link-hint", "type": "command", "command": command}
+        return {"hooks": {hook.event: [{"matcher": "startup", "hooks": [named]}]}}
+    if hook.form == "named":
+        return {"herdr-link": {hook.event: [handler]}}
+    raise ValueError(f"unknown hook form {hook.form!r}")
 
 
-def _claude(
-    scope: str, command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path
-) -> Wiring:
-    ns = DEFAULT_NAMESPACE
-    server = {"type": "stdio", "command": command, "args": args, "env": {}}
-    hook = _hook_group("claude", [command, *args])
-    settings = {"permissions": {"allow": [ALLOW_RULE]}, "hooks": {"SessionStart": [hook]}}
-    state = claude_user_config(environ, home)
-    trusted = {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in trust}} if trust else {}
-    notes = [
-        f'permissions.allow "{ALLOW_RULE}" lets every Herdr Link tool run without a permission prompt, in every '
-        "permission mode (auto mode included).",
-        "The SessionStart hook adds the Tier 0 hint in Herdr panes only (interactive and -p sessions alike); "
-        "elsewhere it adds nothing.",
-        "Claude Code defers MCP tools behind its tool search; the hint says how to load the gateway.",
-        "Claude Code asks once per folder whether you trust it, before it reads anything there. A worker "
-        "started in a folder you have not trusted waits at that question: answer it in the worker's pane, or "
-        "trust the folders you start workers in ahead of time with --trust DIR (it covers the folders below "
-        "DIR, except inside a git repository, which Claude Code trusts by its root).",
-    ]
-    if scope == "project":
-        files = [
-            _json_file(".mcp.json", {"mcpServers": {ns: server}}, "project registration"),
-            _json_file(".claude/settings.json", settings, "the project's settings: tools allowed, the hint hook"),
-        ]
-        notes.append("Claude Code asks once per project whether to use a server from .mcp.json.")
-        if trusted:
-            files.append(
-                _json_file(_shown(state, home), trusted, "folder trust, as Claude Code records it", private=True)
-            )
-        return Wiring("claude", files, notes=notes, scope=scope)
-    registration: dict[str, Any] = {"mcpServers": {ns: server}, **trusted}
-    note = "user-scope server, as `claude mcp add --scope user` records it" + (
-        "; folder trust as Claude Code records it" if trust else ""
-    )
-    files = [
-        _json_file(_shown(state, home), registration, note, private=True),
-        _json_file(
-            _shown(claude_config_dir(environ, home) / "settings.json", home),
-            settings,
-            "your user settings: tools allowed, the hint hook",
-        ),
-    ]
-    notes.insert(0, "Claude Code rewrites ~/.claude.json while it runs; install merges into it as its own CLI does.")
-    return Wiring("claude", files, notes=notes, scope=scope)
+def _trust_document(rule: str, folders: Sequence[str]) -> dict[str, Any]:
+    """Folder trust for ``folders`` as the host records it (``Trust.rule``)."""
+    if rule == "projects":
+        return {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in folders}}
+    if rule == "trust_level":
+        return {"projects": {folder: {"trust_level": "trusted"} for folder in folders}}
+    if rule == "folders":
+        return dict.fromkeys(folders, "TRUST_FOLDER")
+    raise ValueError(f"unknown trust rule {rule!r}")
 
 
 def codex_session_start(hooks_file: Path) -> object:
-    """The SessionStart groups of Codex's ``hooks.json`` as they are now; ``None`` when unreadable."""
+    """The SessionStart groups of a ``hooks.json`` as they are now; ``None`` when unreadable."""
     try:
         document = json.loads(real_file(hooks_file).read_bytes())
     except (OSError, ValueError):
@@ -228,8 +211,8 @@ def codex_session_start(hooks_file: Path) -> object:
 
 
 def _hook_position(hooks_file: Path) -> tuple[int, int]:
-    """Where our SessionStart hook is in Codex's ``hooks.json`` (group, handler), or will be once
-    install appends its group after the user's: the place Codex's trust entry names."""
+    """Where our hook is in a ``hooks.json`` (group, handler), or will be once install appends its group
+    after the user's: the place a hash-trusting host's trust entry names."""
     groups = codex_session_start(hooks_file)
     found = find_hook(groups)
     if found is not None:
@@ -237,136 +220,56 @@ def _hook_position(hooks_file: Path) -> tuple[int, int]:
     return (len(groups) if isinstance(groups, list) else 0), 0
 
 
-def _codex(
-    command: str, args: list[str], trust: list[str], environ: Mapping[str, str], home: Path, required: bool
-) -> Wiring:
-    ns = DEFAULT_NAMESPACE
-    folder = codex_home(environ, home)
-    shown = _shown(folder, home)
-    hint = _hint_command("codex", [command, *args])
-    trust_key = hook_trust_key(folder / "hooks.json", SESSION_START, *_hook_position(folder / "hooks.json"))
-    trusted_hash = command_hook_hash(SESSION_START, hint, HOOK_TIMEOUT)
-    server: dict[str, Any] = {
-        "command": command,
-        "args": args,
-        "env_vars": list(FORWARDED_VARIABLES),
-        "default_tools_approval_mode": "approve",
-    }
-    if required:
-        server |= {"required": True, "startup_timeout_sec": CODEX_STARTUP_TIMEOUT}
-    data: dict[str, Any] = {
-        "mcp_servers": {ns: server},
-        "hooks": {"state": {trust_key: {"trusted_hash": trusted_hash}}},
-    }
-    if trust:
-        data["projects"] = {path: {"trust_level": "trusted"} for path in trust}
-    from herdr_link_control.userfiles import TomlDocument  # here: the editors load only when Codex is wired
+class _Files:
+    """The files of one wiring, in the order first named, each merged from its pieces."""
 
-    printed = TomlDocument("")  # written as install writes it into a file that has none of it
-    printed.add_table(("mcp_servers", ns), server)
-    printed.add_table(("hooks", "state", trust_key), {"trusted_hash": trusted_hash})
-    for path in trust:
-        printed.add_table(("projects", path), {"trust_level": "trusted"})
-    config = printed.text
-    hooks = {"hooks": {"SessionStart": [_hook_group("codex", [command, *args])]}}
-    notes = [
-        "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
-        "server sees no Herdr and lists no tools.",
-        'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
-        (
-            "required = true (--required, and always with --launcher uvx, whose start takes longer than Codex "
-            "waits otherwise) makes Codex wait for the server before its first model request. The cost: if "
-            "herdr-link-mcp cannot start (uninstalled, broken environment, no uv), Codex refuses to start any "
-            "session until it can or the entry is removed."
-            if required
-            else "Not required: Codex sends its first model request without waiting for the server, and the "
-            "server answers Codex's first requests before its MCP SDK has loaded (about 0.1 s), well inside "
-            "the time Codex takes to send it; --required makes Codex wait (and refuse to start without it)."
-        ),
-        "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
-        "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
-        "it until you review it there. The entry names the hook by its place in hooks.json (group and handler, "
-        "as install leaves it): if you move it, trust it again in /hooks. Outside Herdr the hook writes "
-        "nothing to stdout (no hint is added) and one line to stderr that says why.",
-        "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
-        "Codex reads both files in every folder. In a git repository it has not been told to trust it asks "
-        "first; --trust DIR records that trust ([projects]) for the folders you name.",
-        "Restart Codex completely after changing either file.",
-    ]
-    return Wiring(
-        "codex",
-        [
-            WiringFile(f"{shown}/config.toml", "toml", config, "merge into your config", data),
-            _json_file(f"{shown}/hooks.json", hooks, "the SessionStart hook adds the Tier 0 hint"),
-        ],
-        notes=notes,
-    )
+    def __init__(self, environ: Mapping[str, str], home: Path) -> None:
+        self.environ, self.home = environ, home
+        self.pieces: dict[str, tuple[Place, str, dict[str, Any], list[str], bool]] = {}
+        self.repaired: set[str] = set()
+
+    def add(self, place: Place, scope: str, data: Mapping[str, Any], *, repairs: bool = False) -> None:
+        shown = shown_path(place, scope, self.environ, self.home)
+        private = place.private and (scope == "user" or place.project is None)  # the user's own file
+        if repairs:
+            self.repaired.add(shown)
+        note = place.note(scope)
+        if shown not in self.pieces:
+            self.pieces[shown] = (place, scope, {}, [note] if note else [], private)
+        first, at, merged, notes, was_private = self.pieces[shown]
+        _merged(merged, data)
+        if note and note not in notes:
+            notes.append(note)
+        self.pieces[shown] = (first, at, merged, notes, was_private or private)
+
+    def files(self) -> list[WiringFile]:
+        made = []
+        for shown, (place, _, data, notes, private) in self.pieces.items():
+            toml = place.format == "toml"
+            content = _toml(data) if toml else _json(data)
+            made.append(
+                WiringFile(shown, "toml" if toml else "json", content, "; ".join(notes), data, private,
+                           jsonc=place.format == "jsonc", repairs=shown in self.repaired)
+            )  # fmt: skip
+        return made
 
 
-def _gemini(scope: str, command: str, args: list[str], trust: list[str]) -> Wiring:
-    ns = DEFAULT_NAMESPACE
-    server = {"command": command, "args": args, "trust": True}
-    hook = {
-        "matcher": "startup",
-        "hooks": [{"name": "herdr-link-hint", "type": "command", "command": _hint_command("gemini", [command, *args])}],
-    }
-    settings = {"mcpServers": {ns: server}, "hooks": {"SessionStart": [hook]}}
-    where = ".gemini/settings.json" if scope == "project" else "~/.gemini/settings.json"
-    files = [_json_file(where, settings, "merge into your settings")]
-    if trust:
-        folders = dict.fromkeys(trust, "TRUST_FOLDER")
-        files.append(
-            _json_file("~/.gemini/trustedFolders.json", folders, "folder trust, as Gemini CLI records it", private=True)
-        )
-    notes = [
-        'Gemini CLI offers an MCP server\'s tools only when it has "trust": true.',
-        "Gemini CLI asks once per folder whether you trust it (and, headless, refuses to run in a folder it does "
-        "not trust). A worker started in such a folder sits at that question: --trust DIR records TRUST_FOLDER "
-        "for the folders you name (and the folders below them).",
-    ]
-    if scope == "project":
-        notes.append("A project's settings apply only once Gemini CLI trusts the project's folder.")
-    return Wiring("gemini", files, notes=notes, scope=scope)
+def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dict[str, Any]:
+    """Our server's entry as the host's record writes it."""
+    assert host.servers is not None
+    stand_ins: dict[object, object] = {COMMAND: command, ARGS: list(args)}
+    entry = {key: copy.deepcopy(stand_ins.get(value, value) if isinstance(value, str) else value)
+             for key, value in host.servers.entry}  # fmt: skip
+    return entry | (dict(host.servers.required_entry) if required else {})
 
 
-def _agy(scope: str, command: str, args: list[str]) -> Wiring:
-    ns = DEFAULT_NAMESPACE
-    handler = {"type": "command", "command": _hint_command("agy", [command, *args]), "timeout": HOOK_TIMEOUT}
-    hooks = {"herdr-link": {"PreInvocation": [handler]}}
-    hooks_path = ".agents/hooks.json" if scope == "project" else "~/.gemini/antigravity-cli/hooks.json"
-    return Wiring(
-        "agy",
-        [
-            _json_file("~/.gemini/config/mcp_config.json", {"mcpServers": {ns: {"command": command, "args": args}}}),
-            _json_file(
-                hooks_path,
-                hooks,
-                "a group of its own, PreInvocation handlers directly in the event list",
-            ),
-        ],
-        notes=[
-            "AGY calls MCP tools through call_mcp_tool with ServerName and ToolName.",
-            "agy reads hooks.json from its user directory (~/.gemini/antigravity-cli/) and from a project's "
-            "customization root (.agents/), as its documentation describes; its debug log says how many hooks "
-            "it loaded. Not run against a real agy here.",
-        ],
-        scope=scope,
-    )
-
-
-def _pi(scope: str, command: str, args: list[str]) -> Wiring:
-    server = {"command": command, "args": args, "exposure": "direct"}
-    where = ".pi/mcp.json" if scope == "project" else "~/.pi/agent/mcp.json"
-    return Wiring(
-        "pi",
-        [_json_file(where, {"mcpServers": {DEFAULT_NAMESPACE: server}})],
-        notes=[
-            'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
-            "Pi has no hook for the Tier 0 hint: the native extension (pip install herdr-link-pi-bridge, then "
-            "herdr-link-pi-bridge install) gives it, and is the recommended way to wire Pi.",
-        ],
-        scope=scope,
-    )
+def _notes(host: Host, scope: str, required: bool) -> list[str]:
+    notes = list(host.user_notes if scope == "user" else ())
+    notes += [note.replace("{allow}", ALLOW_RULE) for note in host.notes]
+    notes += host.project_notes if scope == "project" else ()
+    if host.servers is not None and host.servers.required_entry:
+        notes.append(host.servers.required_notes[0 if required else 1])
+    return notes
 
 
 def wiring(
@@ -380,13 +283,13 @@ def wiring(
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
 ) -> Wiring:
-    """Registration for ``host`` with this environment's commands.
+    """Registration for ``host`` with this environment's commands, from its record in the host table.
 
     Args:
         scope: ``user`` (every folder of this user) or ``project`` (the current project's files).
-        trust: folders to record as trusted in the host's own trust list (only for :data:`TRUST_HOSTS`).
+        trust: folders to record as trusted in the host's own trust list (only :func:`trust_hosts`).
         required: make the host wait for the server before its first model request (only
-            :data:`REQUIRED_HOSTS`; the host then refuses to start a session while the server cannot).
+            :func:`required_hosts`; the host then refuses to start a session while the server cannot).
         launcher, find_links: how the host starts the server and its hint hook (see :func:`server_command`).
         environ, home: the user's environment and home (default: this process's).
 
@@ -395,29 +298,39 @@ def wiring(
     """
     environ = os.environ if environ is None else environ
     home = Path.home() if home is None else home
-    if host not in WIRING_HOSTS:
-        raise ValueError(f"unknown host {host!r}; choose one of {', '.join(WIRING_HOSTS)}")
+    record = find_host(host)
+    if record is None or record.servers is None:
+        raise ValueError(f"unknown host {host!r}; choose one of {', '.join(wiring_hosts())}")
+    servers = record.servers
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
-    if trust and host not in TRUST_HOSTS:
-        raise ValueError(f"{host} has no folder trust to record; --trust applies to {', '.join(TRUST_HOSTS)}")
-    if required and host not in REQUIRED_HOSTS:
-        raise ValueError(f"{host} has no required servers; --required applies to {', '.join(REQUIRED_HOSTS)}")
-    if host == "codex" and scope == "project":
-        raise ValueError("codex: only the user scope is wired ($CODEX_HOME or ~/.codex applies to every folder)")
+    if trust and record.trust is None:
+        raise ValueError(f"{host} has no folder trust to record; --trust applies to {', '.join(trust_hosts())}")
+    if required and not servers.required_entry:
+        raise ValueError(f"{host} has no required servers; --required applies to {', '.join(required_hosts())}")
+    if scope not in servers.scopes:
+        shown = shown_path(servers.place, "user", environ, home)
+        raise ValueError(f"{host}: only the user scope is wired ({shown} applies to every folder)")
     command, *args = server_command(launcher, find_links)
     # uvx resolves the tool at every start (about a second when the index is asked), well past the
-    # time Codex waits for a server that is not required: so Codex waits for it.
-    required = required or (host == "codex" and launcher == "uvx")
+    # time a host that can wait for a server otherwise gives it: so such a host waits for it.
+    required = required or (bool(servers.required_entry) and launcher == "uvx")
     folders = _trusted(trust)
-    if host == "claude":
-        result = _claude(scope, command, args, folders, environ, home)
-    elif host == "codex":
-        result = _codex(command, args, folders, environ, home, required)
-    elif host == "gemini":
-        result = _gemini(scope, command, args, folders)
-    elif host == "agy":
-        result = _agy(scope, command, args)
-    else:
-        result = _pi(scope, command, args)
-    return replace(result, trusted=bool(folders))
+    files = _Files(environ, home)
+    entry = _entry(record, command, args, required)
+    files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)
+    if record.allow is not None:
+        files.add(record.allow.place, scope, {"permissions": {"allow": [record.allow.rules[0]]}})
+    hook = record.hook
+    if hook is not None:
+        hint = _hint_command(record.name, [command, *args])
+        files.add(hook.place, scope, _hook_document(hook, hint))
+        if hook.trusted_by_hash is not None:
+            hooks_file = place_path(hook.place, scope, environ, home, Path.cwd())
+            label = event_label(hook.event)
+            key = hook_trust_key(hooks_file, label, *_hook_position(hooks_file))
+            trusted_hash = command_hook_hash(label, hint, HOOK_TIMEOUT)
+            files.add(hook.trusted_by_hash, "user", {"hooks": {"state": {key: {"trusted_hash": trusted_hash}}}})
+    if folders and record.trust is not None:
+        files.add(record.trust.place, "user", _trust_document(record.trust.rule, folders))
+    return Wiring(record.name, files.files(), notes=_notes(record, scope, required), scope=scope, trusted=bool(folders))

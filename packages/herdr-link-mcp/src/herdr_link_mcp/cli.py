@@ -75,11 +75,12 @@ def _probe(command: list[str], as_json: bool) -> int:
 def _hint(host: str) -> int:
     from herdr_link_control import in_herdr_pane
 
-    from ._hint import PLAIN_HINT_HOSTS, hint_output
+    from ._hint import hint_output, prints_plain
 
     output = hint_output(host, os.environ)
-    sys.stdout.write(output + ("\n" if output and host in PLAIN_HINT_HOSTS else ""))
-    if host not in PLAIN_HINT_HOSTS and not in_herdr_pane(os.environ):
+    plain = prints_plain(host)
+    sys.stdout.write(output + ("\n" if output and plain else ""))
+    if not plain and not in_herdr_pane(os.environ):
         sys.stderr.write(
             "herdr-link-mcp hint: not in a Herdr pane (HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are not all "
             "set), so the hook adds no hint to this session\n"
@@ -177,9 +178,9 @@ def _light(args: list[str]) -> int | None:
     if args == ["--version"]:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
-    from ._hint import HINT_HOSTS
+    from ._hosts import hint_hosts
 
-    if len(args) == 3 and args[:2] == ["hint", "--host"] and args[2] in HINT_HOSTS:
+    if len(args) == 3 and args[:2] == ["hint", "--host"] and args[2] in hint_hosts():
         return _hint(args[2])
     return None
 
@@ -192,9 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return light
     import argparse
 
-    from ._hint import HINT_HOSTS
-    from ._hosts import DEFAULT_NAMESPACE, WIRING_HOSTS
-    from ._wiring import LAUNCHERS, REQUIRED_HOSTS, SCOPES, TRUST_HOSTS
+    from ._hosts import DEFAULT_NAMESPACE, hint_hosts, wiring_hosts
+    from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts
 
     parser = argparse.ArgumentParser(
         prog="herdr-link-mcp",
@@ -213,16 +213,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print the hint (the paragraph that tells a dormant model the herdr_link gateway exists) in the form "
         "a host's hook or launcher expects",
     )
-    hint.add_argument("--host", required=True, choices=HINT_HOSTS)
+    hint.add_argument("--host", required=True, choices=hint_hosts())
     wiring = commands.add_parser("wiring", help="print ready-to-paste registration for a host")
-    wiring.add_argument("--host", required=True, choices=WIRING_HOSTS)
+    wiring.add_argument("--host", required=True, choices=wiring_hosts())
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
     install = commands.add_parser(
         "install",
         help="write a host's wiring into your files: the plan first, merged without touching other keys, "
         "backed up, replaced whole; --uninstall takes it out again",
     )
-    install.add_argument("--host", required=True, choices=WIRING_HOSTS)
+    install.add_argument("--host", required=True, choices=wiring_hosts())
     install.add_argument("--dry-run", action="store_true", help="show the plan and write nothing")
     install.add_argument("--yes", action="store_true", help="confirm replacing what another tool or you put there")
     install.add_argument("--uninstall", action="store_true", help="take out what install put in")
@@ -238,13 +238,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             action="append",
             metavar="DIR",
             help="also record DIR (and the folders below it) as trusted in the host's own list; repeatable; "
-            f"{', '.join(TRUST_HOSTS)} only",
+            f"{', '.join(trust_hosts())} only",
         )
         parser_of.add_argument(
             "--required",
             action="store_true",
             help="make the host wait for the server before its first model request; the host then refuses to "
-            f"start any session while the server cannot start; {', '.join(REQUIRED_HOSTS)} only",
+            f"start any session while the server cannot start; {', '.join(required_hosts())} only",
         )
         parser_of.add_argument(
             "--launcher",

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         write_location_file as write_location_file,
     )
     from ._ownership import made_by as made_by
+    from ._places import place_path as place_path, shown_path as shown_path
     from ._rollback import roll_back as roll_back
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
@@ -92,6 +93,10 @@ _EXPORTS = {
     ],
     "_ownership": [
         "made_by",
+    ],
+    "_places": [
+        "place_path",
+        "shown_path",
     ],
     "_rollback": [
         "roll_back",

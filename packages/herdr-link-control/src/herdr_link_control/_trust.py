@@ -1,0 +1,114 @@
+"""Folder trust as each host records it: would a host started in a folder stop at its trust question?
+
+The rule is the host record's (``Trust.rule`` in ``herdr_link_protocol``); the files are read here, as
+the host reads them (JSONC where the host strips comments). The doctor asks it today; a start or a
+send can ask it without reading the pane (spec §8).
+"""
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from herdr_link_protocol import Host, Place
+
+from .userfiles import JsonDocument, place_path, real_file
+
+__all__ = ["folder_trust", "git_root", "read_host_file"]
+
+
+def git_root(folder: Path) -> Path | None:
+    """The git repository ``folder`` is in (the nearest folder holding ``.git``), or ``None``."""
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None, str]:
+    """A host's file parsed as the host parses it, or ``None`` and why (a missing file: no reason)."""
+    try:
+        text = real_file(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, ""
+    except (OSError, UnicodeDecodeError) as error:
+        return None, f"{path} cannot be read: {getattr(error, 'strerror', None) or error}"
+    try:
+        value = tomllib.loads(text) if file_format == "toml" else JsonDocument(text, jsonc=file_format == "jsonc").value
+    except ValueError as error:
+        kind = "TOML" if file_format == "toml" else "JSON"
+        return None, f"{path} is not valid {kind}: {error}"
+    return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")
+
+
+def _read(place: Place, environ: Mapping[str, str], home: Path) -> dict[str, Any]:
+    value, _ = read_host_file(place_path(place, "user", environ, home, home), place.format)
+    return value or {}
+
+
+def _dig(value: object, *keys: str) -> object:
+    """``value[k1][k2]…``, or ``None`` where a level is missing or not an object."""
+    for key in keys:
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _projects(state: dict[str, Any], folder: Path, root: Path | None) -> bool | None:
+    """Claude Code 2.1: the folder and its parents, inside a git repository no higher than its root."""
+    projects = state.get("projects")
+    if not isinstance(projects, dict):
+        return None
+    for candidate in (folder, *folder.parents):
+        entry = projects.get(str(candidate))
+        if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+            return True
+        if root is not None and candidate == root:
+            return None
+    return None
+
+
+def _trust_level(config: dict[str, Any], folder: Path, root: Path | None) -> bool | None:
+    """Codex 0.171: ``[projects]`` at the folder or its repository's root; it asks only in a repository."""
+    projects = config.get("projects") or {}
+    for candidate in (folder, root):
+        entry = projects.get(str(candidate)) if candidate is not None and isinstance(projects, dict) else None
+        if isinstance(entry, dict) and "trust_level" in entry:
+            if entry["trust_level"] == "trusted":
+                return True
+            break
+    return True if root is None else None
+
+
+def _folders(rules: dict[str, Any], folder: Path) -> bool | None:
+    """Gemini CLI 0.61: the longest matching rule wins; ``TRUST_PARENT`` covers the rule's parent."""
+    best, verdict = -1, None
+    for rule, level in rules.items():
+        base = Path(rule).parent if level == "TRUST_PARENT" else Path(rule)
+        if (folder == base or base in folder.parents) and len(rule) > best:
+            best, verdict = len(rule), level
+    return None if verdict is None else verdict != "DO_NOT_TRUST"
+
+
+def folder_trust(host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None
+                 ) -> bool | None:  # fmt: skip
+    """Whether ``host``, started in ``folder``, goes straight to its composer (``True``), runs there
+    distrusted (``False``: the host's file marks the folder not trusted) or first asks its trust
+    question (``None``). A host without folder trust is ``True``."""
+    trust = host.trust
+    if trust is None:
+        return True
+    environ = os.environ if environ is None else environ
+    home = Path.home() if home is None else home
+    folder = folder.resolve()
+    if trust.settings is not None:
+        if _dig(_read(trust.settings, environ, home), "security", "folderTrust", "enabled") is False:
+            return True
+    recorded = _read(trust.place, environ, home)
+    if trust.rule == "projects":
+        return _projects(recorded, folder, git_root(folder))
+    if trust.rule == "trust_level":
+        return _trust_level(recorded, folder, git_root(folder))
+    if trust.rule == "folders":
+        return _folders(recorded, folder)
+    raise ValueError(f"unknown trust rule {trust.rule!r} for {host.name}")
