@@ -113,9 +113,9 @@ def typecheck(session: nox.Session) -> None:
             "mypy",
             *relaxed,
             "tests",
-            env={"MYPYPATH": "tests/real_hosts:tests/stubs:tests/tools:tests/dist:benchmarks"},
+            env={"MYPYPATH": "tests/real_hosts:tests/stubs:tests/tools:tests/dist:scripts"},
         )
-    session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks"})
+    session.run("mypy", "benchmarks", env={"MYPYPATH": "benchmarks:tests/tools"})
 
 
 @nox.session(default=False)

@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 
 import anyio
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tools"))  # the load harness the tests use
+
 import bench_activation
 import bench_control
 import bench_mcp_start
@@ -287,7 +290,7 @@ def load_section(agents: int, messages: int) -> list[str]:
     return [
         "## Load",
         "",
-        f"`benchmarks/load.py` `run_load({agents}, {messages})`: {agents} named agents in one simulated workspace,",
+        f"`tests/tools/load.py` `run_load({agents}, {messages})`: {agents} named agents in one simulated workspace,",
         f"each through its own `herdr-link-mcp` process, each sending {messages} messages to random peers,",
         "all at once (one call at a time per agent, as a model makes them). Then every pane's deliveries",
         "are parsed and matched with the send receipts. A 4 × 6 version runs in the test suite",

@@ -3,7 +3,7 @@
 * No distribution, test or benchmark imports another distribution's underscore module.
 * Every name in a package's ``__all__`` resolves and is documented where it is defined (classes and
   functions by their docstring, constants and aliases by the string literal that follows them).
-* Every package and subpackage has one face style (``tests/tools/package_faces.py``): its names written
+* Every package and subpackage has one face style (``scripts/package_faces.py``): its names written
   once, as ``TYPE_CHECKING`` imports; the table and the PEP 562 loader after them are generated
   from those imports; each name resolves to its submodule's object and is in that
   submodule's ``__all__``.
@@ -100,7 +100,7 @@ def test_a_face_writes_each_name_once_and_loads_exactly_those(face):
     is its submodule's object."""
     path = FACES[face]
     assert package_faces.regenerated(path) == path.read_text(encoding="utf-8"), (
-        f"{face}: its generated loader is stale; run python tests/tools/package_faces.py"
+        f"{face}: its generated loader is stale; run python scripts/package_faces.py"
     )
     table = package_faces.imported_names(ast.parse(path.read_text(encoding="utf-8")))
     names = [name for group in table.values() for name in group]

@@ -94,7 +94,7 @@ def test_every_model_facing_text_comes_from_the_protocol():
 def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, capsys):
     from herdr_link_opencode_bridge import cli
 
-    monkeypatch.setattr(cli, "_in_source_checkout", lambda: False)
+    monkeypatch.setattr(cli, "in_source_checkout", lambda _file: False)
     assert cli.main(["build"]) == 2 and "a developer command" in capsys.readouterr().err
     assert cli.main(["build", "--out", str(tmp_path)]) == 0 and any(tmp_path.iterdir())
 

@@ -145,7 +145,7 @@ def test_protocol_md_argument_table_matches_the_code():
 
 
 def test_protocol_md_names_every_raw_id_key_the_code_refuses():
-    from herdr_link_protocol import TOPOLOGY_KEYS
+    from herdr_link_protocol._arguments import TOPOLOGY_KEYS
 
     text = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8")
     section = text.split("### 7.2", 1)[1].split("### 7.3", 1)[0]
@@ -175,7 +175,7 @@ def test_protocol_md_lists_every_agent_facing_reason_the_code_has():
     ],
 )
 def test_protocol_md_describes_every_gateway_form_the_code_reads(form, arguments):
-    from herdr_link_protocol import parse_gateway_call
+    from herdr_link_protocol._tools import parse_gateway_call
 
     section = (REPOSITORY / "PROTOCOL.md").read_text(encoding="utf-8").split("### 4.1", 1)[1].split("### 4.2", 1)[0]
     assert form in section

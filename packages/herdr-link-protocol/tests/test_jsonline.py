@@ -4,13 +4,8 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from herdr_link_protocol import (
-    MAX_JSON_DEPTH,
-    TOO_DEEP,
-    JsonLine,
-    JsonLineReader,
-    LineFault,
-)
+from herdr_link_protocol import MAX_JSON_DEPTH, JsonLine, JsonLineReader, LineFault
+from herdr_link_protocol._jsonline import TOO_DEEP
 
 
 def read(data: bytes, max_line_bytes: int | None = None) -> list[JsonLine]:

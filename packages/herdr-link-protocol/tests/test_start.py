@@ -11,8 +11,8 @@ from herdr_link_protocol import (
     WithPlacementConfig,
     check_agent_kind,
     resolve_placement,
-    validate_start_input,
 )
+from herdr_link_protocol._start import validate_start_input
 
 
 def test_explicit_start_is_validated_into_a_request():

@@ -7,9 +7,7 @@ from herdr_link_protocol import (
     CAPABILITIES,
     GATEWAY_TOOL,
     TIER1_TOOLS,
-    TOOL_FIELDS,
     TOOL_SPECS,
-    TOPOLOGY_KEYS,
     ActiveReceipt,
     AgentState,
     ClosedReceipt,
@@ -21,10 +19,12 @@ from herdr_link_protocol import (
     PeersReceipt,
     SentReceipt,
     StartedReceipt,
-    normalize_arguments,
-    parse_gateway_call,
     tools_list,
     tools_list_json,
+)
+from herdr_link_protocol._arguments import TOOL_FIELDS, TOPOLOGY_KEYS, normalize_arguments
+from herdr_link_protocol._tools import (
+    parse_gateway_call,
     validate_close_input,
     validate_send_input,
     validate_start_arguments,

@@ -1,4 +1,4 @@
-"""``herdr agent …`` against herdr-cli.md §8.1-§8.6 and real Herdr's tests/cli/*.rs (commit 1c76079f).
+"""``herdr agent …`` against docs/herdr.md §8.1-§8.6 and real Herdr's tests/cli/*.rs (commit 1c76079f).
 
 Each test names the real test or reference section its expectations come from.
 """
@@ -16,7 +16,7 @@ NAME_MESSAGE = (
 
 
 def test_agent_get_prints_sorted_compact_agent_info(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.1 and §2 (keys sorted at every level, one compact line).
+    # docs/herdr.md §8.1 and §2 (keys sorted at every level, one compact line).
     herdr_sim.add_agent(pane, "codex", name="reviewer")
     run = herdr("agent", "get", "reviewer")
     assert run.code == 0 and run.stderr == ""
@@ -33,14 +33,14 @@ def test_agent_get_prints_sorted_compact_agent_info(herdr_sim: HerdrSim, pane, h
 
 
 def test_agent_get_accepts_a_canonical_agent_pane_id(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §6 target resolution: a current canonical pane id of an agent pane.
+    # docs/herdr.md §6 target resolution: a current canonical pane id of an agent pane.
     herdr_sim.add_agent(pane, "pi", name="main")
     assert herdr("agent", "get", pane).json["result"]["agent"]["name"] == "main"
 
 
 @pytest.mark.parametrize("target", ["ghost", "w1:p1", "pi", "1-1"])
 def test_agent_get_of_a_missing_agent_is_agent_not_found(herdr, target):
-    # herdr-cli.md §6: plain shells, kind labels and legacy ids are not agent targets.
+    # docs/herdr.md §6: plain shells, kind labels and legacy ids are not agent targets.
     run = herdr("agent", "get", target)
     assert run.code == 1 and run.stdout == ""
     assert run.json == {
@@ -57,7 +57,7 @@ def test_agent_get_usage_errors_exit_2_without_the_socket(herdr_sim: HerdrSim, h
 
 
 def test_agent_list_takes_no_arguments_and_lists_agents_in_layout_order(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.2: no filters; plain shells excluded; tabs, then depth-first layout order.
+    # docs/herdr.md §8.2: no filters; plain shells excluded; tabs, then depth-first layout order.
     right = herdr_sim.split(pane)
     below = herdr_sim.split(pane, direction="down")
     herdr_sim.add_agent(right, "pi", name="right")
@@ -104,7 +104,7 @@ def test_prompt_reply_is_immediate_with_the_snapshot_at_send_time(herdr_sim: Her
     ],
 )
 def test_prompt_usage_errors_exit_2_without_the_socket(herdr_sim: HerdrSim, herdr, args, stderr):
-    # herdr-cli.md §8.3 local errors.
+    # docs/herdr.md §8.3 local errors.
     run = herdr("agent", "prompt", *args)
     assert (run.code, run.stdout, run.stderr) == (2, "", stderr)
     assert herdr_sim.log.requests == []
@@ -147,7 +147,7 @@ def test_prompt_of_an_undetected_agent_is_not_found(herdr_sim: HerdrSim, pane, h
 
 
 def test_rename_sets_and_clears_names(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.5; real: agent_commands_work (rename worker → reviewer).
+    # docs/herdr.md §8.5; real: agent_commands_work (rename worker → reviewer).
     herdr_sim.add_agent(pane, "claude")
     renamed = herdr("agent", "rename", pane, "worker").json
     assert renamed["id"] == "cli:agent:rename" and renamed["result"]["agent"]["name"] == "worker"
@@ -348,7 +348,7 @@ def test_agent_start_usage_errors_exit_2_without_the_socket(herdr_sim: HerdrSim,
 
 
 def test_agent_name_is_cleared_when_the_agent_exits(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §6 "When the name is cleared".
+    # docs/herdr.md §6 "When the name is cleared".
     herdr_sim.add_agent(pane, "pi", name="main")
     herdr_sim.exit_agent("main")
     assert herdr("agent", "get", "main").json["error"]["code"] == "agent_not_found"

@@ -1,4 +1,4 @@
-"""``herdr pane …``, ``herdr tab …`` and ``herdr workspace …`` against herdr-cli.md §3, §4, §8.7-§8.13
+"""``herdr pane …``, ``herdr tab …`` and ``herdr workspace …`` against docs/herdr.md §3, §4, §8.7-§8.13
 and real Herdr's tests/cli/panes.rs and tests/cli/workspace.rs (commit 1c76079f)."""
 
 import os
@@ -9,7 +9,7 @@ from herdr_link_testkit import HerdrSim
 
 
 def test_pane_get_prints_pane_info_without_an_agent_name(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §4 PaneInfo (no agent name) and §8.7.
+    # docs/herdr.md §4 PaneInfo (no agent name) and §8.7.
     herdr_sim.add_agent(pane, "claude", name="brain")
     reply = herdr("pane", "get", pane).json
     assert reply["id"] == "cli:pane:get" and reply["result"]["type"] == "pane_info"
@@ -29,12 +29,12 @@ def test_pane_get_of_a_missing_pane(herdr):
 
 
 def test_legacy_pane_ids_work_for_pane_commands(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §3 lenient parsing; real: tests/cli/panes.rs workspace_ids_and_public_pane_ids_are_stable.
+    # docs/herdr.md §3 lenient parsing; real: tests/cli/panes.rs workspace_ids_and_public_pane_ids_are_stable.
     assert herdr("pane", "get", "1-1").json["result"]["pane"]["pane_id"] == pane
 
 
 def test_split_creates_a_sibling_in_the_same_tab_and_list_is_in_layout_order(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.8 (p1, p3, p2) and §8.9; real: workspace_ids_and_public_pane_ids_are_stable.
+    # docs/herdr.md §8.8 (p1, p3, p2) and §8.9; real: workspace_ids_and_public_pane_ids_are_stable.
     right = herdr("pane", "split", pane, "--direction", "right", "--no-focus").json
     assert right["id"] == "cli:pane:split" and right["result"]["pane"]["pane_id"] == "w1:p2"
     assert right["result"]["pane"]["tab_id"] == "w1:t1" and right["result"]["pane"]["focused"] is False
@@ -47,7 +47,7 @@ def test_split_creates_a_sibling_in_the_same_tab_and_list_is_in_layout_order(her
 
 
 def test_split_cwd_is_passed_verbatim_and_a_non_directory_starts_in_home(herdr_sim: HerdrSim, pane, herdr, tmp_path):
-    # herdr-cli.md §8.9 --cwd.
+    # docs/herdr.md §8.9 --cwd.
     made = herdr("pane", "split", pane, "--direction", "right", "--cwd", str(tmp_path), "--no-focus").json
     assert made["result"]["pane"]["cwd"] == str(tmp_path)
     assert herdr_sim.log.requests[-1]["params"]["cwd"] == str(tmp_path)
@@ -100,7 +100,7 @@ def test_split_of_a_missing_pane_has_no_id_in_the_message(herdr):
 
 
 def test_tab_create_appends_a_tab_with_a_root_pane(herdr_sim: HerdrSim, pane, herdr, tmp_path):
-    # herdr-cli.md §8.11; real: tests/cli/workspace.rs tab_management_commands_work (second tab is w1:t2).
+    # docs/herdr.md §8.11; real: tests/cli/workspace.rs tab_management_commands_work (second tab is w1:t2).
     herdr_sim.split(pane)
     herdr_sim.split(pane)
     made = herdr("tab", "create", "--workspace", "w1", "--cwd", str(tmp_path), "--label", "logs", "--no-focus").json
@@ -152,7 +152,7 @@ def test_closing_the_last_pane_closes_the_workspace(herdr_sim: HerdrSim, pane, h
 
 
 def test_tab_close_closes_its_panes_and_the_last_tab_closes_the_workspace(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.12; real: tests/cli/workspace.rs tab_management_commands_work.
+    # docs/herdr.md §8.12; real: tests/cli/workspace.rs tab_management_commands_work.
     second_root = herdr_sim.new_tab("w1")
     herdr_sim.add_agent(second_root, "pi", name="worker")
     assert herdr("tab", "close", "w1:t2").json == {"id": "cli:tab:close", "result": {"type": "ok"}}
@@ -171,7 +171,7 @@ def test_an_agent_disappears_with_its_closed_pane(herdr_sim: HerdrSim, pane, her
 
 
 def test_pane_move_renumbers_and_keeps_the_old_id_as_an_alias_for_pane_commands(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §3: the old id stays an alias usable by pane commands but not by agent commands.
+    # docs/herdr.md §3: the old id stays an alias usable by pane commands but not by agent commands.
     other = herdr_sim.split(pane)
     herdr_sim.add_agent(other, "pi", name="mover")
     herdr_sim.create_workspace()
@@ -186,7 +186,7 @@ def test_pane_move_renumbers_and_keeps_the_old_id_as_an_alias_for_pane_commands(
 
 
 def test_workspace_create_first_becomes_active(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §8.13.
+    # docs/herdr.md §8.13.
     made = herdr("workspace", "create", "--cwd", "/", "--no-focus").json["result"]
     assert made["type"] == "workspace_created" and made["workspace"]["workspace_id"] == "w2"
     assert made["workspace"]["focused"] is False and made["root_pane"]["pane_id"] == "w2:p1"
@@ -195,7 +195,7 @@ def test_workspace_create_first_becomes_active(herdr_sim: HerdrSim, pane, herdr)
 
 
 def test_pane_env_carries_the_herdr_variables(herdr_sim: HerdrSim, pane):
-    # herdr-cli.md §10; real: tests/cli/panes.rs pane_shell_gets_herdr_socket_and_pane_env.
+    # docs/herdr.md §10; real: tests/cli/panes.rs pane_shell_gets_herdr_socket_and_pane_env.
     env = herdr_sim.env(pane)
     assert env["HERDR_ENV"] == "1" and env["HERDR_PANE_ID"] == pane and env["HERDR_TAB_ID"] == "w1:t1"
     assert env["HERDR_SOCKET_PATH"] == herdr_sim.socket_path and env["HERDR_BIN_PATH"] == herdr_sim.bin_path

@@ -1,5 +1,5 @@
 """How every socket-backed command runs: global flags, the ping guard, server_not_running, faults
-(herdr-cli.md §1, §2, §9, §11; real: tests/cli/protocol_guard.rs)."""
+(docs/herdr.md §1, §2, §9, §11; real: tests/cli/protocol_guard.rs)."""
 
 import contextlib
 import json
@@ -24,7 +24,7 @@ def test_each_command_pings_then_sends_one_request_per_connection(herdr_sim: Her
 
 
 def test_global_flags_are_stripped_before_a_literal_double_dash(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §1.1: --handoff and --session=… vanish, even from prompt text.
+    # docs/herdr.md §1: --handoff and --session=… vanish, even from prompt text.
     herdr_sim.add_agent(pane, "pi", name="main")
     env = {**herdr_sim.env(pane), "HERDR_SESSION": "default"}
     run = herdr("--handoff", "agent", "prompt", "main", "--handoff", "real text", env=env)
@@ -39,7 +39,7 @@ def test_remote_with_a_subcommand_is_a_usage_error(herdr):
 
 
 def test_server_not_running_is_a_json_error_in_struct_order(herdr_sim: HerdrSim, pane, herdr):
-    # herdr-cli.md §2: key order id, error; exit 1; stdout empty.
+    # docs/herdr.md §2: key order id, error; exit 1; stdout empty.
     herdr_sim.stop()
     run = herdr("agent", "list")
     assert run.code == 1 and run.stdout == ""

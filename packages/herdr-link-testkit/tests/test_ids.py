@@ -8,7 +8,7 @@ from herdr_link_testkit import decode_number, encode_number
     ("number", "text"), [(1, "1"), (9, "9"), (10, "A"), (31, "Z"), (32, "0"), (33, "11"), (64, "10"), (65, "21")]
 )
 def test_numbers_use_herdrs_bijective_base32(number, text):
-    # herdr-cli.md §3: alphabet 123456789ABCDEFGHJKMNPQRSTVWXYZ0, so the 10th pane of w1 is w1:pA.
+    # docs/herdr.md §3: alphabet 123456789ABCDEFGHJKMNPQRSTVWXYZ0, so the 10th pane of w1 is w1:pA.
     assert encode_number(number) == text
     assert decode_number(text) == number
 

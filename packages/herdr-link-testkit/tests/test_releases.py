@@ -5,8 +5,8 @@ before ``--``, in ``agent prompt``/``agent wait`` over every argument, in ``agen
 usage errors), ``src/cli.rs`` (``expand_equals_args``), the 0.9.0 changelog (``pane report-agent``
 options first, #2926; ``agent prompt`` answers after the Enter, #3506, #3685; the ``--wait`` stall
 wording), a captured 0.9.0 ``ping`` (its ``capabilities``), and ``src/api/schema/agents.rs`` /
-``src/terminal/title.rs`` (optional record fields, in 0.8.2 already). ``shared/reference/herdr-0.9.md``
-and ``docs/herdr-versions.md`` summarise them.
+``src/terminal/title.rs`` (optional record fields, in 0.8.2 already). ``docs/herdr-versions.md``
+summarises them.
 """
 
 import json

@@ -1,4 +1,4 @@
-"""The wire protocol, spoken directly (herdr-cli.md §11)."""
+"""The wire protocol, spoken directly (docs/herdr.md §11)."""
 
 import json
 import socket

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 
 import anyio
+
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, run_command
 
 from ._adapters import CAPABILITY_MEANINGS, STUB_RUNTIMES, AdapterSpec
 from ._checks import CheckSpec
@@ -19,17 +20,21 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Check one adapter; returns the exit status (0 no check failed, 1 a check failed, 2 usage)."""
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-conformance",
+    return run_command("herdr-link-conformance", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = command_parser(
+        "herdr-link-conformance",
         description="Check a herdr-link/1 adapter against PROTOCOL.md on a simulated Herdr: a stdio MCP server "
         "(--mcp), a JSON-lines bridge (--bridge), or a JavaScript stub (--stub) run under Node in the kit's host "
         "shim, which offers the stub's tools the way its host would (the tools listed now, the tool's result or "
         "thrown error, what the stub adds to the system prompt); a shim is not the host: what the host itself "
         "does (validating arguments, its UI, its model) only a real host shows. Commands are split like a shell "
         "would, but no shell runs.",
-        epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 2 usage error; "
-        "3 the kit itself failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter), or "
-        "what it needs is missing (Node for --stub).",
+        epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 3 also when the kit itself "
+        "failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter), or what it needs is "
+        f"missing (Node for --stub); {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
@@ -88,8 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         parser.error(str(error))
     if not checks:
-        sys.stderr.write("herdr-link-conformance: --only/--skip left no check to run\n")
-        return 2
+        raise UsageError("--only/--skip left no check to run (see herdr-link-conformance --list)")
 
     def report(result: Result, check: CheckSpec) -> None:
         if not args.json:

@@ -107,7 +107,7 @@ HERDR_ERROR_CODES: Final = (
     "invalid_env",
     "confirmation_required",
 )
-"""Every error code Herdr 0.8.2 reports for the commands Link runs (``herdr-cli.md`` §9)."""
+"""Every error code Herdr 0.8.2 reports for the commands Link runs (``docs/herdr.md`` §9)."""
 
 TRANSPORT_CODES: Final = frozenset({"server_not_running", "protocol_mismatch", "server_unavailable", "not_in_herdr"})
 """Herdr codes that mean the CLI could not reach a usable server: ``NOT_IN_HERDR`` in every role.

@@ -1,12 +1,12 @@
 """``herdr-link-opencode-install --runtime v1|v2 [--dry-run] [--yes]``."""
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, run_command
 from herdr_link_control.userfiles import bridge_command, location_file
 
 from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
@@ -17,8 +17,12 @@ __all__ = ["main"]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Install Herdr Link's OpenCode plugin; returns the exit status (see the epilog)."""
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-opencode-install",
+    return run_command("herdr-link-opencode-install", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = command_parser(
+        "herdr-link-opencode-install",
         description="Install Herdr Link's OpenCode plugin as <config>/plugins/herdr-link.js.",
     )
     parser.add_argument(
@@ -48,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.epilog = (
         "Exit status: 0 done or nothing to do; 1 refused, declined or failed (the last line says what each "
         f"file is); {EXIT_DUPLICATE} installed, but another Herdr Link file stays where OpenCode loads it "
-        "(remove it); 2 usage error."
+        f"(remove it); {EXIT_STATUSES}"
     )
     args = parser.parse_args(argv)
 
@@ -59,10 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from ._uninstall import uninstall
 
         if args.yes or args.force_runtime:
-            sys.stderr.write(
-                "herdr-link-opencode-install: --yes and --force-runtime confirm an install, not --uninstall\n"
-            )
-            return 2
+            raise UsageError("--yes and --force-runtime confirm an install, not --uninstall")
         return uninstall(os.environ, Path.home(), current_platform(), say=say, dry_run=args.dry_run)
     try:
         plan = plan_install(
@@ -93,5 +94,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"herdr-link-opencode-install: {error.strerror or error}: {error.filename or ''}; nothing was changed\n"
         )
         return 1
-    except KeyboardInterrupt:
-        return 130

@@ -187,22 +187,29 @@ def _light(args: list[str]) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link-mcp``; returns the exit status."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    from herdr_link_control import run_command
+
+    return run_command("herdr-link-mcp", _main, argv)
+
+
+def _main(args: list[str]) -> int:
     light = _light(args)
     if light is not None:
         return light
     import argparse
 
+    from herdr_link_control import EXIT_STATUSES, command_parser
+
     from ._hosts import DEFAULT_NAMESPACE, hint_hosts, wiring_hosts
     from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts
 
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-mcp",
+    parser = command_parser(
+        "herdr-link-mcp",
         description="Herdr Link as a stdio MCP server (the default, with no command: JSON-RPC on stdin and stdout, "
         "started by a host), and help to wire it into a host.",
         epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, or "
-        "install refused, was declined or failed (its last line says what each file is); 2 usage error "
-        "(an option the host does not have, an empty --trust); 130 interrupted.",
+        "install refused, was declined or failed (its last line says what each file is); "
+        f"{EXIT_STATUSES}",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")
@@ -266,20 +273,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.version:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
-    try:
-        if options.command == "hint":
-            return _hint(options.host)
-        if options.command == "wiring":
-            try:
-                result = _chosen_wiring(options)
-            except ValueError as error:
-                parser.error(str(error))
-            sys.stdout.write(result.to_json() + "\n" if options.json else result.render())
-            return 0
-        if options.command == "install":
-            return _install(options, _say)
-        if options.command == "probe":
-            return _probe([a for a in options.server if a != "--"], options.json)
-        return _serve(options.namespace)
-    except KeyboardInterrupt:
-        return 130
+    if options.command == "hint":
+        return _hint(options.host)
+    if options.command == "wiring":
+        try:
+            result = _chosen_wiring(options)
+        except ValueError as error:
+            parser.error(str(error))
+        sys.stdout.write(result.to_json() + "\n" if options.json else result.render())
+        return 0
+    if options.command == "install":
+        return _install(options, _say)
+    if options.command == "probe":
+        return _probe([a for a in options.server if a != "--"], options.json)
+    return _serve(options.namespace)

@@ -1,28 +1,28 @@
 """``herdr-link-opencode-bridge build [--check] [--out DIR]``."""
 
-import argparse
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
+
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, in_source_checkout, run_command
 
 from ._bundles import build, packaged_dir
 
 __all__ = ["main"]
 
 
-def _in_source_checkout() -> bool:
-    """Whether the package runs from its source tree (``src/`` layout), where regenerating is wanted."""
-    return (Path(__file__).resolve().parents[2] / "pyproject.toml").is_file()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the OpenCode bundles and manifest (into the package by default); returns the exit status."""
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-opencode-bridge",
+    return run_command("herdr-link-opencode-bridge", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = command_parser(
+        "herdr-link-opencode-bridge",
         description="Generate the OpenCode bundles.",
-        epilog="Exit status: 0 written or current; 1 stale (--check); 2 usage error, or outside a source checkout "
-        "without --out.",
+        epilog=f"Exit status: 0 written or current; 1 stale (--check); {EXIT_STATUSES} Outside a source checkout, "
+        "build needs --out (a usage error without it).",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-opencode-bridge {version('herdr-link-opencode-bridge')}"
@@ -32,12 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     build_parser.add_argument("--check", action="store_true", help="only report whether the files are current")
     build_parser.add_argument("--out", type=Path, default=None, help="directory (default: the package's bundles/)")
     args = parser.parse_args(argv)
-    if args.out is None and not _in_source_checkout():
-        sys.stderr.write(
-            "herdr-link-opencode-bridge build: a developer command for a source checkout; the installed files "
-            "are already current. Pass --out DIR to write them elsewhere.\n"
+    if args.out is None and not in_source_checkout(Path(__file__)):
+        raise UsageError(
+            "build is a developer command for a source checkout; the installed files are already current. "
+            "Pass --out DIR to write them elsewhere."
         )
-        return 2
     out = args.out or packaged_dir()
     differ = build(out, check=args.check)
     for name in differ:

@@ -1,12 +1,13 @@
 """``herdr-link-pi-bridge build [--check]``, ``install [--project] [--yes] [--dry-run] [--uninstall]`` and
 ``uninstall`` (the same as ``install --uninstall``)."""
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
+
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, in_source_checkout, run_command
 
 from ._extension import build, packaged_extension
 from ._install import apply, plan
@@ -14,18 +15,17 @@ from ._install import apply, plan
 __all__ = ["main"]
 
 
-def _in_source_checkout() -> bool:
-    """Whether the package runs from its source tree (``src/`` layout), where regenerating is wanted."""
-    return (Path(__file__).resolve().parents[2] / "pyproject.toml").is_file()
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-pi-bridge",
+    return run_command("herdr-link-pi-bridge", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = command_parser(
+        "herdr-link-pi-bridge",
         description="Herdr Link's native Pi extension: install, uninstall, or regenerate it.",
         epilog="Exit status: 0 done or nothing to do; 1 refused, declined, failed (the last line, state:, says what "
-        "each file is), or stale (build --check); 2 usage error.",
+        f"each file is), or stale (build --check); {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-pi-bridge {version('herdr-link-pi-bridge')}"
@@ -56,12 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(text + "\n")
 
     if args.command == "build":
-        if args.out is None and not _in_source_checkout():
-            sys.stderr.write(
-                "herdr-link-pi-bridge build: a developer command for a source checkout; the installed files "
-                "are already current. Pass --out DIR to write them elsewhere.\n"
+        if args.out is None and not in_source_checkout(Path(__file__)):
+            raise UsageError(
+                "build is a developer command for a source checkout; the installed files are already current. "
+                "Pass --out DIR to write them elsewhere."
             )
-            return 2
         out = args.out or packaged_extension().parent
         stale = build(out, check=args.check)
         if stale:

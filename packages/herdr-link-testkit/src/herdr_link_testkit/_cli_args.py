@@ -1,5 +1,5 @@
 """The simulated ``herdr`` command line's arguments: Herdr 0.8.2's rules for the commands Herdr Link
-touches, its global flags and its socket path (``herdr-cli.md`` §1, §8, §10).
+touches, its global flags and its socket path (``docs/herdr.md`` §1, §8, §10).
 
 Pure: nothing here reads the environment or touches a socket. The ``herdr`` launcher runs it to
 tell a usage error from a stopped server, and the simulator runs it for every invocation. Standard

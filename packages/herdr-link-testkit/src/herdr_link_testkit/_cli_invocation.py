@@ -1,4 +1,4 @@
-"""One ``herdr`` invocation, run by the simulator: the CLI's own steps (``herdr-cli.md`` §1-§8).
+"""One ``herdr`` invocation, run by the simulator: the CLI's own steps (``docs/herdr.md`` §1-§8).
 
 The launcher hands over argv and environment (:mod:`._cli_wire`); this module does what the real
 CLI does with them: strip the global flags, check the arguments, send the ping guard and then the

@@ -26,7 +26,7 @@ CHANNEL_SUFFIX: Final = ".cli"
 REQUESTS: Final = "requests"
 """The request pipe's name in the channel directory."""
 FORWARDED: Final = ("HERDR_PANE_ID", "HERDR_SOCKET_PATH", "HERDR_SESSION", "XDG_CONFIG_HOME", "HOME")
-"""The environment the CLI reads (``herdr-cli.md`` §10), sent with each request."""
+"""The environment the CLI reads (``docs/herdr.md`` §10), sent with each request."""
 
 
 def channel_dir(socket_path: str) -> str:

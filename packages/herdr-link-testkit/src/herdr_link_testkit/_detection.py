@@ -1,4 +1,4 @@
-"""How the simulated Herdr tells which agent runs in a real pane, and in which state (``herdr-cli.md`` §7).
+"""How the simulated Herdr tells which agent runs in a real pane, and in which state (``docs/herdr.md`` §7).
 
 Pure functions over what a pane shows: its foreground processes, the bottom of its screen and its
 window title. The agent comes from the foreground process group (the group leader first, then any

@@ -1,5 +1,5 @@
 """Detection on real panes: what each pane's foreground job and screen say, turned into the
-simulator's occupants as Herdr's detection task does (``herdr-cli.md`` §5-§7, §8.4).
+simulator's occupants as Herdr's detection task does (``docs/herdr.md`` §5-§7, §8.4).
 
 A :class:`Detector` thread looks at every real pane every 300 ms (Herdr ticks every 300 ms once an
 agent is identified, 500 ms before; one period here), outside the simulator's lock, and applies
@@ -121,7 +121,7 @@ def _hooked(sim: "SimulatorState", pane: Pane, occupant: Occupant, seen: Observa
 
 
 def _fail(sim: "SimulatorState", pane: Pane) -> None:
-    """A managed start that did not become ready: the name is cleared (``herdr-cli.md`` §6)."""
+    """A managed start that did not become ready: the name is cleared (``docs/herdr.md`` §6)."""
     occupant = pane.occupant
     assert occupant is not None and occupant.launch is not None
     occupant.launch.phase = "failed"

@@ -1,5 +1,5 @@
 """The simulated Herdr's socket methods: each public ``method_*`` implements one socket method of
-Herdr 0.8.2 (``herdr-cli.md`` §8, §11) and returns the ``result`` object, or raises
+Herdr 0.8.2 (``docs/herdr.md`` §8, §11) and returns the ``result`` object, or raises
 :class:`HerdrError` with Herdr's error code and message; :meth:`Simulator.dispatch` routes a
 request to it."""
 

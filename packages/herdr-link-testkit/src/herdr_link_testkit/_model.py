@@ -1,5 +1,5 @@
 """The simulated Herdr's model: workspaces, tabs, panes and their occupants, the layout tree, and
-the constants and releases the simulator knows (``herdr-cli.md`` §4, §5). Plain data; the
+the constants and releases the simulator knows (``docs/herdr.md`` §4, §5). Plain data; the
 simulator's state and its transitions are in :mod:`._state`, the records in :mod:`._records`,
 the socket methods in :mod:`._methods`."""
 

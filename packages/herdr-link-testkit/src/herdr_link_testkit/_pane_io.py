@@ -1,4 +1,4 @@
-"""What the simulated Herdr types into a pane and reads back from it (``herdr-cli.md`` §8.3, §8.4;
+"""What the simulated Herdr types into a pane and reads back from it (``docs/herdr.md`` §8.3, §8.4;
 Herdr's ``src/app/api_helpers.rs``, ``src/platform/linux.rs`` and ``src/pane/terminal.rs``)."""
 
 from typing import TYPE_CHECKING, Final

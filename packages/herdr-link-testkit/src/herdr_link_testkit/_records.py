@@ -1,5 +1,5 @@
 """The records the simulated Herdr prints (``PaneInfo``, ``AgentInfo``, ``TabInfo``,
-``WorkspaceInfo``, ``herdr-cli.md`` §4), as each modelled release fills them."""
+``WorkspaceInfo``, ``docs/herdr.md`` §4), as each modelled release fills them."""
 
 from typing import Any
 

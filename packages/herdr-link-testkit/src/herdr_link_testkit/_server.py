@@ -1,7 +1,7 @@
 """The Unix-socket server: Herdr's wire protocol over a :class:`Simulator`, with faults and a call log.
 
 One newline-terminated JSON request per connection (at most 1 MiB, within 5 s), one JSON line back,
-then the connection closes (``herdr-cli.md`` §11).
+then the connection closes (``docs/herdr.md`` §11).
 """
 
 import json

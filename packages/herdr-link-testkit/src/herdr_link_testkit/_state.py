@@ -249,7 +249,7 @@ class SimulatorState:
 
     def launch_environment(self, pane: Pane) -> dict[str, str]:
         """What a real pane's shell starts with: the server's environment less ``CODEX_THREAD_ID``,
-        then the pane's own variables (``--env`` pairs and Herdr's, ``herdr-cli.md`` §10)."""
+        then the pane's own variables (``--env`` pairs and Herdr's, ``docs/herdr.md`` §10)."""
         inherited = {k: v for k, v in self.server_env.items() if k != "CODEX_THREAD_ID"}
         return {**inherited, **pane.env}
 

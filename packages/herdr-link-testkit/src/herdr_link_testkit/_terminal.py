@@ -37,7 +37,7 @@ class ForegroundProcess:
     """The kernel's name for it (``comm``: at most 15 bytes of the executable's name)."""
     argv: tuple[str, ...]
     agent_hint: str | None
-    """``HERDR_AGENT`` from its environment, if set (the hint for wrappers, ``herdr-cli.md`` §7)."""
+    """``HERDR_AGENT`` from its environment, if set (the hint for wrappers, ``docs/herdr.md`` §7)."""
 
 
 def _stat_fields(pid: int) -> tuple[str, list[str]] | None:
@@ -266,7 +266,7 @@ class PaneTerminal:
         return group, members
 
     def at_shell_prompt(self) -> bool:
-        """Herdr's "idle shell prompt": the foreground group is the shell alone (``herdr-cli.md`` §8.4)."""
+        """Herdr's "idle shell prompt": the foreground group is the shell alone (``docs/herdr.md`` §8.4)."""
         from ._cli_args import SHELL_NAMES
 
         job = self.foreground_job()

@@ -1,21 +1,25 @@
 """``herdr-link``: ``demo`` (the whole story on a simulated Herdr) and ``doctor`` (a read-only diagnosis)."""
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+
+from herdr_link_control import EXIT_STATUSES, command_parser, run_command
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link``; returns the exit status (doctor: 1 only when a check fails)."""
-    parser = argparse.ArgumentParser(
-        prog="herdr-link",
+    return run_command("herdr-link", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
+    parser = command_parser(
+        "herdr-link",
         description="Herdr Link: messaging between coding agents in Herdr panes.",
-        epilog="Exit status: 0 done; 1 the demo failed or a doctor check failed; 2 usage error; 3 unexpected error; "
-        "130 interrupted.",
+        epilog=f"Exit status: 0 done; 1 the demo failed or a doctor check failed; {EXIT_STATUSES}",
     )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
     commands = parser.add_subparsers(dest="command")
@@ -28,42 +32,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     args = parser.parse_args(argv)
-    try:
-        if args.version:
-            from importlib.metadata import version
+    if args.version:
+        from importlib.metadata import version
 
-            names = (
-                "herdr-link",
-                "herdr-link-protocol",
-                "herdr-link-control",
-                "herdr-link-mcp",
-                "herdr-link-opencode-bridge",
-                "herdr-link-pi-bridge",
-                "herdr-link-installer",
-                "herdr-link-testkit",
-                "herdr-link-conformance",
-            )
-            sys.stdout.write("\n".join(f"{name} {version(name)}" for name in names) + "\n")
-            return 0
-        if args.command == "demo":
-            import anyio
+        names = (
+            "herdr-link",
+            "herdr-link-protocol",
+            "herdr-link-control",
+            "herdr-link-mcp",
+            "herdr-link-opencode-bridge",
+            "herdr-link-pi-bridge",
+            "herdr-link-installer",
+            "herdr-link-testkit",
+            "herdr-link-conformance",
+        )
+        sys.stdout.write("\n".join(f"{name} {version(name)}" for name in names) + "\n")
+        return 0
+    if args.command == "demo":
+        import anyio
 
-            from ._demo import run_demo
+        from ._demo import run_demo
 
-            events = anyio.run(
-                lambda: run_demo(sys.stdout, configured=args.configured, show_envelopes=args.show_envelopes)
-            )
-            return 0 if events and "gone" in events[-1].result else 1
-        if args.command == "doctor":
-            from ._doctor import diagnose, render, to_json
+        events = anyio.run(lambda: run_demo(sys.stdout, configured=args.configured, show_envelopes=args.show_envelopes))
+        return 0 if events and "gone" in events[-1].result else 1
+    if args.command == "doctor":
+        from ._doctor import diagnose, render, to_json
 
-            checks = diagnose(os.environ, Path.cwd(), Path.home())
-            sys.stdout.write(to_json(checks) if args.json else render(checks))
-            return 1 if any(check.status == "FAIL" for check in checks) else 0
-        parser.print_help()
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    except Exception as error:  # one handler: a clear line, exit 3, never a traceback for users
-        sys.stderr.write(f"herdr-link: unexpected error: {type(error).__name__}: {error}\n")
-        return 3
+        checks = diagnose(os.environ, Path.cwd(), Path.home())
+        sys.stdout.write(to_json(checks) if args.json else render(checks))
+        return 1 if any(check.status == "FAIL" for check in checks) else 0
+    parser.error("choose a command: demo or doctor")
+    return 2

@@ -190,16 +190,23 @@ class BridgeServer:
 
 def main(argv: list[str] | None = None) -> int:
     """``herdr-link-bridge``: serve the bridge on stdin/stdout until stdin closes."""
-    import argparse
+    from .._command import run_command
+
+    return run_command("herdr-link-bridge", _main, argv)
+
+
+def _main(argv: list[str]) -> int:
     from importlib.metadata import version
 
-    parser = argparse.ArgumentParser(
-        prog="herdr-link-bridge",
+    from .._command import EXIT_STATUSES, command_parser
+
+    parser = command_parser(
+        "herdr-link-bridge",
         description=(
             "Serve Herdr Link to the OpenCode plugin and the Pi extension: JSON lines on stdin and stdout "
             "(docs/bridge.md). The plugins start it themselves; run by hand, it waits for a line on stdin."
         ),
-        epilog="Exit status: 0 when stdin closes, 2 for a usage error, 130 when interrupted.",
+        epilog=f"Exit status: 0 when stdin closes; {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version",
@@ -207,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         action="version",
         version=f"herdr-link-bridge {version('herdr-link-control')} (contract {BRIDGE_CONTRACT})",
     )
-    parser.parse_args(sys.argv[1:] if argv is None else argv)
+    parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="herdr-link-bridge: %(message)s")
     with claimed_stdio() as wire:  # children (herdr) read EOF and print to stderr, never to the wire
         server = BridgeServer(Link(), version("herdr-link-control"), wire.write)

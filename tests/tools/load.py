@@ -1,8 +1,9 @@
 """A load run: many agents in one simulated workspace, each through its own ``herdr-link-mcp``
 server, sending messages to random peers at the same time; then every inbox is checked.
 
-Used by ``nox -s bench`` at full size and by ``tests/test_load.py`` at a small one. It is
-part of the bench, not of any distribution: ``pip install herdr-link`` does not ship it.
+Used by ``tests/test_load.py`` at a small size and by ``nox -s bench`` at full size (the bench reads it
+from here; no test imports the bench). Not part of any distribution: ``pip install herdr-link`` does
+not ship it.
 """
 
 import json
