@@ -9,6 +9,7 @@ from herdr_link_protocol import (
     SEND_TOOL,
     START_TOOL,
     Activate,
+    AgentName,
     CloseCall,
     ErrorCode,
     ExplicitStart,
@@ -29,13 +30,13 @@ SEND = {"to": "reviewer", "message": "hi"}
         (GATEWAY_TOOL, {}, Activate(), True),
         (GATEWAY_TOOL, {"action": "activate"}, Activate(), True),
         (GATEWAY_TOOL, {"action": None, "wait_for_previous": True}, Activate(), True),
-        (GATEWAY_TOOL, {"action": "send", "arguments": SEND}, SendCall("reviewer", "hi"), True),
-        (GATEWAY_TOOL, {"action": "send", **SEND}, SendCall("reviewer", "hi"), True),
+        (GATEWAY_TOOL, {"action": "send", "arguments": SEND}, SendCall(AgentName("reviewer"), "hi"), True),
+        (GATEWAY_TOOL, {"action": "send", **SEND}, SendCall(AgentName("reviewer"), "hi"), True),
         (GATEWAY_TOOL, {"action": "peers"}, PeersCall(), True),
-        (GATEWAY_TOOL, {"action": "close", "arguments": {"agent": "w"}}, CloseCall("w"), True),
+        (GATEWAY_TOOL, {"action": "close", "arguments": {"agent": "w"}}, CloseCall(AgentName("w")), True),
         (PEERS_TOOL, {"reply_to": "x"}, PeersCall(), False),
-        (SEND_TOOL, {**SEND, "wait_for_previous": True}, SendCall("reviewer", "hi"), False),
-        (CLOSE_TOOL, {"agent": "w"}, CloseCall("w"), False),
+        (SEND_TOOL, {**SEND, "wait_for_previous": True}, SendCall(AgentName("reviewer"), "hi"), False),
+        (CLOSE_TOOL, {"agent": "w"}, CloseCall(AgentName("w")), False),
         (
             START_TOOL,
             {"name": "w", "kind": "pi", "args": ["-m", "x"]},
@@ -104,3 +105,15 @@ def test_outside_herdr_a_well_formed_call_is_not_in_herdr_whatever_else_it_holds
         assert caught.value.code is ErrorCode.NOT_IN_HERDR, (tool, arguments)
     with pytest.raises(InvalidToolCall):  # not a call of ours at all: protocol-level, in or out of Herdr
         parse_call("herdr_link_teleport", {}, in_herdr=False)
+
+
+def test_the_parse_proves_the_recipient_and_knows_a_blank_message():
+    """What the parse read is not checked again later (``Envelope.proven``): so the parse must prove it."""
+    blank = parse_call(SEND_TOOL, {"to": "reviewer", "message": " \u3000\n"}).call
+    assert blank == SendCall(AgentName("reviewer"), " \u3000\n", blank=True)
+    assert parse_call(SEND_TOOL, {"to": "reviewer", "message": "x"}).call == SendCall(AgentName("reviewer"), "x")
+    for bad in ("Reviewer", "", "-x", "a" * 33, "w1:p2"):
+        for tool, key in ((SEND_TOOL, "to"), (CLOSE_TOOL, "agent")):
+            with pytest.raises(LinkError) as caught:
+                parse_call(tool, {key: bad, "message": "x"} if tool == SEND_TOOL else {key: bad})
+            assert caught.value.code.value == "PEER_NOT_FOUND", (tool, bad)

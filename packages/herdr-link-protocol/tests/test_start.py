@@ -1,6 +1,7 @@
 import pytest
 
 from herdr_link_protocol import (
+    AgentName,
     ConfiguredStart,
     ErrorCode,
     ExplicitStart,
@@ -74,10 +75,10 @@ WITH = WithPlacementConfig(mode="with")
     [
         ({"name": "w", "kind": "pi", "args": []}, None, NewTabPlacement(None)),
         ({"name": "w", "kind": "pi", "args": [], "cwd": "x"}, None, NewTabPlacement("x")),
-        ({"name": "w", "kind": "pi", "args": [], "with": "brain"}, None, WithPlacement("brain")),
+        ({"name": "w", "kind": "pi", "args": [], "with": "brain"}, None, WithPlacement(AgentName("brain"))),
         ({"name": "w", "config_agent": "c"}, NEW_TAB, NewTabPlacement(None, "reviews")),
         ({"name": "w", "config_agent": "c", "cwd": "/p"}, NEW_TAB, NewTabPlacement("/p", "reviews")),
-        ({"name": "w", "config_agent": "c", "with": "brain"}, WITH, WithPlacement("brain")),
+        ({"name": "w", "config_agent": "c", "with": "brain"}, WITH, WithPlacement(AgentName("brain"))),
     ],
 )
 def test_placement_matrix_accepts(raw, configured, expected):

@@ -110,12 +110,16 @@ class Link:
         return await self._require()[0].peers()
 
     async def send(self, to: str, message: str) -> SentReceipt:
-        """See :meth:`Operations.send`."""
-        return await self._require()[0].send(to, message)
+        """``herdr_link_send`` with these arguments, read by the one parse (see :meth:`Operations.send`)."""
+        receipt = await self.call(SEND_TOOL, {"to": to, "message": message})
+        assert isinstance(receipt, SentReceipt)
+        return receipt
 
     async def close(self, agent: str) -> ClosedReceipt:
-        """See :meth:`Operations.close`."""
-        return await self._require()[0].close(agent)
+        """``herdr_link_close`` for ``agent``, read by the one parse (see :meth:`Operations.close`)."""
+        receipt = await self.call(CLOSE_TOOL, {"agent": agent})
+        assert isinstance(receipt, ClosedReceipt)
+        return receipt
 
     async def survey(self) -> Survey:
         """See :meth:`Operations.survey`."""
@@ -163,9 +167,9 @@ class Link:
             if isinstance(call, PeersCall):
                 return await ops.peers()
             if isinstance(call, SendCall):
-                return await ops.send(call.to, call.message)
+                return await ops.send(call)
             if isinstance(call, CloseCall):
-                return await ops.close(call.agent)
+                return await ops.close(call)
             return await starter.start(call.request, context_directory)
         except (LinkError, InvalidToolCall):
             raise

@@ -7,16 +7,17 @@ from typing import Final
 
 from herdr_link_protocol import (
     MAX_DELIVERY_BYTES,
+    AgentName,
     Cause,
+    CloseCall,
     ClosedReceipt,
+    Envelope,
     LinkError,
     PeerEntry,
     PeersReceipt,
+    SendCall,
     SentReceipt,
-    build_envelope,
     build_wrapper,
-    is_blank_message,
-    is_valid_agent_name,
 )
 
 from ._commands import (
@@ -53,14 +54,12 @@ DEFAULT_DELIVERY_LIMIT: Final = _platform_delivery_limit()
 """Largest wrapper, in UTF-8 bytes, that ``send`` delivers: 131,071 on Linux."""
 
 
-async def resolve_peer(cli: HerdrCLI, name: str, role: Role) -> AgentRecord:
-    """``agent get <name>``; the record must carry exactly that name.
+async def resolve_peer(cli: HerdrCLI, name: AgentName, role: Role) -> AgentRecord:
+    """``agent get <name>`` for a name already proven (by the parse); the record must carry exactly it.
 
     Raises:
-        LinkError: ``PEER_NOT_FOUND`` (without any Herdr call for an invalid name), ``NOT_IN_HERDR``.
+        LinkError: ``PEER_NOT_FOUND``, ``NOT_IN_HERDR``.
     """
-    if not is_valid_agent_name(name):
-        raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
     record = parse_agent_record(await cli.call(agent_get(name), role))
     if record is None or record.name != name:
         raise LinkError(Cause.NOT_A_PEER, f"agent get {name} returned another agent or none")
@@ -162,21 +161,22 @@ class Operations:
         rows = parse_agent_rows(await self.cli.call(agent_list(), Role.PEERS))
         return Survey(me, workspace, tuple(workspace_peers(rows, workspace, pane, me.name if me else None)))
 
-    async def send(self, to: str, message: str) -> SentReceipt:
-        """Deliver ``message`` to ``to`` inside the inbound wrapper (self ∥ target, then prompt).
+    async def send(self, call: SendCall) -> SentReceipt:
+        """Deliver the call's message to its recipient inside the inbound wrapper (self ∥ target, then
+        prompt). The parse proved the recipient's name and knows whether the message is blank: nothing is
+        checked twice.
 
         Raises:
             LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large or
                 refused; nothing delivered), ``NOT_IN_HERDR`` (a timed-out prompt may have been
                 delivered: never retry it).
         """
-        if not is_valid_agent_name(to):
-            raise LinkError(Cause.NOT_A_PEER, "recipient is not a valid Agent Name")
+        to = call.to
         me, target = await both(self.identity.context, lambda: resolve_peer(self.cli, to, Role.TARGET))
         check_same_workspace(me.workspace_id, target)
-        if is_blank_message(message):
+        if call.blank:
             raise LinkError(Cause.MESSAGE_EMPTY)
-        envelope = build_envelope(me.name, to, message)
+        envelope = Envelope.proven(AgentName(me.name), to, call.message)  # me.name: a valid name (the record)
         wrapper = build_wrapper(envelope)
         size = len(wrapper.encode("utf-8"))
         if size > self.delivery_limit:
@@ -209,7 +209,7 @@ class Operations:
                 Cause.SESSION_PANE_AMBIGUOUS, f"the one {kind} pane in {directory!r} is {matches[0].pane_id}, not ours"
             )
 
-    async def close(self, agent: str) -> ClosedReceipt:
+    async def close(self, call: CloseCall) -> ClosedReceipt:
         """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).
 
         The caller needs no Agent Name, so no bootstrap runs.
@@ -217,8 +217,7 @@ class Operations:
         Raises:
             LinkError: ``PEER_NOT_FOUND``, ``CLOSE_FAILED``, ``NOT_IN_HERDR``.
         """
-        if not is_valid_agent_name(agent):
-            raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
+        agent = call.agent
         me, target = await both(
             lambda: self.identity.record(Role.CALLER_WORKSPACE), lambda: resolve_peer(self.cli, agent, Role.TARGET)
         )

@@ -36,7 +36,15 @@ from herdr_link_protocol import (
 from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form, relists_tools
 from ._version import __version__
 
-__all__ = ["RELIST_WAIT", "ConnectionState", "create_server", "initialization_options"]
+__all__ = [
+    "RELIST_WAIT",
+    "ConnectionState",
+    "ServerSettings",
+    "call_tool",
+    "create_server",
+    "initialization_options",
+    "list_tools",
+]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -54,10 +62,28 @@ _DORMANT: Final = [types.Tool.model_validate(entry) for entry in tools_list(acti
 _ACTIVE: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=True)]
 
 
+@dataclass(frozen=True)
+class ServerSettings:
+    """What every connection of one server shares: the control layer and how the server presents itself."""
+
+    link: Link
+    """The control layer; outside Herdr every call fails with ``NOT_IN_HERDR``."""
+    namespace: str = DEFAULT_NAMESPACE
+    """The name the host registered the server under, used in the presentation."""
+    relist_wait: float = RELIST_WAIT
+    """See :data:`RELIST_WAIT`."""
+    bootstrap: bool = True
+    """Run the self identity bootstrap in the background when a connection opens."""
+    bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
+    """Where ``tools/list_changed`` goes for listen streams (the 2026-07-28 era)."""
+
+
 @dataclass
 class ConnectionState:
-    """One stdio connection's memory: activation and the calls in flight, nothing persisted."""
+    """One stdio connection's memory: activation and the calls in flight, nothing persisted; and the
+    server's settings, which every handler reads from here (``ctx.lifespan_context``)."""
 
+    settings: ServerSettings
     active: bool = False
     relisted: anyio.Event | None = None
     order: CallOrder = field(default_factory=CallOrder)
@@ -65,6 +91,9 @@ class ConnectionState:
 
     def __repr__(self) -> str:
         return f"ConnectionState(active={self.active}, {self.order!r})"
+
+
+Context = ServerRequestContext[ConnectionState]
 
 
 def _text(text: str) -> types.TextContent:
@@ -80,7 +109,7 @@ def _invalid_params(message: str) -> MCPError:
     return MCPError(types.INVALID_PARAMS, message)
 
 
-async def _roots_directory(ctx: ServerRequestContext[ConnectionState]) -> str | None:
+async def _roots_directory(ctx: Context) -> str | None:
     """The client's first ``file://`` root, when it offers roots; otherwise ``None``."""
     capabilities = ctx.session.client_capabilities
     if capabilities is None or capabilities.roots is None:
@@ -98,10 +127,100 @@ async def _roots_directory(ctx: ServerRequestContext[ConnectionState]) -> str | 
     return None
 
 
+def _client_name(ctx: Context) -> str | None:
+    client = ctx.session.client_params
+    return client.client_info.name if client is not None else None
+
+
+async def _delayed_bootstrap(link: Link) -> None:
+    await anyio.sleep(BOOTSTRAP_DELAY)
+    await link.bootstrap()
+
+
+def _lifespan(settings: ServerSettings) -> Any:
+    """The lifespan of one connection: its state, and the start-up bootstrap in the background."""
+
+    @asynccontextmanager
+    async def lifespan(_: Server[ConnectionState]) -> AsyncIterator[ConnectionState]:
+        async with anyio.create_task_group() as group:
+            if settings.bootstrap and settings.link.in_herdr:
+                group.start_soon(_delayed_bootstrap, settings.link)  # initialize never waits for it
+            yield ConnectionState(settings)
+            group.cancel_scope.cancel()
+
+    return lifespan
+
+
+async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+    """``tools/list``: nothing outside Herdr, the gateway while dormant, every tool once active."""
+    state = ctx.lifespan_context
+    if not state.settings.link.in_herdr:
+        return types.ListToolsResult(tools=[])
+    if state.active and state.relisted is not None:
+        state.relisted.set()
+    return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
+
+
+async def _activate(ctx: Context, *, wait: bool) -> None:
+    """Activate the connection once: signal the change in both MCP eras, and, for the activation call
+    itself, wait up to ``relist_wait`` for a host that re-lists."""
+    state = ctx.lifespan_context
+    if state.active:
+        return
+    state.active = True
+    state.relisted = anyio.Event()
+    await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
+    await state.settings.bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
+    if wait and relists_tools(_client_name(ctx)):
+        with anyio.move_on_after(state.settings.relist_wait):
+            await state.relisted.wait()
+
+
+def _activation_result(ctx: Context) -> types.CallToolResult:
+    receipt = ActiveReceipt()
+    name = _client_name(ctx)
+    form = presentation_form(name)
+    namespace = ctx.lifespan_context.settings.namespace
+    presentation = active_presentation(form, namespace, dispatch_first=not relists_tools(name))
+    # No structuredContent: Claude Code shows a result's structuredContent instead of its content,
+    # which would drop the contract (seen with Claude Code 2.1.332 in tests/real_hosts).
+    return types.CallToolResult(content=[_text(receipt.to_json()), _text(presentation)])
+
+
+async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
+    """``tools/call``: one parse, activation, the close-ordering rule, then the control layer."""
+    link = ctx.lifespan_context.settings.link
+    arguments: Any = params.arguments if params.arguments is not None else {}
+    try:
+        parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
+    except InvalidToolCall as error:
+        raise _invalid_params(str(error)) from None
+    except LinkError as error:
+        if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
+            await _activate(ctx, wait=False)
+        return _failure(error)
+    turn = ctx.lifespan_context.order.begin()
+    try:
+        activation = isinstance(parsed.call, Activate)
+        await _activate(ctx, wait=activation)  # a direct Tier 1 call while dormant activates, then runs
+        if activation:
+            return _activation_result(ctx)
+        if isinstance(parsed.call, CloseCall):
+            await turn.after_earlier()  # spec §4.5: a final send completes before the close
+        directory = await _roots_directory(ctx) if isinstance(parsed.call, StartCall) else None
+        receipt = await link.run(parsed, directory)
+        return types.CallToolResult(content=[_text(receipt.to_json())])
+    except LinkError as error:
+        return _failure(error)
+    finally:
+        turn.end()
+
+
 def create_server(
     link: Link, *, namespace: str = DEFAULT_NAMESPACE, relist_wait: float = RELIST_WAIT, bootstrap: bool = True
 ) -> Server[ConnectionState]:
-    """Build the server for one process (one stdio connection in production).
+    """Build the server for one process (one stdio connection in production): the module's handlers
+    over each connection's :class:`ConnectionState`.
 
     Args:
         link: the control layer; outside Herdr every call fails with ``NOT_IN_HERDR``.
@@ -109,90 +228,14 @@ def create_server(
         relist_wait: see :data:`RELIST_WAIT`.
         bootstrap: run the self identity bootstrap in the background when a connection opens.
     """
-    bus = InMemorySubscriptionBus()
-
-    async def delayed_bootstrap() -> None:
-        await anyio.sleep(BOOTSTRAP_DELAY)
-        await link.bootstrap()
-
-    @asynccontextmanager
-    async def lifespan(_: Server[ConnectionState]) -> AsyncIterator[ConnectionState]:
-        async with anyio.create_task_group() as group:
-            if bootstrap and link.in_herdr:
-                group.start_soon(delayed_bootstrap)  # in the background: initialize never waits for it
-            yield ConnectionState()
-            group.cancel_scope.cancel()
-
-    async def list_tools(
-        ctx: ServerRequestContext[ConnectionState], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        state = ctx.lifespan_context
-        if not link.in_herdr:
-            return types.ListToolsResult(tools=[])
-        if state.active and state.relisted is not None:
-            state.relisted.set()
-        return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
-
-    def client_name(ctx: ServerRequestContext[ConnectionState]) -> str | None:
-        client = ctx.session.client_params
-        return client.client_info.name if client is not None else None
-
-    async def activate(ctx: ServerRequestContext[ConnectionState], *, wait: bool) -> None:
-        state = ctx.lifespan_context
-        if state.active:
-            return
-        state.active = True
-        state.relisted = anyio.Event()
-        await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
-        await bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
-        if wait and relists_tools(client_name(ctx)):
-            with anyio.move_on_after(relist_wait):
-                await state.relisted.wait()
-
-    def activation_result(ctx: ServerRequestContext[ConnectionState]) -> types.CallToolResult:
-        receipt = ActiveReceipt()
-        name = client_name(ctx)
-        form = presentation_form(name)
-        presentation = active_presentation(form, namespace, dispatch_first=not relists_tools(name))
-        # No structuredContent: Claude Code shows a result's structuredContent instead of its content,
-        # which would drop the contract (seen with Claude Code 2.1.332 in tests/real_hosts).
-        return types.CallToolResult(content=[_text(receipt.to_json()), _text(presentation)])
-
-    async def call_tool(
-        ctx: ServerRequestContext[ConnectionState], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        arguments: Any = params.arguments if params.arguments is not None else {}
-        try:
-            parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
-        except InvalidToolCall as error:
-            raise _invalid_params(str(error)) from None
-        except LinkError as error:
-            if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
-                await activate(ctx, wait=False)
-            return _failure(error)
-        turn = ctx.lifespan_context.order.begin()
-        try:
-            activation = isinstance(parsed.call, Activate)
-            await activate(ctx, wait=activation)  # a direct Tier 1 call while dormant activates, then runs
-            if activation:
-                return activation_result(ctx)
-            if isinstance(parsed.call, CloseCall):
-                await turn.after_earlier()  # spec §4.5: a final send completes before the close
-            directory = await _roots_directory(ctx) if isinstance(parsed.call, StartCall) else None
-            receipt = await link.run(parsed, directory)
-            return types.CallToolResult(content=[_text(receipt.to_json())])
-        except LinkError as error:
-            return _failure(error)
-        finally:
-            turn.end()
-
+    settings = ServerSettings(link, namespace, relist_wait, bootstrap)
     return Server(
         SERVER_NAME,
         version=__version__,
-        lifespan=lifespan,
+        lifespan=_lifespan(settings),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        on_subscriptions_listen=ListenHandler(bus),
+        on_subscriptions_listen=ListenHandler(settings.bus),
     )
 
 

@@ -16,7 +16,9 @@ from typing import Any, Final
 
 from ._arguments import TOOL_FIELDS, known_arguments
 from ._constants import CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL
+from ._envelope import is_blank_message
 from ._errors import Cause, InvalidToolCall, LinkError
+from ._names import AgentName, agent_name
 from ._start import StartRequest, start_request
 from ._tools import parse_gateway_call, typed_arguments
 
@@ -45,17 +47,20 @@ class PeersCall:
 
 @dataclass(frozen=True, slots=True)
 class SendCall:
-    """``herdr_link_send``: a recipient string and a message string (name and blank checks are the operation's)."""
+    """``herdr_link_send``, read once: ``to`` is proven an Agent Name, and whether ``message`` is blank is
+    known. The operation raises ``MESSAGE_EMPTY`` for a blank one only after the recipient resolved
+    (``PROTOCOL.md`` §7.2's order), and checks neither again."""
 
-    to: str
+    to: AgentName
     message: str
+    blank: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class CloseCall:
-    """``herdr_link_close``."""
+    """``herdr_link_close``, with ``agent`` proven an Agent Name."""
 
-    agent: str
+    agent: AgentName
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +97,22 @@ class ParsedCall:
         return _TOOL_OF[type(self.call)]
 
 
+def _recipient(value: str) -> AgentName:
+    """The recipient of a send or close, proven; an invalid name is ``PEER_NOT_FOUND`` (no Herdr call)."""
+    name = agent_name(value)
+    if name is None:
+        raise LinkError(Cause.NOT_A_PEER, "not a valid Agent Name")
+    return name
+
+
 def _tier1(tool: str, values: dict[str, Any]) -> Call:
     if tool == PEERS_TOOL:
         return PeersCall()
     if tool == SEND_TOOL:
         send = typed_arguments(SEND_TOOL, values)
-        return SendCall(send["to"], send["message"])
+        return SendCall(_recipient(send["to"]), send["message"], is_blank_message(send["message"]))
     if tool == CLOSE_TOOL:
-        return CloseCall(typed_arguments(CLOSE_TOOL, values)["agent"])
+        return CloseCall(_recipient(typed_arguments(CLOSE_TOOL, values)["agent"]))
     return StartCall(start_request(values))
 
 

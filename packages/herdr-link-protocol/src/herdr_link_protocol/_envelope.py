@@ -9,7 +9,7 @@ from ._constants import PROTOCOL_ID
 from ._errors import Cause, LinkError, RemoteProtocolError
 from ._escape import dumps_terminal_safe
 from ._models import LinkModel
-from ._names import is_valid_agent_name, is_valid_message_id, new_message_id
+from ._names import AgentName, is_valid_agent_name, is_valid_message_id, new_message_id
 
 __all__ = ["Envelope", "build_envelope", "is_blank_message", "parse_envelope"]
 
@@ -64,6 +64,13 @@ class Envelope(LinkModel):
     """The recipient's Agent Name."""
     message: Annotated[str, AfterValidator(_message)]
     """The payload: any non-blank text; Herdr Link never interprets it."""
+
+    @classmethod
+    def proven(cls, from_: AgentName, to: AgentName, message: str) -> "Envelope":
+        """A new envelope from values already proven (names by their type, ``message`` not blank by the
+        parse that read it), with a fresh id: nothing is validated again. Anything else goes through
+        :func:`build_envelope` or the model's own validation."""
+        return cls.model_construct(id=new_message_id(), from_=from_, to=to, message=message)
 
     def to_line(self) -> str:
         """The envelope as one compact, terminal-safe JSON line (no control or line-break character)."""

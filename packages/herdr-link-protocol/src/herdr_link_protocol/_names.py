@@ -3,12 +3,14 @@
 import re
 import secrets
 import time
-from typing import Final, TypeGuard
+from typing import Final, NewType, TypeGuard
 
 __all__ = [
     "AGENT_NAME_PATTERN",
+    "AgentName",
     "GENERATED_NAME_PREFIX",
     "MESSAGE_ID_PATTERN",
+    "agent_name",
     "generate_self_name",
     "is_valid_agent_name",
     "is_valid_message_id",
@@ -31,6 +33,16 @@ _RANDOM_ID_CHARS: Final = 8
 def is_valid_agent_name(value: object) -> TypeGuard[str]:
     """Return whether ``value`` is a string that Herdr accepts as an Agent Name."""
     return isinstance(value, str) and AGENT_NAME_PATTERN.fullmatch(value) is not None
+
+
+AgentName = NewType("AgentName", str)
+"""A string proven to be a valid Agent Name (by :func:`agent_name`, or by the parse that read it): code
+that takes one does not check the grammar again."""
+
+
+def agent_name(value: object) -> AgentName | None:
+    """``value`` as a proven :data:`AgentName`, or ``None`` when Herdr would not accept it as one."""
+    return AgentName(value) if is_valid_agent_name(value) else None
 
 
 def is_valid_message_id(value: object) -> bool:

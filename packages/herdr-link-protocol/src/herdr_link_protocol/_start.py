@@ -12,7 +12,7 @@ from ._config import NewTabPlacementConfig, WithPlacementConfig
 from ._constants import START_TOOL
 from ._errors import Cause, LinkError
 from ._escape import is_terminal_safe
-from ._names import is_valid_agent_name
+from ._names import AgentName, is_valid_agent_name
 
 __all__ = [
     "AGENT_KIND_PATTERN",
@@ -73,7 +73,8 @@ class NewTabPlacement:
 class WithPlacement:
     """A pane split to the right of the live agent ``anchor``, inheriting its cwd."""
 
-    anchor: str
+    anchor: AgentName
+    """Proven by :func:`start_request`, which refuses a ``with`` that is not an Agent Name."""
 
 
 Placement = NewTabPlacement | WithPlacement
@@ -159,7 +160,7 @@ def resolve_placement(
     if isinstance(request, ExplicitStart):
         if configured is not None:
             raise ValueError("an explicit start has no configured placement")
-        return WithPlacement(request.with_) if request.with_ is not None else NewTabPlacement(request.cwd)
+        return WithPlacement(AgentName(request.with_)) if request.with_ is not None else NewTabPlacement(request.cwd)
     match configured:
         case NewTabPlacementConfig(label=label):
             if request.with_ is not None:
@@ -170,5 +171,5 @@ def resolve_placement(
                 raise LinkError(Cause.START_WITH_REQUIRED)
             if request.cwd is not None:
                 raise LinkError(Cause.START_WITH_AND_CWD)
-            return WithPlacement(request.with_)
+            return WithPlacement(AgentName(request.with_))
     raise ValueError("a configured start needs its entry's placement")

@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     from ._methods import Simulator as Simulator
     from ._model import (
         AGENT_KINDS as AGENT_KINDS,
-        HERDR_VERSIONS as HERDR_VERSIONS,
         BlockingScreen as BlockingScreen,
         Delivery as Delivery,
         HerdrError as HerdrError,
         StartScript as StartScript,
     )
+    from ._releases import HERDR_VERSIONS as HERDR_VERSIONS, RELEASES as RELEASES, Release as Release
     from ._server import (
         CallLog as CallLog,
         Fault as Fault,
@@ -55,11 +55,15 @@ _EXPORTS = {
     ],
     "_model": [
         "AGENT_KINDS",
-        "HERDR_VERSIONS",
         "BlockingScreen",
         "Delivery",
         "HerdrError",
         "StartScript",
+    ],
+    "_releases": [
+        "HERDR_VERSIONS",
+        "RELEASES",
+        "Release",
     ],
     "_server": [
         "CallLog",

@@ -1,5 +1,6 @@
-"""The simulated ``herdr`` command line's arguments: Herdr 0.8.2's rules for the commands Herdr Link
-touches, its global flags and its socket path (``docs/herdr.md`` §1, §8, §10).
+"""The simulated ``herdr`` command line's arguments: each modelled release's rules for the commands Herdr
+Link touches (``docs/herdr.md`` §8; what differs per release is a row of ``_releases.RELEASES``). The
+global flags and the socket path are in ``_cli_global``, the kinds in ``_kinds``.
 
 Pure: nothing here reads the environment or touches a socket. The ``herdr`` launcher runs it to
 tell a usage error from a stopped server, and the simulator runs it for every invocation. Standard
@@ -8,137 +9,14 @@ library only, and ``typing`` only for type checkers, so that a launch stays chea
 
 from __future__ import annotations  # annotations stay unevaluated, so typing is never imported
 
-import os
+from ._kinds import STATUSES, kind_label
+from ._releases import DEFAULT_RELEASE, RELEASES
+from ._usage import Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any, Final
-
-
-STATUSES: Final = ("idle", "working", "blocked", "done", "unknown")
-KINDS: Final = (
-    "pi",
-    "claude",
-    "codex",
-    "gemini",
-    "cursor",
-    "devin",
-    "agy",
-    "cline",
-    "omp",
-    "mastracode",
-    "opencode",
-    "copilot",
-    "kimi",
-    "kiro",
-    "droid",
-    "amp",
-    "grok",
-    "hermes",
-    "kilo",
-    "qodercli",
-    "qwen",
-    "maki",
-)
-ALIASES: Final = {
-    "claude-code": "claude",
-    "cursor-agent": "cursor",
-    "antigravity": "agy",
-    "github-copilot": "copilot",
-    "ghcs": "copilot",
-    "kiro-cli": "kiro",
-    "qoder": "qodercli",
-}
-SHELL_NAMES: Final = frozenset("sh bash dash zsh fish ksh mksh csh tcsh elvish xonsh nu pwsh powershell cmd".split())
-
-
-class Usage(Exception):
-    """A local argument error: plain text on stderr, exit 2, no socket access."""
-
-
-def kind_label(kind: str) -> str | None:
-    """Herdr's ``parse_agent_label``: a canonical label or alias, case-insensitively."""
-    lowered = kind.lower()
-    return lowered if lowered in KINDS else ALIASES.get(lowered)
-
-
-# ---- global flags and the socket path ----------------------------------------------------------
-
-
-def strip_global_flags(argv: list[str]) -> tuple[list[str], str | None]:
-    """Remove --session/--remote/--handoff flags that appear before a literal ``--``."""
-    kept: list[str] = []
-    session = None
-    index = 0
-    while index < len(argv):
-        arg = argv[index]
-        if arg == "--":
-            kept.extend(argv[index:])
-            break
-        if arg in ("--session", "--remote", "--remote-keybindings"):
-            if arg == "--remote":
-                raise Usage("--remote cannot be combined with a subcommand")
-            value = argv[index + 1] if index + 1 < len(argv) else None
-            if value is None:
-                raise Usage(f"missing value for {arg}")
-            if arg == "--session":
-                session = value
-            index += 2
-            continue
-        if arg.startswith("--session="):
-            session = arg.split("=", 1)[1]
-        elif arg.startswith("--remote="):
-            raise Usage("--remote cannot be combined with a subcommand")
-        elif arg != "--handoff":
-            kept.append(arg)
-        index += 1
-    return kept, session
-
-
-def valid_session_name(session: str) -> bool:
-    """1-64 bytes of ``[A-Za-z0-9._-]``, and not ``.`` or ``..``."""
-    return (
-        1 <= len(session.encode()) <= 64
-        and session not in (".", "..")
-        and all(c.isascii() and (c.isalnum() or c in "._-") for c in session)
-    )
-
-
-def global_options(raw: list[str], env: Mapping[str, str]) -> tuple[list[str], str, str]:
-    """Strip the global flags and resolve the socket path: the arguments left, the socket path and
-    the command that would start its server.
-
-    Raises:
-        Usage: a bad global flag or session name (exit 2, no socket access).
-    """
-    args, session = strip_global_flags(raw)
-    if session is not None and not valid_session_name(session):
-        raise Usage("error: invalid session name\nrun 'herdr --help' for usage")
-    path, start_command = socket_path(session, env)
-    return args, path, start_command
-
-
-def config_dir(env: Mapping[str, str]) -> str:
-    """Herdr's config directory: ``$XDG_CONFIG_HOME/herdr``, else ``~/.config/herdr``, else ``/tmp/herdr``."""
-    if env.get("XDG_CONFIG_HOME"):
-        return os.path.join(env["XDG_CONFIG_HOME"], "herdr")
-    if env.get("HOME"):
-        return os.path.join(env["HOME"], ".config", "herdr")
-    return os.path.join("/tmp", "herdr")
-
-
-def socket_path(session: str | None, env: Mapping[str, str]) -> tuple[str, str]:
-    """The API socket path and the command that would start or attach its server."""
-    base = config_dir(env)
-    if session is not None and session != "default":
-        return os.path.join(base, "sessions", session, "herdr.sock"), f"herdr session attach {session}"
-    if session is None and env.get("HERDR_SOCKET_PATH"):
-        return env["HERDR_SOCKET_PATH"], "herdr"
-    env_session = env.get("HERDR_SESSION")
-    if session is None and env_session and env_session != "default":
-        return os.path.join(base, "sessions", env_session, "herdr.sock"), f"herdr session attach {env_session}"
-    return os.path.join(base, "herdr.sock"), "herdr"
 
 
 # ---- argument parsing ---------------------------------------------------------------------------
@@ -206,8 +84,8 @@ def expand_equals(args: Sequence[str], options: Sequence[str]) -> list[str]:
     return expanded
 
 
-def parse_agent(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
-    newer = release == "0.9.0"
+def parse_agent(args: Sequence[str], env: Mapping[str, str], release: str = DEFAULT_RELEASE) -> Plan:
+    newer = RELEASES[release].equals_options
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "get":
         _exactly(rest, 1, "usage: herdr agent get <target>")
@@ -263,24 +141,17 @@ READ_SOURCES: Final = {
 """``--source`` values and what the CLI sends for each (``parse_read_source``)."""
 
 
-READ_USAGE: Final = {
-    "0.8.2": "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped] [--lines N] "
-    "[--format text|ansi] [--ansi]",
-    "0.9.0": "usage: herdr agent read <target> [--source visible|recent|recent-unwrapped|detection] [--lines N] "
-    "[--format text|ansi] [--ansi]",
-}
-
-
-def parse_agent_read(rest: list[str], release: str = "0.8.2") -> Plan:
+def parse_agent_read(rest: list[str], release: str = DEFAULT_RELEASE) -> Plan:
     """``agent read <target> [--source S] [--lines N] [--format text|ansi] [--ansi]`` (``src/cli/agent.rs``).
 
     0.8.2 fails a bad option value from ``main`` (exit 1); 0.9 prints the error and its usage line
     (exit 2) and takes ``--option=value``.
     """
-    usage = READ_USAGE[release]
+    row = RELEASES[release]
+    usage = row.read_usage
     if not rest:
         raise Usage(usage)
-    if release == "0.9.0":
+    if row.equals_options and row.read_errors_are_usage:
         try:
             return _agent_read(rest[:1] + expand_equals(rest[1:], ("--source", "--lines", "--format")))
         except (_BadValue, Usage) as error:
@@ -320,12 +191,14 @@ def _agent_read(rest: list[str]) -> Plan:
     return "cli:agent:read", "agent.read", params
 
 
-def parse_agent_start(args: Sequence[str], release: str = "0.8.2") -> tuple[str, str, str, list[str], int | None]:
+def parse_agent_start(
+    args: Sequence[str], release: str = DEFAULT_RELEASE
+) -> tuple[str, str, str, list[str], int | None]:
     usage = "usage: herdr agent start <name> --kind KIND --pane ID [--timeout MS] [-- <agent-args...>]"
     if not args or args[0].startswith("-"):
         raise Usage(usage)
     name = args[0]
-    if release == "0.9.0":  # `--option=value` before `--` only: the agent's own args keep their shape
+    if RELEASES[release].equals_options:  # `--option=value` before `--` only: the agent's own args keep their shape
         cut = args.index("--") if "--" in args else len(args)
         args = [*expand_equals(args[:cut], ("--kind", "--pane", "--timeout")), *args[cut:]]
     separator = args.index("--") if "--" in args else len(args)
@@ -368,7 +241,7 @@ def _env_pair(value: str) -> tuple[str, str]:
     return key, item
 
 
-def parse_pane(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
+def parse_pane(args: Sequence[str], env: Mapping[str, str], release: str = DEFAULT_RELEASE) -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub in ("get", "close"):
         _exactly(rest, 1, f"usage: herdr pane {sub} <pane_id>")
@@ -459,12 +332,12 @@ def parse_pane_split(rest: list[str], current_pane: str | None) -> Plan:
     return "cli:pane:split", "pane.split", params
 
 
-def parse_report_agent(rest: list[str], release: str = "0.8.2") -> Plan:
+def parse_report_agent(rest: list[str], release: str = DEFAULT_RELEASE) -> Plan:
     """``pane report-agent <pane_id> --source ID --agent LABEL --state S [--message TEXT]``; 0.9 also
     takes the options before the pane id and as ``--option=value`` (its changelog, #2926)."""
     usage = "usage: herdr pane report-agent <pane_id> --source ID --agent LABEL --state idle|working|blocked|unknown"
     keys = {"--source": "source", "--agent": "agent", "--state": "state", "--message": "message"}
-    if release == "0.9.0":
+    if RELEASES[release].report_agent_options_anywhere:
         rest = expand_equals(rest, tuple(keys))
         positional = [i for i, a in enumerate(rest) if not a.startswith("-") and (i == 0 or rest[i - 1] not in keys)]
         if not positional:
@@ -560,7 +433,7 @@ def _create_options(rest: list[str], allowed: tuple[str, ...]) -> dict[str, Any]
     return ordered
 
 
-def parse_tab(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
+def parse_tab(args: Sequence[str], env: Mapping[str, str], release: str = DEFAULT_RELEASE) -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "create":
         return "cli:tab:create", "tab.create", _create_options(rest, ("--workspace", "--cwd", "--label", "--env"))
@@ -577,7 +450,7 @@ def parse_tab(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2
     raise Usage("usage: herdr tab <create|close|list> ...")
 
 
-def parse_workspace(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> Plan:
+def parse_workspace(args: Sequence[str], env: Mapping[str, str], release: str = DEFAULT_RELEASE) -> Plan:
     sub, rest = (args[0], list(args[1:])) if args else ("", [])
     if sub == "create":
         return "cli:workspace:create", "workspace.create", _create_options(rest, ("--cwd", "--label", "--env"))
@@ -596,7 +469,7 @@ SUBCOMMANDS: Final = {
 }
 
 
-def route(args: Sequence[str], env: Mapping[str, str], release: str = "0.8.2") -> tuple[str, str, Any]:
+def route(args: Sequence[str], env: Mapping[str, str], release: str = DEFAULT_RELEASE) -> tuple[str, str, Any]:
     """Decide an invocation (global flags already stripped), before any request.
 
     Returns ``(request_id, kind, detail)``: kind ``"exit"`` with ``(code, stdout, stderr)`` for usage

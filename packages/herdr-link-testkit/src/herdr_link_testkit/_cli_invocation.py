@@ -14,10 +14,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from ._cli_args import SHELL_NAMES, Usage, global_options, kind_label, route
+from ._cli_args import route
+from ._cli_global import global_options
 from ._cli_wire import server_not_running
 from ._endpoint import Endpoint
-from ._model import HERDR_VERSIONS
+from ._kinds import SHELL_NAMES, kind_label
+from ._releases import RELEASES
+from ._usage import Usage
 
 __all__ = ["Invocation", "run_invocation"]
 
@@ -68,7 +71,7 @@ class Invocation:
         """The ping protocol guard; returns the ``protocol_mismatch`` error to print, or ``None``."""
         pong = self.send("api-client:status", "ping", {})
         protocol = pong.get("result", {}).get("protocol")
-        mine = HERDR_VERSIONS[self.server.release]  # this CLI is the simulated release's own
+        mine = RELEASES[self.server.release].protocol  # this CLI is the simulated release's own
         if protocol == mine:
             return None
         if isinstance(protocol, int) and protocol < mine:

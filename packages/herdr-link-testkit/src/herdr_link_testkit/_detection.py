@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ._cli_args import SHELL_NAMES, kind_label
+from ._kinds import SHELL_NAMES, kind_label
 from ._terminal import ForegroundProcess
 
 __all__ = ["RULES", "Match", "ScreenRule", "identify_agent", "screen_state"]

@@ -17,7 +17,6 @@ from typing import Any, Final, Self
 
 from ._methods import Simulator
 from ._model import (
-    HERDR_VERSIONS,
     BlockingScreen,
     Delivery,
     Occupant,
@@ -27,6 +26,7 @@ from ._model import (
     valid_agent_name,
 )
 from ._pane_io import read_text
+from ._releases import DEFAULT_RELEASE, RELEASES
 from ._server import CallLog, Fault, SimulatorServer
 from ._terminal import PaneTerminal, session_processes
 
@@ -35,7 +35,7 @@ __all__ = ["HerdrSim", "write_launcher"]
 _PACKAGE_PARENT: Final = Path(__file__).resolve().parent.parent
 
 
-def write_launcher(path: Path, python: str = sys.executable, release: str = "0.8.2") -> Path:
+def write_launcher(path: Path, python: str = sys.executable, release: str = DEFAULT_RELEASE) -> Path:
     """Write an executable ``herdr`` script at ``path`` that runs the simulated CLI.
 
     It starts Python without ``site`` and without ``PYTHON*`` variables (so its bytecode is cached
@@ -68,7 +68,7 @@ class HerdrSim:
         *,
         socket_name: str = "herdr.sock",
         home: str | None = None,
-        herdr_version: str = "0.8.2",
+        herdr_version: str = DEFAULT_RELEASE,
         real_panes: bool = False,
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -80,8 +80,8 @@ class HerdrSim:
         keeping its screen; agents are what runs in it, found by detection (Linux; needs the
         ``real-panes`` extra). ``env``: the Herdr server's environment, which every pane's shell
         inherits (default: this process's, with ``HOME`` set to ``home``)."""
-        if herdr_version not in HERDR_VERSIONS:
-            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
+        if herdr_version not in RELEASES:
+            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(RELEASES)}")
         # Unix socket paths are limited to 104-108 bytes: keep the directory short (not pytest's tmp_path).
         self._owns_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="hs-", dir="/tmp") if root is None else root)

@@ -37,6 +37,7 @@ from ._pane_io import (
     shell_command,
 )
 from ._records import SimulatorRecords
+from ._releases import RELEASES
 
 __all__ = ["Simulator"]
 
@@ -61,10 +62,7 @@ class Simulator(SimulatorRecords):
     # ---- socket methods ------------------------------------------------------------------------
 
     def method_ping(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        capabilities: dict[str, Any] = {"live_handoff": True, "detached_server_daemon": False}
-        if self.release == "0.9.0":
-            # What a 0.9.0 server's ping reports besides (a captured ``herdr status`` of 0.9.0).
-            capabilities.update(endpoint_protocol_generation=1, surface_interest=True, health_check=True)
+        capabilities: dict[str, Any] = dict(RELEASES[self.release].ping_capabilities)
         return {"type": "pong", "version": self.version, "protocol": self.protocol, "capabilities": capabilities}
 
     def method_workspace_create(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -329,13 +327,13 @@ class Simulator(SimulatorRecords):
                 terminal.write(typed)
             except OSError as error:
                 raise HerdrError("agent_prompt_failed", str(error)) from error
-            if self.release == "0.9.0":
+            if RELEASES[self.release].prompt_reply_after_enter:
                 self._after_reply(lambda: terminal.write_after(ENTER, PROMPT_SUBMIT_DELAY))
             else:
                 terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
         else:
             pane.received.extend(typed + ENTER)
-            if self.release == "0.9.0":
+            if RELEASES[self.release].prompt_reply_after_enter:
                 self._after_reply(lambda: time.sleep(PROMPT_SUBMIT_DELAY))
         raw, lines = _delivery_shape(text, bracketed)
         delivery = Delivery(pane.id, target, text, mode, True, raw, lines)
@@ -457,22 +455,14 @@ class Simulator(SimulatorRecords):
         return result
 
     def _prompt_observed(self, pane: Pane, seq: int) -> bool:
-        """0.8.2 waits for any state change; 0.9 for working or blocked activity."""
-        if self.release == "0.9.0":
+        """0.8.2 waits for any state change; 0.9 for working or blocked activity (the release's row)."""
+        if RELEASES[self.release].prompt_observed == "activity":
             return self.public_status(pane) in ("working", "blocked")
         return self.state_change_seq != seq
 
     def _stalled(self, pane: Pane, seq: int, limit: int) -> str:
         status = self.public_status(pane)
-        if self.release == "0.9.0":
-            return (
-                f"agent prompt produced no observed working or blocked state within {limit} ms; "
-                f"current status is {status}"
-            )
-        return (
-            f"agent prompt produced no observed state change within 5000 ms; status is {status} "
-            f"and state_change_seq remained {seq}"
-        )
+        return RELEASES[self.release].stall_message.format(limit=limit, status=status, seq=seq)
 
     # ---- what runs after a reply is decided, outside the lock ------------------------------
 

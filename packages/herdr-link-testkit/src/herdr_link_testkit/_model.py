@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from ._cli_args import ALIASES, KINDS, kind_label
 from ._ids import pane_id, tab_id, workspace_id
+from ._kinds import ALIASES, KINDS, kind_label
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 __all__ = [
     "AGENT_KINDS",
     "BlockingScreen",
-    "HERDR_VERSIONS",
     "KIND_ALIASES",
     "Delivery",
     "HerdrError",
@@ -259,7 +258,3 @@ def _delivery_shape(text: str, bracketed: bool) -> tuple[tuple[str, ...], int]:
     else:
         lines = 1 + text.replace("\r\n", "\n").count("\n") + text.replace("\r\n", "\n").count("\r")
     return raw, lines
-
-
-HERDR_VERSIONS: Final = {"0.8.2": 20, "0.9.0": 22}
-"""The Herdr releases the simulator models, with the socket protocol each speaks (``docs/herdr-versions.md``)."""

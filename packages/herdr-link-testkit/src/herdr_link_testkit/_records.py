@@ -8,6 +8,7 @@ from ._model import (
     Tab,
     Workspace,
 )
+from ._releases import RELEASES
 from ._state import SimulatorState
 
 _ACTIVITY_GLYPHS = "·✢✳✶✻✽◐◓◑◒"
@@ -69,9 +70,9 @@ class SimulatorRecords(SimulatorState):
         occupant = pane.occupant
         assert occupant is not None
         info: dict[str, Any] = {"terminal_id": pane.terminal_id}
-        if self.release == "0.9.0" and occupant.kind is not None:
-            # A later AgentInfo names the agent instance (src/api/schema/agents.rs); the release that
-            # added it is unknown, so only the 0.9.0 mode carries it (docs/herdr-versions.md).
+        if "agent_instance_id" in RELEASES[self.release].agent_fields and occupant.kind is not None:
+            # A later AgentInfo names the agent instance; no modelled release has it yet: the release
+            # that adds it is a row of its own (docs/herdr-versions.md).
             info["agent_instance_id"] = occupant.instance_id
         if occupant.name is not None:
             info["name"] = occupant.name

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 
 from ._ids import decode_number, parse_canonical_pane_id
 from ._model import (
-    HERDR_VERSIONS,
     BlockingScreen,
     HerdrError,
     Pane,
@@ -23,6 +22,7 @@ from ._model import (
     _remove_leaf,
     canonical_kind,
 )
+from ._releases import DEFAULT_RELEASE, RELEASES
 
 __all__ = ["SimulatorState"]
 
@@ -31,7 +31,7 @@ class SimulatorState:
     """The state of one simulated Herdr server and its transitions (time-driven ones evaluated lazily,
     whenever state is read). Thread-safe: every method runs under one lock."""
 
-    version: str = "0.8.2"
+    version: str = DEFAULT_RELEASE
     protocol: int = 20
 
     def __init__(
@@ -40,18 +40,18 @@ class SimulatorState:
         socket_path: str = "",
         bin_path: str = "",
         home: str | None = None,
-        herdr_version: str = "0.8.2",
+        herdr_version: str = DEFAULT_RELEASE,
         real_panes: bool = False,
         server_env: Mapping[str, str] | None = None,
     ) -> None:
         """``real_panes``: every pane is a pseudo-terminal running a shell (:mod:`._terminal`), whose
         agents the simulator finds by detection (:mod:`._live`); ``server_env`` is the environment of
         the Herdr server, which each pane's shell inherits (default: this process's, with ``HOME``)."""
-        if herdr_version not in HERDR_VERSIONS:
-            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(HERDR_VERSIONS)}")
+        if herdr_version not in RELEASES:
+            raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(RELEASES)}")
         self.release = herdr_version
         """The release modelled; ``version`` and ``protocol`` are what ``ping`` reports (tests may change them)."""
-        self.version, self.protocol = herdr_version, HERDR_VERSIONS[herdr_version]
+        self.version, self.protocol = herdr_version, RELEASES[herdr_version].protocol
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.socket_path = socket_path

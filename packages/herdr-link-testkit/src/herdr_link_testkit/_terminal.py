@@ -267,7 +267,7 @@ class PaneTerminal:
 
     def at_shell_prompt(self) -> bool:
         """Herdr's "idle shell prompt": the foreground group is the shell alone (``docs/herdr.md`` §8.4)."""
-        from ._cli_args import SHELL_NAMES
+        from ._kinds import SHELL_NAMES
 
         job = self.foreground_job()
         if job is None:

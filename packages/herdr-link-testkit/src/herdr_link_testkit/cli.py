@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ._harness import HerdrSim
-from ._model import HERDR_VERSIONS, HerdrError
+from ._model import HerdrError
+from ._releases import DEFAULT_RELEASE, HERDR_VERSIONS
 
 __all__ = ["main"]
 
@@ -86,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve.add_argument("--socket", required=True, help="socket path (keep it under ~100 bytes)")
     serve.add_argument("--layout", type=Path, help="JSON layout file to set up first")
     serve.add_argument(
-        "--herdr-version", choices=sorted(HERDR_VERSIONS), default="0.8.2", help="the Herdr release to simulate"
+        "--herdr-version", choices=sorted(HERDR_VERSIONS), default=DEFAULT_RELEASE, help="the Herdr release to simulate"
     )
     serve.add_argument(
         "--real-panes",

@@ -15,8 +15,11 @@ import os
 import sys
 import time
 
-from ._cli_args import Usage, global_options, route
+from ._cli_args import route
+from ._cli_global import global_options
 from ._cli_wire import REQUESTS, channel_dir, encode_request, read_reply, server_not_running
+from ._releases import DEFAULT_RELEASE
+from ._usage import Usage
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,7 +70,7 @@ def _alone(args: list[str], path: str, start_command: str, release: str) -> int:
     return 1
 
 
-def main(argv: Sequence[str] | None = None, *, release: str = "0.8.2") -> int:
+def main(argv: Sequence[str] | None = None, *, release: str = DEFAULT_RELEASE) -> int:
     """Run one ``herdr`` invocation and return its exit status (``release``: whose CLI this is)."""
     raw = list(sys.argv[1:] if argv is None else argv)
     try:

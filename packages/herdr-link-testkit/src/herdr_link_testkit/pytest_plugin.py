@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from ._harness import HerdrSim
-from ._model import HERDR_VERSIONS
+from ._releases import DEFAULT_RELEASE, HERDR_VERSIONS
 
 CommandPolicy = Callable[[Sequence[str]], str | None]
 
@@ -27,7 +27,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     """``--herdr-version``: the Herdr release every ``herdr_sim`` of the run simulates."""
     parser.addoption(
         "--herdr-version",
-        default="0.8.2",
+        default=DEFAULT_RELEASE,
         choices=sorted(HERDR_VERSIONS),
         help="the Herdr release the herdr_sim fixture simulates (default 0.8.2)",
     )
