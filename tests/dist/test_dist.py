@@ -227,9 +227,13 @@ def test_a_uvx_registration_runs_the_server_and_the_hook_from_the_wheelhouse(
     ours installed, uvx fetches ours from the wheelhouse and the rest from the index."""
     uvx = shutil.which("uvx")
     assert uvx is not None, "uv's uvx is not on PATH (nox installs uv)"
-    command = [sys.executable, "-m", "herdr_link_mcp", "wiring", "--host", "claude", "--launcher", "uvx",
-               "--find-links", str(wheelhouse), "--json"]  # fmt: skip
-    files = json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)["files"]
+    wheel = next(wheelhouse.glob("herdr_link_mcp-*.whl"))  # printed by the wheel itself, run as uvx runs it
+    printer = [uvx, "--find-links", str(wheelhouse), f"herdr-link-mcp@{wheel.name.split('-')[1]}"]
+    command = [*printer, "wiring", "--host", "claude", "--launcher", "uvx", "--find-links", str(wheelhouse), "--json"]
+    outside = {k: v for k, v in os.environ.items() if not k.startswith("HERDR_")}  # uv's own cache: only prints
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env=outside)
+    assert done.returncode == 0, done.stderr[-3000:]
+    files = json.loads(done.stdout)["files"]
     server = json.loads(files[0]["content"])["mcpServers"]["herdr_link"]
     hook = json.loads(files[1]["content"])["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert server["command"] == "uvx" and server["args"][-1].startswith("herdr-link-mcp@0.")

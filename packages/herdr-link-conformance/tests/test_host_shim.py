@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from herdr_link_conformance import AdapterSpec, open_adapter
+from herdr_link_protocol import Cause, LinkError
 
 FAKE_PI = """
 let firstStarted = false;
@@ -97,7 +98,7 @@ def test_a_sequential_pi_tool_waits_for_the_calls_before_it(tmp_path):
 
 @pytest.mark.parametrize(
     "thrown, protocol_error",
-    [("SEND_FAILED: message is empty", False), ("Unknown gateway action: teleport", True)],
+    [(str(LinkError(Cause.MESSAGE_EMPTY)), False), ("Unknown gateway action: teleport", True)],
 )
 def test_a_thrown_text_is_a_tool_error_only_as_code_and_reason(tmp_path, thrown, protocol_error):
     async def run():

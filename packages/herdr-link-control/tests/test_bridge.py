@@ -9,7 +9,7 @@ import pytest
 from scripted_herdr import agent, got, link, ok, scripted
 
 from herdr_link_control.bridge import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply, BridgeServer
-from herdr_link_protocol import MAX_LINE_BYTES, JsonLine, JsonLineReader
+from herdr_link_protocol import MAX_LINE_BYTES, Cause, JsonLine, JsonLineReader, LinkError
 
 pytestmark = pytest.mark.anyio
 SELF = ("agent", "get", "w1:p1")
@@ -115,7 +115,7 @@ async def test_an_incompatible_stub_is_told_clearly(hello):
     await run(harness, body)
     assert harness.replies[0]["error"] == {
         "code": "NOT_IN_HERDR",
-        "message": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
+        "message": str(LinkError(Cause.BRIDGE_INCOMPATIBLE)),
     }
     assert harness.replies[1] == {
         "id": 1,

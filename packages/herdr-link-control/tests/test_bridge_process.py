@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from herdr_link_control.bridge import BRIDGE_CONTRACT, BridgeReply
-from herdr_link_protocol import extract_envelope
+from herdr_link_protocol import Cause, LinkError, extract_envelope
 from herdr_link_testkit import Fault, HerdrSim
 
 CLIENT = Path(__file__).parent / "node" / "bridge_client.mjs"
@@ -114,7 +114,7 @@ def test_errors_are_agent_facing_and_the_bridge_keeps_serving(herdr_sim: HerdrSi
         ],
     )
     errors = {r["id"]: r.get("error") for r in report["replies"]}
-    assert errors[1] == {"code": "PEER_NOT_FOUND", "message": "PEER_NOT_FOUND: target agent is not a live peer"}
+    assert errors[1] == {"code": "PEER_NOT_FOUND", "message": str(LinkError(Cause.NOT_A_PEER))}
     assert errors[2]["code"] == "PEER_NOT_FOUND"
     assert errors[3] == {
         "code": "START_INPUT_INVALID",
@@ -166,7 +166,7 @@ def test_outside_herdr_every_op_is_not_in_herdr(tmp_path):
     reply = json.loads(done.stdout.splitlines()[1])
     assert reply == {
         "id": 1,
-        "error": {"code": "NOT_IN_HERDR", "message": "NOT_IN_HERDR: Herdr environment is unavailable"},
+        "error": {"code": "NOT_IN_HERDR", "message": str(LinkError(Cause.ENVIRONMENT_MISSING))},
     }
 
 

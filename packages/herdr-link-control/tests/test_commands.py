@@ -100,7 +100,7 @@ def test_agent_starts_usage_refusal_is_start_failed():
         Role.AGENT_START, RunResult(2, "", "unsupported interactive agent kind: vim\n"), ["agent", "start", "w"]
     )
     assert error.cause is Cause.START_KIND_UNSUPPORTED and error.code is ErrorCode.START_FAILED
-    assert str(error) == "START_FAILED: Herdr does not support this agent kind"
+    assert str(error) == str(LinkError(Cause.START_KIND_UNSUPPORTED))
 
 
 def _protocol_md_outcomes() -> dict[str, tuple[str, dict[str, str]]]:

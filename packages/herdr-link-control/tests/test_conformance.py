@@ -13,7 +13,7 @@ from herdr_link_testkit import HerdrSim
 pytestmark = pytest.mark.anyio
 SELF = ("agent", "get", "w1:p1")
 LIST = ("agent", "list")
-SESSION_RULE = "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
+SESSION_RULE = str(LinkError(Cause.SESSION_PANE_AMBIGUOUS))
 
 
 def listing(*rows: dict[str, Any]) -> RunResult:
@@ -130,16 +130,14 @@ async def test_a_refused_agent_list_is_reported_as_such():
     runner = scripted({SELF: got(agent("brain")), LIST: err("internal_error")})
     with pytest.raises(LinkError) as caught:
         await link(runner).peers()
-    assert str(caught.value) == "NOT_IN_HERDR: Herdr refused to list this workspace's agents"
+    assert str(caught.value) == str(LinkError(Cause.PEERS_REFUSED))
 
 
 async def test_a_close_whose_own_record_is_refused_blames_the_caller_not_the_target():
     runner = scripted({SELF: err("internal_error"), ("agent", "get", "worker"): got(agent("worker", pane="w1:p3"))})
     with pytest.raises(LinkError) as caught:
         await link(runner).close("worker")
-    assert str(caught.value) == (
-        "PEER_NOT_FOUND: Herdr does not report this agent's own workspace, so no peer can be reached"
-    )
+    assert str(caught.value) == (str(LinkError(Cause.CALLER_NOT_REPORTED)))
     assert not any(call[:2] == ("pane", "close") for call in runner.calls)
 
 
@@ -162,7 +160,7 @@ async def test_a_prompt_herdr_refuses_with_internal_error_is_send_failed():
     )
     with pytest.raises(LinkError) as caught:
         await link(runner).send("reviewer", "hi")
-    assert str(caught.value) == "SEND_FAILED: Herdr did not accept message delivery"
+    assert str(caught.value) == str(LinkError(Cause.SEND_REJECTED))
 
 
 async def test_a_target_record_under_another_name_is_not_that_peer():

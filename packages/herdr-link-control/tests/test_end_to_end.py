@@ -54,7 +54,7 @@ async def test_other_workspaces_are_invisible(herdr_sim: HerdrSim, team):
     for operation in (subject.send("other", "hi"), subject.close("other"), subject.send("ghost", "hi")):
         with pytest.raises(LinkError) as caught:
             await operation
-        assert str(caught.value) == "PEER_NOT_FOUND: target agent is not a live peer"
+        assert str(caught.value) == str(LinkError(Cause.NOT_A_PEER))
     assert herdr_sim.deliveries(other) == [] and herdr_sim.exists(other)
 
 
@@ -205,7 +205,7 @@ async def test_a_kind_herdr_does_not_know_is_start_failed_and_rolled_back(herdr_
     before = herdr_sim.pane_ids()
     with pytest.raises(LinkError) as caught:
         await caller(herdr_sim, brain).start({"name": "worker", "kind": "vim", "args": []})
-    assert str(caught.value) == "START_FAILED: Herdr does not support this agent kind"
+    assert str(caught.value) == str(LinkError(Cause.START_KIND_UNSUPPORTED))
     assert herdr_sim.pane_ids() == before
 
 
@@ -239,7 +239,7 @@ async def test_a_hung_herdr_times_out_as_not_in_herdr(herdr_sim: HerdrSim, team)
     subject = caller(herdr_sim, brain, timeouts=Timeouts(command=1.0))
     with pytest.raises(LinkError) as caught:
         await subject.send("reviewer", "x")
-    assert str(caught.value) == "NOT_IN_HERDR: Herdr did not answer in time; the message may still have been delivered"
+    assert str(caught.value) == str(LinkError(Cause.SEND_TIMEOUT))
 
 
 async def test_parallel_sends_each_arrive_exactly_once(herdr_sim: HerdrSim, team):

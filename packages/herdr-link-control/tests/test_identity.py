@@ -71,7 +71,7 @@ async def test_bootstrap_failures_are_sanitised():
     runner = scripted({SELF: UNNAMED, RENAME: err("agent_launch_pending", "pane w1:p1 term_abc pending")})
     with pytest.raises(LinkError) as caught:
         await link(runner).peers()
-    assert str(caught.value) == "SELF_UNNAMED: Herdr Link could not establish a stable Agent Name"
+    assert str(caught.value) == str(LinkError(Cause.NO_STABLE_NAME))
     assert "w1:p1" in caught.value.detail
 
 
@@ -93,7 +93,7 @@ async def test_exhausted_readiness_is_self_unnamed_and_leaves_nothing_behind():
     with pytest.raises(LinkError) as caught:
         await subject.peers()
     assert caught.value.cause is Cause.SELF_NOT_DETECTED and caught.value.code is ErrorCode.SELF_UNNAMED
-    assert str(caught.value) == "SELF_UNNAMED: this agent is not yet detected by Herdr"
+    assert str(caught.value) == str(LinkError(Cause.SELF_NOT_DETECTED))
     assert (await subject.bootstrap()) == "brain"  # no poisoned state
 
 

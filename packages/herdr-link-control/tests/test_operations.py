@@ -114,7 +114,7 @@ async def test_send_to_another_workspace_is_indistinguishable_from_a_missing_pee
             await link(runner).send("reviewer", "hi")
         texts.add(str(caught.value))
         assert not any(c[:2] == ("agent", "prompt") for c in runner.calls)
-    assert texts == {"PEER_NOT_FOUND: target agent is not a live peer"}
+    assert texts == {str(LinkError(Cause.NOT_A_PEER))}
 
 
 @pytest.mark.parametrize("to", ["BadName", "", "w1:p2", "a" * 33])
@@ -130,7 +130,7 @@ async def test_a_blank_message_is_refused_after_resolution_and_nothing_is_delive
     runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): REVIEWER})
     with pytest.raises(LinkError) as caught:
         await link(runner).send("reviewer", message)
-    assert str(caught.value) == "SEND_FAILED: message is empty"
+    assert str(caught.value) == str(LinkError(Cause.MESSAGE_EMPTY))
     assert len(runner.calls) == 2
 
 
@@ -177,7 +177,7 @@ async def test_a_timed_out_send_says_it_may_have_been_delivered():
     runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): REVIEWER, ("agent", "prompt"): TimeoutError()})
     with pytest.raises(LinkError) as caught:
         await link(runner).send("reviewer", "hi")
-    assert str(caught.value) == "NOT_IN_HERDR: Herdr did not answer in time; the message may still have been delivered"
+    assert str(caught.value) == str(LinkError(Cause.SEND_TIMEOUT))
     assert sum(c[:2] == ("agent", "prompt") for c in runner.calls) == 1  # never retried
 
 
@@ -239,7 +239,7 @@ async def test_outside_herdr_nothing_runs():
         for call in (subject.peers(), subject.send("a", "b"), subject.close("a"), subject.start({})):
             with pytest.raises(LinkError) as caught:
                 await call
-            assert str(caught.value) == "NOT_IN_HERDR: Herdr environment is unavailable"
+            assert str(caught.value) == str(LinkError(Cause.ENVIRONMENT_MISSING))
         assert await subject.bootstrap() is None
     assert runner.calls == []
 

@@ -359,7 +359,7 @@ async def test_unsupported_kind_from_herdr_is_start_failed():
     )
     with pytest.raises(LinkError) as caught:
         await link(runner).start({"name": "w", "kind": "vim", "args": []})
-    assert str(caught.value) == "START_FAILED: Herdr does not support this agent kind"
+    assert str(caught.value) == str(LinkError(Cause.START_KIND_UNSUPPORTED))
     assert runner.calls[-1] == ("tab", "close", "w1:t2")
 
 

@@ -18,7 +18,7 @@ from mcp.shared.memory import create_client_server_memory_streams
 
 from herdr_link_control import Link, RunResult, ScriptedRunner
 from herdr_link_mcp import create_server, initialization_options
-from herdr_link_protocol import COMMUNICATION_CONTRACT, tools_list, tools_list_json
+from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, tools_list, tools_list_json
 from herdr_link_testkit import HerdrSim
 
 pytestmark = pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_outside_herdr_nothing_is_listed_and_every_call_fails_closed():
             ("herdr_link_send", {"to": "a", "message": "b"}),
         ]:
             result = await client.call_tool(name, arguments)
-            assert result.is_error and text(result) == "NOT_IN_HERDR: Herdr environment is unavailable"
+            assert result.is_error and text(result) == str(LinkError(Cause.ENVIRONMENT_MISSING))
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -203,8 +203,8 @@ async def test_receipts_for_every_tool_and_through_the_gateway(brain, herdr_sim:
     [
         ("herdr_link_send", {"message": "x"}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
         ("herdr_link_send", {"to": "reviewer", "message": 3}, 'SEND_FAILED: "message" must be a string'),
-        ("herdr_link_send", {"to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
-        ("herdr_link_send", {"to": "reviewer", "message": " "}, "SEND_FAILED: message is empty"),
+        ("herdr_link_send", {"to": "ghost", "message": "x"}, str(LinkError(Cause.NOT_A_PEER))),
+        ("herdr_link_send", {"to": "reviewer", "message": " "}, str(LinkError(Cause.MESSAGE_EMPTY))),
         ("herdr_link_close", {}, 'PEER_NOT_FOUND: "agent" must be an Agent Name'),
         (
             "herdr_link_start",

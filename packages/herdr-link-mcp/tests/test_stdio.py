@@ -11,7 +11,7 @@ import mcp.types as types
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
-from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
+from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, extract_envelope
 from herdr_link_testkit import HerdrSim
 
 pytestmark = pytest.mark.anyio
@@ -74,7 +74,7 @@ async def test_handshake_era_full_flow(herdr_sim: HerdrSim, team):
         sent = json.loads(text(await session.call_tool("herdr_link_send", {"to": "reviewer", "message": "review"})))
         assert sent["status"] == "sent"
         missing = await session.call_tool("herdr_link_send", {"to": "ghost", "message": "x"})
-        assert missing.is_error and text(missing) == "PEER_NOT_FOUND: target agent is not a live peer"
+        assert missing.is_error and text(missing) == str(LinkError(Cause.NOT_A_PEER))
         worker_pane = herdr_sim.agent("worker")["pane_id"]
         closed = await session.call_tool("herdr_link_close", {"agent": "worker"})
         assert json.loads(text(closed)) == {"status": "closed", "agent": "worker"}
@@ -151,7 +151,7 @@ async def test_outside_herdr_the_process_lists_nothing_and_refuses_calls(tmp_pat
     async with handshake_session(env, notices) as session:
         assert (await session.list_tools()).tools == []
         result = await session.call_tool("herdr_link", {})
-        assert result.is_error and text(result) == "NOT_IN_HERDR: Herdr environment is unavailable"
+        assert result.is_error and text(result) == str(LinkError(Cause.ENVIRONMENT_MISSING))
     assert notices == []
 
 

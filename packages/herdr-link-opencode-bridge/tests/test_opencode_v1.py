@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, active_presentation, extract_envelope
+from herdr_link_protocol import (
+    COMMUNICATION_CONTRACT,
+    Cause,
+    LinkError,
+    PresentationForm,
+    active_presentation,
+    extract_envelope,
+)
 from herdr_link_testkit import HerdrSim
 
 ACTIVE = '{"status":"active","capabilities":["start","peers","send","close"]}'
@@ -165,14 +172,14 @@ def test_fields_of_another_action_are_dropped(drive, herdr_sim: HerdrSim, team):
 @pytest.mark.parametrize(
     ("args", "text"),
     [
-        ({"action": "send", "to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
+        ({"action": "send", "to": "ghost", "message": "x"}, str(LinkError(Cause.NOT_A_PEER))),
         ({"action": "send", "to": "reviewer"}, 'SEND_FAILED: "message" must be a string'),
         ({"action": "send", "message": "x"}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
         ({"action": "close"}, 'PEER_NOT_FOUND: "agent" must be an Agent Name'),
-        ({"action": "start", "name": "w"}, "START_INPUT_INVALID: give config_agent, or both kind and args"),
+        ({"action": "start", "name": "w"}, str(LinkError(Cause.START_MODE_MISSING))),
         (
             {"action": "start", "name": "w", "config_agent": "x"},
-            "START_CONFIG_NOT_FOUND: configured Agent start configuration was not found",
+            str(LinkError(Cause.CONFIG_NOT_FOUND)),
         ),
     ],
 )
@@ -185,7 +192,7 @@ def test_losing_herdr_mid_session_is_not_in_herdr(drive, herdr_sim: HerdrSim, te
     env = herdr_sim.env(team[0])
     herdr_sim.remove_binary()
     results = drive(env, [call("s1", action="peers")])["results"]
-    assert results == [{"error": "NOT_IN_HERDR: Herdr did not answer"}]
+    assert results == [{"error": str(LinkError(Cause.HERDR_UNREACHABLE))}]
 
 
 def test_a_dead_bridge_fails_clearly_and_is_started_again(drive, herdr_sim: HerdrSim, team):
@@ -209,5 +216,5 @@ def test_a_missing_bridge_is_an_agent_facing_error(plugin_dir: Path, herdr_sim: 
         timeout=60,
     )
     results = json.loads(done.stdout)["results"]
-    assert results[0] == {"error": "NOT_IN_HERDR: the Herdr Link bridge is not available"}
+    assert results[0] == {"error": str(LinkError(Cause.BRIDGE_UNAVAILABLE))}
     assert results[1] == {"ok": ACTIVE}  # activation needs no bridge

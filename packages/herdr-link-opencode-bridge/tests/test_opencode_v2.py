@@ -179,11 +179,11 @@ def test_every_action_dispatches_to_the_control_layer(drive_v2, herdr_sim: Herdr
             'SEND_FAILED: "pane" is not accepted: address agents by Agent Name',
         ),
         (["peers"], "herdr_link arguments must be an object"),
-        ({"action": "send", "to": "ghost", "message": "x"}, "PEER_NOT_FOUND: target agent is not a live peer"),
+        ({"action": "send", "to": "ghost", "message": "x"}, str(LinkError(Cause.NOT_A_PEER))),
         ({"action": "send", "to": "reviewer", "message": 5}, 'SEND_FAILED: "message" must be a string'),
         ({"action": "send", "to": 7, "message": "x"}, 'PEER_NOT_FOUND: "to" must be an Agent Name'),
         ({"action": "close"}, 'PEER_NOT_FOUND: "agent" must be an Agent Name'),
-        ({"action": "start", "name": "w"}, "START_INPUT_INVALID: give config_agent, or both kind and args"),
+        ({"action": "start", "name": "w"}, str(LinkError(Cause.START_MODE_MISSING))),
     ],
 )
 def test_invalid_input_gets_the_protocols_codes_and_texts(drive_v2, herdr_sim: HerdrSim, team, project, args, text):

@@ -149,9 +149,9 @@ def test_errors_have_the_protocols_codes(drive, herdr_sim: HerdrSim, team):
         tool("herdr_link_close", agent="Bad"),
     ]
     results = drive(herdr_sim.env(team[0]), steps)["results"]
-    assert results[2] == {"error": "PEER_NOT_FOUND: target agent is not a live peer"}
-    assert results[3] == {"error": "SEND_FAILED: message is empty"}
-    assert results[4] == {"error": "PEER_NOT_FOUND: target agent is not a live peer"}
+    assert results[2] == {"error": str(LinkError(Cause.NOT_A_PEER))}
+    assert results[3] == {"error": str(LinkError(Cause.MESSAGE_EMPTY))}
+    assert results[4] == {"error": str(LinkError(Cause.NOT_A_PEER))}
 
 
 def test_a_dead_bridge_is_a_clear_error_and_restarts(drive, herdr_sim: HerdrSim, team):
@@ -347,7 +347,7 @@ def test_activation_and_the_wait_guard_need_no_bridge(drive, herdr_sim: HerdrSim
     steps = [{"kind": "session_start"}, tool("herdr_link", action="peers"), {"kind": "bash", "command": BLOCK[0]}]
     steps += [tool("herdr_link", action="activate"), {"kind": "bash", "command": BLOCK[0]}]
     results = drive(env, steps)["results"]
-    assert results[1] == {"error": "NOT_IN_HERDR: the Herdr Link bridge is not available"}
+    assert results[1] == {"error": str(LinkError(Cause.BRIDGE_UNAVAILABLE))}
     assert results[2]["bash"] is None  # a call the bridge never read does not activate
     assert results[3]["ok"] == [ACTIVE] and results[3]["active"] == [*BUILTIN, "herdr_link", *TIER1]
     assert results[4]["bash"] == {"block": True, "reason": WAIT_GUARD_REASON}

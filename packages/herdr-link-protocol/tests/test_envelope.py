@@ -5,6 +5,7 @@ from hypothesis import given, strategies as st
 
 from herdr_link_protocol import (
     PROTOCOL_ID,
+    Cause,
     Envelope,
     ErrorCode,
     LinkError,
@@ -147,4 +148,4 @@ def test_parse_errors_name_a_missing_field():
 def test_an_invalid_sender_is_named_as_the_sender():
     with pytest.raises(LinkError) as caught:
         build_envelope("Bad", "b", "x")
-    assert str(caught.value) == "SELF_UNNAMED: the sender's Agent Name is not a valid Agent Name"
+    assert str(caught.value) == str(LinkError(Cause.SENDER_INVALID))

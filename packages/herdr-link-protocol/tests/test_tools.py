@@ -10,6 +10,7 @@ from herdr_link_protocol import (
     TOOL_SPECS,
     ActiveReceipt,
     AgentState,
+    Cause,
     ClosedReceipt,
     ErrorCode,
     ExplicitStart,
@@ -175,7 +176,7 @@ def test_raw_id_keys_on_peers_and_the_gateway_are_protocol_errors(key):
 def test_the_mode_rules_stay_when_extra_keys_are_ignored():
     with pytest.raises(LinkError) as caught:
         validate_start_arguments({"name": "w", "config_agent": "x", "kind": "pi", "wait_for_previous": True})
-    assert str(caught.value) == "START_INPUT_INVALID: config_agent cannot be combined with kind or args"
+    assert str(caught.value) == str(LinkError(Cause.START_MODES_MIXED))
 
 
 def test_tool_fields_are_exactly_the_schema_properties():
