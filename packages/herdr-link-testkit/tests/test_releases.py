@@ -106,6 +106,25 @@ def test_no_modelled_release_prints_agent_instance_id(sim: HerdrSim) -> None:
     assert "agent_instance_id" not in sim.agent("brain")
 
 
+AGENT_INFO_FIELDS = frozenset(
+    "agent agent_session agent_status cwd display_agent focused foreground_cwd interactive_ready launch_pending "
+    "name pane_id revision screen_detection_skipped state_change_seq state_labels tab_id terminal_id "
+    "terminal_title terminal_title_stripped title tokens workspace_id".split()
+)
+"""``AgentInfo``'s fields as both releases declare them: 0.8.2's ``src/api/schema/agents.rs@1c76079f``, and
+0.9.0's API schema as the models ``herdr-python-sdk`` 0.1.0 generates from it at 0.9.0's commit
+``b99002ac99b0`` (read for this list, not a dependency: it needs Python 3.12)."""
+
+
+def test_agent_records_carry_only_the_fields_the_release_declares(sim: HerdrSim) -> None:
+    pane = _pane(sim)
+    target = sim.split(pane)
+    started = _herdr(sim, pane, "agent", "start", "worker", "--kind", "codex", "--pane", target)
+    assert started.returncode == 0, started.stderr
+    records = [sim.agent("brain"), sim.agent("worker"), json.loads(started.stdout)["result"]["agent"]]
+    assert all(set(record) <= AGENT_INFO_FIELDS for record in records), [set(r) - AGENT_INFO_FIELDS for r in records]
+
+
 def test_a_later_release_is_one_row(monkeypatch: pytest.MonkeyPatch) -> None:
     """A release the simulator does not model yet is one more row of ``RELEASES``: here a made-up 0.9.9,
     0.9.0's row plus the record field a later AgentInfo carries."""
