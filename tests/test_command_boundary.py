@@ -111,3 +111,57 @@ def test_a_failure_the_command_reports_exits_1(command, home):
     done = run([str(BIN / command), *FAILURES[command]], home)
     assert done.returncode == 1, (done.stdout[-800:], done.stderr[-800:])
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+def _answer_in_a_terminal(args: list[str], home: Path, answer: bytes) -> tuple[int, str]:
+    """Run ``args`` with a pseudo-terminal as its stdin, stdout and stderr; type ``answer`` once it asks."""
+    import os
+    import pty
+    import select
+    import time
+
+    main_fd, child_fd = pty.openpty()
+    environ = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    process = subprocess.Popen(args, stdin=child_fd, stdout=child_fd, stderr=child_fd, env=environ, cwd=home)
+    os.close(child_fd)
+    seen, answered, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main_fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+            if not answered and b"[y/N]" in seen:
+                os.write(main_fd, answer)
+                answered = True
+        elif process.poll() is not None:
+            break
+    code = process.wait(timeout=60)
+    os.close(main_fd)
+    return code, seen.decode(errors="replace")
+
+
+QUESTIONS = {
+    "herdr-link-mcp": ["install", "--host", "gemini"],  # a server entry of another's where ours goes
+    "herdr-link-pi-bridge": ["install"],  # another's file where the extension goes
+}
+
+
+@pytest.mark.parametrize("command", QUESTIONS)
+@pytest.mark.parametrize("answer", [b"\x04", b"n\r"], ids=["ctrl-d", "no"])
+def test_declining_an_installers_question_changes_nothing(command, answer, home):
+    settings = home / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"mcpServers": {"herdr_link": {"command": "someone-else"}}}\n')
+    extension = home / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    extension.parent.mkdir(parents=True)
+    extension.write_text("// someone else's extension\n")
+    before = (settings.read_bytes(), extension.read_bytes())
+    code, output = _answer_in_a_terminal([str(BIN / command), *QUESTIONS[command]], home, answer)
+    assert code == 1 and "declined" in output and "Traceback" not in output, output
+    assert "internal error" not in output and "nothing was changed" in output
+    assert (settings.read_bytes(), extension.read_bytes()) == before

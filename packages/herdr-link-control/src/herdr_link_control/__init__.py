@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         EXIT_STATUSES as EXIT_STATUSES,
         UsageError as UsageError,
         command_parser as command_parser,
+        confirm as confirm,
         in_source_checkout as in_source_checkout,
         run_command as run_command,
     )
@@ -74,6 +75,7 @@ _EXPORTS = {
         "EXIT_STATUSES",
         "UsageError",
         "command_parser",
+        "confirm",
         "in_source_checkout",
         "run_command",
     ],

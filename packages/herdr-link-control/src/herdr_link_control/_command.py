@@ -25,7 +25,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, Final
 
-__all__ = ["DEBUG_VARIABLE", "EXIT_STATUSES", "UsageError", "command_parser", "in_source_checkout", "run_command"]
+__all__ = [
+    "DEBUG_VARIABLE",
+    "EXIT_STATUSES",
+    "UsageError",
+    "command_parser",
+    "confirm",
+    "in_source_checkout",
+    "run_command",
+]
 
 DEBUG_VARIABLE: Final = "HERDR_LINK_DEBUG"
 """Set (to anything but empty or ``0``) to have an internal error print its traceback."""
@@ -86,6 +94,19 @@ def command_parser(prog: str, **options: Any) -> argparse.ArgumentParser:
             raise UsageError(f"{message} (see {self.prog} --help)")
 
     return OneLineParser(prog=prog, **options)
+
+
+def confirm(question: str) -> bool | None:
+    """Ask ``question? [y/N]`` on the terminal, as every installer does: ``True`` for y or yes, ``False``
+    for anything else (Enter, Ctrl-D); ``None`` when stdin is not a terminal (nobody to ask)."""
+    if not sys.stdin.isatty():
+        return None
+    try:
+        answer = input(f"{question}? [y/N] ")
+    except EOFError:  # Ctrl-D: no
+        sys.stdout.write("\n")
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def in_source_checkout(module_file: str | os.PathLike[str]) -> bool:

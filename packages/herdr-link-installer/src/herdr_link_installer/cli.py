@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, run_command
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, confirm, run_command
 from herdr_link_control.userfiles import bridge_command, location_file
 
 from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
@@ -80,9 +80,10 @@ def _main(argv: list[str]) -> int:
             say("dry run: nothing was written")
             return 1 if plan.blockers else 0
         confirmed = args.yes
-        if plan.needs_confirmation and not confirmed and not plan.blockers and sys.stdin.isatty():
-            confirmed = input(f"{plan.needs_confirmation}? [y/N] ").strip().lower() in ("y", "yes")
-            if not confirmed:
+        if plan.needs_confirmation and not confirmed and not plan.blockers:
+            answer = confirm(plan.needs_confirmation)  # None without a terminal: install refuses, saying why
+            confirmed = answer is True
+            if answer is False:
                 sys.stderr.write(f"declined: did not {plan.needs_confirmation}; nothing was changed\n")
                 return 1
         return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say, show_plan=False)

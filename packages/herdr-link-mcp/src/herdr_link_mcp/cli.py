@@ -159,8 +159,10 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
         say("state: nothing was changed")
         return 0
     if (decided.conflicts or warnings) and not options.yes:
+        from herdr_link_control import confirm
+
         question = "go ahead with what is marked ! above"
-        if not sys.stdin.isatty() or input(f"{question}? [y/N] ").strip().lower() not in ("y", "yes"):
+        if confirm(question) is not True:
             sys.stderr.write(f"herdr-link-mcp install: declined: did not {question} (--yes confirms)\n")
             say("state: nothing was changed")
             return 1

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, in_source_checkout, run_command
+from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, confirm, in_source_checkout, run_command
 
 from ._extension import build, packaged_extension
 from ._install import apply, plan
@@ -73,9 +73,10 @@ def _main(argv: list[str]) -> int:
         say("dry run: nothing was written\nstate: nothing was changed")
         return 1 if decided.refused else 0
     confirmed = args.yes
-    if decided.needs_yes and not confirmed and not decided.uninstall and sys.stdin.isatty():
-        confirmed = input(f"replace it ({decided.needs_yes})? [y/N] ").strip().lower() in ("y", "yes")
-        if not confirmed:
+    if decided.needs_yes and not confirmed and not decided.uninstall:
+        answer = confirm(f"replace it ({decided.needs_yes})")  # None without a terminal: apply refuses, saying why
+        confirmed = answer is True
+        if answer is False:
             sys.stderr.write(f"herdr-link-pi-bridge: declined: {decided.needs_yes}: nothing was changed\n")
             say("state: nothing was changed")
             return 1
