@@ -4,7 +4,10 @@ Each package's tests run in an environment holding only that package and what it
 missing dependency declaration fails here rather than on a user's machine.
 """
 
+import os
+import shutil
 from pathlib import Path
+from typing import Final
 
 import nox
 
@@ -44,10 +47,25 @@ def herdr_0_9(session: nox.Session) -> None:
                 "--herdr-version", "0.9.0", *session.posargs)  # fmt: skip
 
 
+SHELLS: Final = {"bash": "bash", "dash": "dash", "zsh": "zsh", "fish": "fish"}
+"""The shells ``tests/test_shell_inert.py`` types wrappers into, and the Debian package of each."""
+
+
+def _shells(session: nox.Session) -> None:
+    """Install the shells that are missing from Debian's packages, where this is Debian and we are root
+    (as CI is); elsewhere the test names what is missing and fails."""
+    missing = [package for shell, package in SHELLS.items() if shutil.which(shell) is None]
+    if missing and shutil.which("apt-get") and os.geteuid() == 0:
+        quiet = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", "-qq", external=True, env=quiet)
+        session.run("apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing, external=True, env=quiet)
+
+
 @nox.session
 def integration(session: nox.Session) -> None:
     """Cross-package tests (the root ``tests/``) with every package installed."""
     _sync(session, "--all-packages")
+    _shells(session)
     session.run("pytest", "tests", *session.posargs)  # tests/real_hosts and tests/dist run only when named
 
 

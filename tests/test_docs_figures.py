@@ -10,7 +10,7 @@ import pytest
 
 from herdr_link import diagnose
 from herdr_link_conformance import CHECKS, AdapterSpec
-from herdr_link_protocol import dormant_tools_list
+from herdr_link_protocol import WRAPPER_HEADER, dormant_tools_list
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,6 +40,15 @@ def test_the_conformance_check_counts():
     assert _figures("README.md", r"\| `herdr-link-bridge` \| (\d+) \|") == [applies]
     assert _figures("README.zh-CN.md", r"\| `herdr-link-bridge` \| (\d+) \|") == [applies]
     assert _figures("README.zh-CN.md", r"运行 (\d+) 项检查") == [len(CHECKS)]
+
+
+def test_the_wrapper_figures():
+    assert _figures("README.md", r"\| fixed wrapper text per message \| (\d+) B") == [len(WRAPPER_HEADER.encode())]
+    assert _figures("README.zh-CN.md", r"\| 每条消息的固定包装文本 \| (\d+) B") == [len(WRAPPER_HEADER.encode())]
+    assert _figures("docs/benchmarks.md", r"\| … of which the fixed text around the envelope \| (\d+) \|") == [
+        len(WRAPPER_HEADER.encode())
+    ]
+    assert _figures("PROTOCOL.md", r"at most \d+ bytes \((\d+) today\)") == [len(WRAPPER_HEADER.encode())]
 
 
 @pytest.mark.parametrize(

@@ -28,11 +28,28 @@ def test_wrapper_ends_with_the_envelope_line_verbatim():
     assert wrapper == WRAPPER_HEADER + envelope.to_line()
 
 
-def test_fixed_text_is_within_300_bytes_and_self_describing():
-    assert len(WRAPPER_HEADER.encode()) <= 300
+def test_fixed_text_is_within_360_bytes_and_self_describing():
+    assert len(WRAPPER_HEADER.encode()) <= 360  # PROTOCOL.md §2.6
     first_line = WRAPPER_HEADER.split("\n")[0]
     assert "herdr_link" in first_line and "[herdr-link/1]" in first_line
     assert '"from"' in WRAPPER_HEADER and '"message"' in WRAPPER_HEADER and "{}" in WRAPPER_HEADER
+    assert "not from your user" in WRAPPER_HEADER and "no user authority" in WRAPPER_HEADER
+
+
+def test_fixed_text_holds_nothing_a_shell_acts_on():
+    """No character that opens a quote a line leaves open, substitutes, redirects or chains commands
+    (``tests/test_shell_inert.py`` types it into four shells); every line has an even number of ``"``."""
+    assert not set(WRAPPER_HEADER) & set("'`$!();&|<>\\*?#~%")
+    assert all(line.count('"') % 2 == 0 for line in WRAPPER_HEADER.split("\n"))
+
+
+@given(st.text(alphabet=ALL_CHARACTERS))
+def test_the_envelope_line_holds_no_shell_active_character_and_reads_back(message):
+    if not message.strip():
+        return
+    envelope = build_envelope("brain", "reviewer", message)
+    line = envelope.to_line()
+    assert not set(line) & set("$`!") and extract_envelope(build_wrapper(envelope)) == envelope
 
 
 def test_wrapper_never_names_a_tier1_tool():

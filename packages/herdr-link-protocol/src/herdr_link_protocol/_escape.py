@@ -3,15 +3,18 @@
 ``json.dumps`` already escapes C0 controls. On top of that, every code point that a terminal or a
 line splitter could act on is written as a ``\\uXXXX`` escape: DEL and the C1 controls (U+009B is a
 one-byte CSI), Unicode format controls (bidi overrides, zero-width characters, tags), the line and
-paragraph separators, and lone surrogates (which UTF-8 cannot even encode). Any JSON parser reads
-the escapes back to the original string, and all other non-ASCII text stays readable.
+paragraph separators, and lone surrogates (which UTF-8 cannot even encode). And the three ASCII
+characters a shell acts on inside a double-quoted string, ``$``, backquote and ``!`` (expansion,
+command substitution, history), are escaped too: every string of the line is double-quoted JSON, so if
+Herdr types the line into a shell instead of an agent, nothing in it expands or runs. Any JSON parser
+reads the escapes back to the original string, and all other non-ASCII text stays readable.
 """
 
 import json
 import re
 from typing import Final
 
-__all__ = ["UNSAFE_CODE_POINT_RANGES", "dumps_terminal_safe", "is_terminal_safe"]
+__all__ = ["SHELL_ACTIVE_CHARACTERS", "UNSAFE_CODE_POINT_RANGES", "dumps_terminal_safe", "is_terminal_safe"]
 
 UNSAFE_CODE_POINT_RANGES: Final = (
     (0x0000, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C),
@@ -25,6 +28,12 @@ UNSAFE_CODE_POINT_RANGES: Final = (
 Fixed here rather than read from :mod:`unicodedata` so that every Python version escapes the same
 set (a test checks the table against the running interpreter's database).
 """
+
+SHELL_ACTIVE_CHARACTERS: Final = "$`!"
+"""What a shell (bash, dash, zsh, fish) still acts on inside double quotes, besides ``\\`` and ``"``, which JSON
+escapes anyway: parameter and arithmetic expansion and command substitution (``$``), the old command
+substitution (backquote) and history expansion (``!``)."""
+_SHELL_ESCAPES: Final = {ord(char): f"\\u{ord(char):04x}" for char in SHELL_ACTIVE_CHARACTERS}
 
 _UNSAFE: Final = re.compile(
     "[" + "".join(f"\\U{low:08x}-\\U{high:08x}" for low, high in UNSAFE_CODE_POINT_RANGES) + "]"
@@ -40,12 +49,13 @@ def _escape(match: re.Match[str]) -> str:
 
 
 def dumps_terminal_safe(value: object) -> str:
-    """Serialise ``value`` as one compact JSON line that contains no unsafe code point.
+    """Serialise ``value`` as one compact JSON line that contains no unsafe code point and none of
+    :data:`SHELL_ACTIVE_CHARACTERS` (each written as its ``\\uXXXX`` escape, which only a string can hold).
 
     Keys keep their insertion order; non-ASCII text other than the unsafe ranges is written raw.
     """
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return _UNSAFE.sub(_escape, text)
+    return _UNSAFE.sub(_escape, text).translate(_SHELL_ESCAPES)
 
 
 def is_terminal_safe(text: str) -> bool:
