@@ -185,8 +185,8 @@ def test_a_line_longer_than_the_terminal_buffer_in_dash(tmp_path):
     """The residual risk, shown (``docs/hosts.md``): a shell without a line editor (dash, sh) reads the
     terminal in canonical mode, where the kernel keeps at most 4,095 bytes of a line. A longer envelope
     line is cut, its closing quote with it, and the shell waits for the rest: nothing ran, but the quote
-    stays open until Ctrl-C (or a later text closes it). Shells with a line editor (bash, zsh, fish) read
-    the whole line (the test above)."""
+    stays open (until Ctrl-C, or a later text closes it). Shells with a line editor (bash, zsh, fish)
+    read the whole line (the test above)."""
     home, canary = tmp_path / "home", tmp_path / "canary"
     home.mkdir()
     canary.mkdir()
@@ -197,12 +197,9 @@ def test_a_line_longer_than_the_terminal_buffer_in_dash(tmp_path):
         message = "x" * 5000 + f"$(touch {canary}/ran); touch {canary}/ran"
         session.deliver(build_wrapper(build_envelope("reviewer", "worker", message)), bracketed=False)
         session.type(b"echo OPEN_''QUOTE\r")
-        time.sleep(1)
+        time.sleep(2)
         session.drain()
-        assert b"OPEN_QUOTE" not in session.seen  # still inside the cut line's string
-        session.type(b"\x03")  # Ctrl-C: dash drops the unfinished command
-        session.type(b"echo AFTER_''OK\r")
-        session.read_until(b"AFTER_OK")
+        assert b"OPEN_QUOTE" not in session.seen  # still inside the cut line's string: the shell waits
     finally:
         session.close()
     assert list(canary.iterdir()) == []
