@@ -220,36 +220,43 @@ def _hook_position(hooks_file: Path) -> tuple[int, int]:
     return (len(groups) if isinstance(groups, list) else 0), 0
 
 
+@dataclass
+class _Draft:
+    """One file of a wiring while its pieces are merged in."""
+
+    place: Place
+    """The place that first named it (its format)."""
+    data: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    private: bool = False
+    repairs: bool = False
+
+
 class _Files:
     """The files of one wiring, in the order first named, each merged from its pieces."""
 
     def __init__(self, environ: Mapping[str, str], home: Path) -> None:
         self.environ, self.home = environ, home
-        self.pieces: dict[str, tuple[Place, str, dict[str, Any], list[str], bool]] = {}
-        self.repaired: set[str] = set()
+        self.drafts: dict[str, _Draft] = {}
 
     def add(self, place: Place, scope: str, data: Mapping[str, Any], *, repairs: bool = False) -> None:
         shown = shown_path(place, scope, self.environ, self.home)
-        private = place.private and (scope == "user" or place.project is None)  # the user's own file
-        if repairs:
-            self.repaired.add(shown)
+        draft = self.drafts.setdefault(shown, _Draft(place))
+        _merged(draft.data, data)
         note = place.note(scope)
-        if shown not in self.pieces:
-            self.pieces[shown] = (place, scope, {}, [note] if note else [], private)
-        first, at, merged, notes, was_private = self.pieces[shown]
-        _merged(merged, data)
-        if note and note not in notes:
-            notes.append(note)
-        self.pieces[shown] = (first, at, merged, notes, was_private or private)
+        if note and note not in draft.notes:
+            draft.notes.append(note)
+        draft.private |= place.private and (scope == "user" or place.project is None)  # the user's own file
+        draft.repairs |= repairs
 
     def files(self) -> list[WiringFile]:
         made = []
-        for shown, (place, _, data, notes, private) in self.pieces.items():
-            toml = place.format == "toml"
-            content = _toml(data) if toml else _json(data)
+        for shown, draft in self.drafts.items():
+            toml = draft.place.format == "toml"
+            content = _toml(draft.data) if toml else _json(draft.data)
             made.append(
-                WiringFile(shown, "toml" if toml else "json", content, "; ".join(notes), data, private,
-                           jsonc=place.format == "jsonc", repairs=shown in self.repaired)
+                WiringFile(shown, "toml" if toml else "json", content, "; ".join(draft.notes), draft.data,
+                           draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs)
             )  # fmt: skip
         return made
 
@@ -320,7 +327,10 @@ def wiring(
     entry = _entry(record, command, args, required)
     files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)
     if record.allow is not None:
-        files.add(record.allow.place, scope, {"permissions": {"allow": [record.allow.rules[0]]}})
+        allowed: Any = [record.allow.rules[0]]
+        for level in reversed(record.allow.key):
+            allowed = {level: allowed}
+        files.add(record.allow.place, scope, allowed)
     hook = record.hook
     if hook is not None:
         hint = _hint_command(record.name, [command, *args])

@@ -205,12 +205,17 @@ class Hook:
 class Allow:
     """A host's permission rule that lets our tools run without a prompt, and the files it reads it from."""
 
-    __slots__ = ("place", "project_reads", "rules")
+    __slots__ = ("key", "place", "project_reads", "rules")
 
-    def __init__(self, place: Place, rules: tuple[str, ...], *, project_reads: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, place: Place, rules: tuple[str, ...], *, key: tuple[str, ...] = ("permissions", "allow"),
+        project_reads: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
         self.place = place
         self.rules = rules
         """The rule ``wiring`` writes first, then others the doctor also accepts."""
+        self.key = key
+        """Where in the settings file the list of rules is (``permissions.allow``)."""
         self.project_reads = project_reads
         """Project files the host reads the rule from (first wins), before the user's."""
 
@@ -310,21 +315,13 @@ class Host:
 
 
 _GROUP: Final = "group"
-_SETTINGS_NOTE_USER: Final = "your user settings: tools allowed, the hint hook"
 _CLAUDE_SETTINGS: Final = Place(
     "~/.claude/settings.json",
     ".claude/settings.json",
     variable="CLAUDE_CONFIG_DIR",
     under_variable="settings.json",
-    user_note=_SETTINGS_NOTE_USER,
+    user_note="your user settings: tools allowed, the hint hook",
     project_note="the project's settings: tools allowed, the hint hook",
-)
-_CLAUDE_STATE: Final = Place(
-    "~/.claude.json",
-    variable="CLAUDE_CONFIG_DIR",
-    under_variable=".claude.json",
-    private=True,
-    user_note="user-scope server, as `claude mcp add --scope user` records it",
 )
 _CODEX_CONFIG: Final = Place(
     "~/.codex/config.toml", variable="CODEX_HOME", under_variable="config.toml", format="toml",

@@ -69,7 +69,9 @@ def allowed_by(host: Host, home: Path, cwd: Path) -> Path | None:
     allow = host.allow
     for path in place_paths(allow.place, ("project", "user"), home, cwd, allow.project_reads):
         config, _ = read_host_file(path, allow.place.format)
-        rules = ((config or {}).get("permissions") or {}).get("allow")
+        rules: Any = config or {}
+        for level in allow.key:
+            rules = rules.get(level) if isinstance(rules, dict) else None
         if isinstance(rules, list) and any(rule in rules for rule in allow.rules):
             return path
     return None
