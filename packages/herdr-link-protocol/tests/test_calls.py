@@ -110,8 +110,9 @@ def test_outside_herdr_a_well_formed_call_is_not_in_herdr_whatever_else_it_holds
 def test_the_parse_proves_the_recipient_and_knows_a_blank_message():
     """What the parse read is not checked again later (``Envelope.proven``): so the parse must prove it."""
     blank = parse_call(SEND_TOOL, {"to": "reviewer", "message": " \u3000\n"}).call
-    assert blank == SendCall(AgentName("reviewer"), " \u3000\n", blank=True)
-    assert parse_call(SEND_TOOL, {"to": "reviewer", "message": "x"}).call == SendCall(AgentName("reviewer"), "x")
+    assert blank == SendCall(AgentName("reviewer"), " \u3000\n") and isinstance(blank, SendCall) and blank.blank
+    written = parse_call(SEND_TOOL, {"to": "reviewer", "message": "x"}).call
+    assert written == SendCall(AgentName("reviewer"), "x") and isinstance(written, SendCall) and not written.blank
     for bad in ("Reviewer", "", "-x", "a" * 33, "w1:p2"):
         for tool, key in ((SEND_TOOL, "to"), (CLOSE_TOOL, "agent")):
             with pytest.raises(LinkError) as caught:

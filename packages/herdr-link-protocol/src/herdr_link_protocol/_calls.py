@@ -47,13 +47,17 @@ class PeersCall:
 
 @dataclass(frozen=True, slots=True)
 class SendCall:
-    """``herdr_link_send``, read once: ``to`` is proven an Agent Name, and whether ``message`` is blank is
-    known. The operation raises ``MESSAGE_EMPTY`` for a blank one only after the recipient resolved
-    (``PROTOCOL.md`` §7.2's order), and checks neither again."""
+    """``herdr_link_send``, read once: ``to`` is proven an Agent Name, and :attr:`blank` says whether the
+    message is blank. The operation raises ``MESSAGE_EMPTY`` for a blank one only after the recipient
+    resolved (``PROTOCOL.md`` §7.2's order); nothing after it checks either again."""
 
     to: AgentName
     message: str
-    blank: bool = False
+
+    @property
+    def blank(self) -> bool:
+        """Whether the message has no character but whitespace (derived, so no call can lack it)."""
+        return is_blank_message(self.message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,7 @@ def _tier1(tool: str, values: dict[str, Any]) -> Call:
         return PeersCall()
     if tool == SEND_TOOL:
         send = typed_arguments(SEND_TOOL, values)
-        return SendCall(_recipient(send["to"]), send["message"], is_blank_message(send["message"]))
+        return SendCall(_recipient(send["to"]), send["message"])
     if tool == CLOSE_TOOL:
         return CloseCall(_recipient(typed_arguments(CLOSE_TOOL, values)["agent"]))
     return StartCall(start_request(values))
