@@ -24,13 +24,13 @@ from herdr_link_control import (
     Timeouts,
     in_herdr_core_terminal,
 )
-from herdr_link_protocol import LinkError
+from herdr_link_protocol import LinkError, hosts_with
 
 from ._check import Check
 from ._files import bridge_check, config_check, opencode_check, pi_check
-from ._hint_checks import hint_checks
-from ._wiring_checks import wiring_checks
-from ._worker_checks import worker_checks
+from ._hint_checks import check_hint
+from ._wiring_checks import check_wiring
+from ._worker_checks import check_worker, node_check
 
 __all__ = ["Check", "diagnose", "render", "to_json"]
 
@@ -102,12 +102,15 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
         checks = [Check("environment", "PASS", f"Herdr pane {environment.pane_id}")]
         checks.extend(anyio.run(_herdr_checks, environ, environment))
     checks.append(config_check(cwd))
-    wired = wiring_checks(home, cwd)
-    hosts = [*wired, opencode_check(environ, home, cwd), pi_check(home, cwd)]
-    checks.extend([*wired, *hint_checks(home, cwd), *hosts[len(wired) :]])
-    stubs = [c for c in hosts if c.name in ("OpenCode plugin", "Pi extension")]
+    mcp_hosts = hosts_with("servers")  # each host's files read once: the hint and worker lines reuse the checks
+    wiring = {host.name: check_wiring(host, home, cwd) for host in mcp_hosts}
+    hints = {host.name: check_hint(host, home, cwd, wiring[host.name]) for host in mcp_hosts if host.hook}
+    stubs = [opencode_check(environ, home, cwd), pi_check(home, cwd)]
+    hosts = [*wiring.values(), *stubs]
+    checks.extend([*wiring.values(), *hints.values(), *stubs])
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
-    checks.extend(worker_checks(home, cwd))
+    workers = [check_worker(host, home, cwd, wiring[host.name], hints.get(host.name)) for host in mcp_hosts]
+    checks.extend([*workers, node_check()])
     if all(c.status == "SKIP" for c in hosts):
         fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))

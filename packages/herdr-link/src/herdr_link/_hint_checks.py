@@ -66,12 +66,12 @@ def _untrusted(host: Host, hooks_file: Path, document: dict[str, Any], home: Pat
     return None
 
 
-def check_hint(host: Host, home: Path, cwd: Path) -> Check:
+def check_hint(host: Host, home: Path, cwd: Path, wiring: Check | None = None) -> Check:
     """The host's hint hook in the first of its hook files that has it (else the user's), and, for a host
     that runs only hooks it recorded a hash of, that record."""
     assert host.hook is not None
     hook, name = host.hook, f"{host.title} hint hook"
-    wired = check_wiring(host, home, cwd).status != "SKIP"
+    wired = (wiring or check_wiring(host, home, cwd)).status != "SKIP"
     paths = place_paths(hook.place, ("project", "user"), home, cwd, hook.project_reads)
     loaded = [(path, read_host_file(path, hook.place.format)) for path in paths]  # each file read once
     ours = f"hint --host {host.name}"

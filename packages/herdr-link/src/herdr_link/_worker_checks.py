@@ -60,11 +60,13 @@ def _trust_question(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]
     return None, fix
 
 
-def check_worker(host: Host, home: Path, cwd: Path) -> Check:
+def check_worker(host: Host, home: Path, cwd: Path, wiring: Check | None = None, hint: Check | None = None) -> Check:
     """Would a worker of ``host`` started in ``cwd`` come up wired and at its composer?"""
     question, fix = _trust_question(host, home, cwd)
-    hint = check_hint(host, home, cwd) if host.hook is not None else None
-    return _worker(host.title, check_wiring(host, home, cwd), hint, question, fix)
+    wiring = wiring or check_wiring(host, home, cwd)
+    if hint is None and host.hook is not None:
+        hint = check_hint(host, home, cwd, wiring)
+    return _worker(host.title, wiring, hint, question, fix)
 
 
 def node_check() -> Check:

@@ -61,5 +61,4 @@ def _main(argv: list[str]) -> int:
         checks = diagnose(os.environ, Path.cwd(), Path.home())
         sys.stdout.write(to_json(checks) if args.json else render(checks))
         return 1 if any(check.status == "FAIL" for check in checks) else 0
-    parser.error("choose a command: demo or doctor")
-    return 2
+    parser.error("choose a command: demo or doctor")  # raises UsageError: one line, exit 2
