@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from terminal_session import Session, home_environment
 
 BIN = Path(sys.executable).parent
 COMMANDS = {
@@ -114,35 +115,15 @@ def test_a_failure_the_command_reports_exits_1(command, home):
 
 
 def _answer_in_a_terminal(args: list[str], home: Path, answer: bytes) -> tuple[int, str]:
-    """Run ``args`` with a pseudo-terminal as its stdin, stdout and stderr; type ``answer`` once it asks."""
-    import os
-    import pty
-    import select
-    import time
-
-    main_fd, child_fd = pty.openpty()
-    environ = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
-    process = subprocess.Popen(args, stdin=child_fd, stdout=child_fd, stderr=child_fd, env=environ, cwd=home)
-    os.close(child_fd)
-    seen, answered, deadline = b"", False, time.monotonic() + 120
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([main_fd], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(main_fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-            if not answered and b"[y/N]" in seen:
-                os.write(main_fd, answer)
-                answered = True
-        elif process.poll() is not None:
-            break
-    code = process.wait(timeout=60)
-    os.close(main_fd)
-    return code, seen.decode(errors="replace")
+    """Run ``args`` on a pseudo-terminal of its own; type ``answer`` once it asks."""
+    session = Session(args, home, home_environment(home, f"{BIN}:/usr/bin:/bin"))
+    try:
+        session.read_until(b"[y/N]", timeout=120)
+        session.type(answer)
+        code = session.finish()
+    finally:
+        session.close()
+    return code, session.seen.decode(errors="replace")
 
 
 QUESTIONS = {

@@ -11,17 +11,11 @@ continuation was left open. The shells come from Debian's packages, which ``nox 
 installs when they are missing (CI runs as root); a missing shell fails, it is never skipped.
 """
 
-import fcntl
-import os
-import pty
-import select
 import shutil
-import subprocess
-import termios
 import time
-from pathlib import Path
 
 import pytest
+from terminal_session import Session
 
 from herdr_link_protocol import build_envelope, build_wrapper
 
@@ -57,73 +51,6 @@ SHELLS = {
     "zsh": ["zsh", "-i"],
     "fish": ["fish", "-i"],
 }
-PASTE_START, PASTE_END, ENTER = b"\x1b[200~", b"\x1b[201~", b"\r"
-SUBMIT_DELAY = 0.3
-"""Herdr sends the Enter 300 ms after the text (``docs/herdr.md`` §8.3)."""
-
-
-def _own_terminal() -> None:
-    """In the child: a session of its own, whose controlling terminal is the pane (as in a real pane)."""
-    os.setsid()
-    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-
-
-class Session:
-    """One interactive shell on a pseudo-terminal, typed into as Herdr types."""
-
-    def __init__(self, argv: list[str], home: Path) -> None:
-        self.main, child = pty.openpty()
-        environment = {
-            "HOME": str(home),
-            "PATH": "/usr/bin:/bin",
-            "TERM": "xterm-256color",
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "LANG": "C.UTF-8",
-        }
-        self.process = subprocess.Popen(
-            argv, stdin=child, stdout=child, stderr=child, env=environment, cwd=home, preexec_fn=_own_terminal
-        )
-        os.close(child)
-        self.seen = b""
-
-    def read_until(self, marker: bytes, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while marker not in self.seen:
-            assert time.monotonic() < deadline, f"waited for {marker!r}; the screen ends: {self.seen[-600:]!r}"
-            ready, _, _ = select.select([self.main], [], [], 0.2)
-            if ready:
-                try:
-                    self.seen += os.read(self.main, 65536)
-                except OSError:
-                    break
-
-    def drain(self) -> None:
-        """Read what the shell printed so far (so that its output never blocks it)."""
-        while select.select([self.main], [], [], 0.05)[0]:
-            try:
-                chunk = os.read(self.main, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            self.seen += chunk
-
-    def type(self, data: bytes) -> None:
-        for start in range(0, len(data), 1024):  # a terminal's input queue is small; Herdr writes in parts too
-            os.write(self.main, data[start : start + 1024])
-            self.drain()
-
-    def deliver(self, text: str, *, bracketed: bool) -> None:
-        body = text.encode()
-        self.type(PASTE_START + body + PASTE_END if bracketed else body)
-        time.sleep(SUBMIT_DELAY)
-        self.type(ENTER)
-
-    def close(self) -> None:
-        self.process.kill()
-        self.process.wait(timeout=30)
-        os.close(self.main)
 
 
 def _shell(name: str) -> list[str]:
