@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from herdr_link_control.userfiles import place_path, real_file, shown_path
+from herdr_link_control.userfiles import place_path, shown_path
 from herdr_link_protocol import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
 
 from ._claims import find_hook
@@ -203,11 +203,11 @@ def _trust_document(rule: str, folders: Sequence[str]) -> dict[str, Any]:
 
 def codex_session_start(hooks_file: Path) -> object:
     """The SessionStart groups of a ``hooks.json`` as they are now; ``None`` when unreadable."""
-    try:
-        document = json.loads(real_file(hooks_file).read_bytes())
-    except (OSError, ValueError):
-        return None
-    return (document.get("hooks") or {}).get("SessionStart") if isinstance(document, dict) else None
+    from herdr_link_control import read_host_file  # here: only a Codex wiring reads a file
+
+    document, _ = read_host_file(hooks_file, "json")  # as the doctor reads it: through links, no exception
+    hooks = (document or {}).get("hooks")
+    return hooks.get("SessionStart") if isinstance(hooks, dict) else None
 
 
 def _hook_position(hooks_file: Path) -> tuple[int, int]:
