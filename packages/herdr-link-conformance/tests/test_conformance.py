@@ -85,8 +85,31 @@ def test_the_command_line_lines_and_summary_and_selection():
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert all(line.startswith("PASS  §4.4") for line in lines[:-1]) and "send-empty" not in done.stdout
-    assert lines[-1] == f"{len(lines) - 1} passed, 0 failed, 0 skipped, of {len(lines) - 1} checks"
-    assert len(selected(["4.4"], ["send-empty"])) == len(lines) - 1
+    ran = len(lines) - 1
+    assert ran == len(selected(["4.4"], ["send-empty"]))
+    left_out = f"{len(CHECKS) - ran} of the kit's {len(CHECKS)} left out by --only/--skip"
+    assert lines[-1] == f"{ran} passed, 0 failed, 0 skipped, of {ran} checks; {left_out}"
+
+
+def test_an_adapter_that_is_not_there_is_named_before_any_check(tmp_path):
+    """A relative program is found from where the kit was started (the adapter then runs in the
+    simulated workspace's folder); a missing program or stub is named, and no check blames the adapter."""
+    server = tmp_path / "bin" / "my-server"
+    server.parent.mkdir()
+    server.symlink_to(BIN / "herdr-link-bridge")
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_conformance", "--bridge", "bin/my-server", "--only", "send-receipt"],
+        capture_output=True, text=True, timeout=900, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith("PASS"), done.stdout + done.stderr
+    for args, said in [
+        (("--mcp", "./no-such-server"), f"--mcp: {Path.cwd() / 'no-such-server'} is not an executable file"),
+        (("--bridge", "no-such-bridge --flag"), "--bridge: no-such-bridge was not found on PATH"),
+        (("--stub", f"pi:{tmp_path / 'gone.js'}"), f"--stub names {tmp_path / 'gone.js'}, which is not a file"),
+    ]:
+        done = kit(*args)
+        assert (done.returncode, done.stdout) == (3, ""), done.stdout
+        assert done.stderr == f"herdr-link-conformance: {said}; no check was run\n"
 
 
 def test_usage_errors_exit_2():
@@ -156,3 +179,10 @@ def test_every_checks_section_is_a_section_of_protocol_md():
     numbers = set(re.findall(r"^#{2,4} (\d+(?:\.\d+)*)\.? ", text, flags=re.MULTILINE))
     assert {"2.5", "2.6", "4.2", "6.1"} <= numbers
     assert [c.id for c in CHECKS if c.section not in numbers] == []
+
+
+def test_a_stub_path_may_start_with_a_tilde_as_the_readme_writes_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert AdapterSpec.parse("stub", "pi:~/.pi/agent/extensions/herdr-link.js").argv[-1] == str(
+        tmp_path / ".pi" / "agent" / "extensions" / "herdr-link.js"
+    )

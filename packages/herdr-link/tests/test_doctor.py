@@ -11,6 +11,7 @@ import pytest
 from herdr_link import diagnose
 from herdr_link_mcp import wiring
 from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
+from herdr_link_protocol import hosts_with
 from herdr_link_testkit import Fault, HerdrSim
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agent_config.example.json"
@@ -208,13 +209,25 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
     json.loads(shipped)
 
 
+MCP_HOSTS = [host.title for host in hosts_with("servers")]
+HOOK_HOSTS = [host.title for host in hosts_with("hook") if host.servers is not None]
 NAMES = [
-    "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", "Claude Code", "Codex",
-    "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint hook", "Codex hint hook", "AGY hint hook",
-    "Gemini CLI hint hook", "OpenCode plugin", "Pi extension", "bridge", "worker here: Claude Code",
-    "worker here: Codex", "worker here: AGY", "worker here: Gemini CLI", "worker here: Pi (built-in MCP)", "Node",
-    "hosts",
+    "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", *MCP_HOSTS,
+    *(f"{title} hint hook" for title in HOOK_HOSTS), "OpenCode plugin", "Pi extension", "bridge",
+    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "hosts",
 ]  # fmt: skip
+"""The doctor's lines: one per fact, and one wiring, hint hook and worker line per host of the table."""
+TODAYS_HOSTS = [
+    "Claude Code", "Codex", "AGY", "Gemini CLI", "Pi (built-in MCP)", "Claude Code hint hook", "Codex hint hook",
+    "AGY hint hook", "Gemini CLI hint hook", "worker here: Claude Code", "worker here: Codex", "worker here: AGY",
+    "worker here: Gemini CLI", "worker here: Pi (built-in MCP)",
+]  # fmt: skip
+"""The lines today's hosts give, in order (a host added to the table adds lines; none of these goes)."""
+
+
+def test_the_lines_of_todays_hosts_stay(tmp_path):
+    names = [c.name for c in diagnose({"PATH": "/usr/bin"}, tmp_path, tmp_path)]
+    assert [name for name in names if name in TODAYS_HOSTS] == TODAYS_HOSTS
 
 
 def test_the_same_checks_run_in_every_situation(herdr_sim: HerdrSim, brain, home, tmp_path):

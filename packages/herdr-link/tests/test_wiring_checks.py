@@ -8,7 +8,8 @@ import pytest
 
 from herdr_link._hint_checks import hint_checks
 from herdr_link._wiring_checks import wiring_checks
-from herdr_link_mcp import server_command, wiring
+from herdr_link_mcp import server_command, wiring, wiring_hosts
+from herdr_link_protocol import hosts_with
 
 
 def _write(path: Path, text: str) -> None:
@@ -18,7 +19,7 @@ def _write(path: Path, text: str) -> None:
 
 def test_checks_skip_hosts_that_are_not_configured(tmp_path):
     checks = wiring_checks(tmp_path / "home", tmp_path / "project")
-    assert [c.status for c in checks] == ["SKIP"] * 5
+    assert [c.status for c in checks] == ["SKIP"] * len(wiring_hosts())
 
 
 def _write_wiring(host: str, home: Path, **options: object) -> None:
@@ -29,18 +30,12 @@ def _write_wiring(host: str, home: Path, **options: object) -> None:
 def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
-    _write_wiring("claude", home)
-    _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
-    _write(home / ".gemini" / "config" / "mcp_config.json", wiring("agy").files[0].content)
-    _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)
-    _write(home / ".pi" / "agent" / "mcp.json", wiring("pi").files[0].content)
-    assert [(c.name, c.status) for c in wiring_checks(home, project)] == [
-        ("Claude Code", "PASS"),
-        ("Codex", "PASS"),
-        ("AGY", "PASS"),
-        ("Gemini CLI", "PASS"),
-        ("Pi (built-in MCP)", "PASS"),
-    ]
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    for host in wiring_hosts():  # every host of the table, each wired as its own wiring prints
+        _write_wiring(host, home)
+    checks = [(c.name, c.status) for c in wiring_checks(home, project)]
+    assert checks == [(host.title, "PASS") for host in hosts_with("servers")]
+    assert [name for name, _ in checks][:5] == ["Claude Code", "Codex", "AGY", "Gemini CLI", "Pi (built-in MCP)"]
 
 
 @pytest.mark.parametrize(
@@ -104,6 +99,7 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.setattr(Path, "home", lambda: home)
     statuses = lambda: {c.name: c.status for c in hint_checks(home, project)}  # noqa: E731
+    unwired = {f"{host.title} hint hook": "SKIP" for host in hosts_with("hook") if host.servers is not None}
     assert set(statuses().values()) == {"SKIP"}  # nothing wired: nothing to hint
     registration, settings = wiring("claude", home=home, environ={}).files
     _write(home / ".claude.json", registration.content)
@@ -111,7 +107,7 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     _write(home / ".codex" / "config.toml", wiring("codex").files[0].content)
     _write(home / ".gemini" / "settings.json", wiring("gemini").files[0].content)  # carries its hook
     assert statuses() == {
-        "Claude Code hint hook": "WARN", "Codex hint hook": "WARN", "AGY hint hook": "SKIP",
+        **unwired, "Claude Code hint hook": "WARN", "Codex hint hook": "WARN", "AGY hint hook": "SKIP",
         "Gemini CLI hint hook": "PASS",
     }  # fmt: skip
     codex = wiring("codex").files[1]
@@ -121,7 +117,7 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     _write(home / ".claude" / "settings.json", settings.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
     _write(home / ".codex" / "hooks.json", codex.content.replace(server_command()[0], "/gone/herdr-link-mcp"))
     assert statuses() == {
-        "Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "AGY hint hook": "SKIP",
+        **unwired, "Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "AGY hint hook": "SKIP",
         "Gemini CLI hint hook": "PASS",
     }  # fmt: skip
 

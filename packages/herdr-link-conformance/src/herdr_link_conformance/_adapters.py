@@ -179,7 +179,8 @@ class AdapterSpec:
         """The stub ``file`` (``runtime`` one of :data:`STUB_RUNTIMES`) inside the host shim, run by ``node``."""
         if runtime not in STUB_RUNTIMES:
             raise ValueError(f"unknown stub runtime {runtime!r}; choose from {', '.join(STUB_RUNTIMES)}")
-        return cls("stub", (*shlex.split(node), str(HOST_SHIM), runtime, str(Path(file).resolve())), lacks, runtime)
+        stub = str(Path(file).expanduser().resolve())
+        return cls("stub", (*shlex.split(node), str(HOST_SHIM), runtime, stub), lacks, runtime)
 
     @property
     def capabilities(self) -> frozenset[str]:

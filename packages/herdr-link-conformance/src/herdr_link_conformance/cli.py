@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import shutil
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
+from pathlib import Path
 
 import anyio
 
 from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, run_command
 
 from ._adapters import CAPABILITY_MEANINGS, STUB_RUNTIMES, AdapterSpec
-from ._checks import CheckSpec
+from ._checks import CHECKS, CheckSpec
 from ._runner import Result, list_json, run_checks, selected, to_json
 
 __all__ = ["main"]
@@ -31,10 +34,11 @@ def _main(argv: list[str]) -> int:
         "shim, which offers the stub's tools the way its host would (the tools listed now, the tool's result or "
         "thrown error, what the stub adds to the system prompt); a shim is not the host: what the host itself "
         "does (validating arguments, its UI, its model) only a real host shows. Commands are split like a shell "
-        "would, but no shell runs.",
+        "would, but no shell runs; the program is found from here (a path, or on PATH), and the adapter then "
+        "runs in the simulated workspace's folder, so name files in its arguments by absolute path.",
         epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 3 also when the kit itself "
         "failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter), or what it needs is "
-        f"missing (Node for --stub); {EXIT_STATUSES}",
+        f"missing (the adapter's program or stub file, Node for --stub); {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
@@ -94,6 +98,11 @@ def _main(argv: list[str]) -> int:
         parser.error(str(error))
     if not checks:
         raise UsageError("--only/--skip left no check to run (see herdr-link-conformance --list)")
+    located = _located(spec)
+    if isinstance(located, str):
+        sys.stderr.write(f"herdr-link-conformance: {located}; no check was run\n")
+        return 3
+    spec = located
 
     def report(result: Result, check: CheckSpec) -> None:
         if not args.json:
@@ -108,8 +117,32 @@ def _main(argv: list[str]) -> int:
     else:
         passed, skipped = sum(r.status == "PASS" for r in results), sum(r.status == "SKIP" for r in results)
         kit_errors = f", {errors} kit errors" if errors else ""
-        sys.stdout.write(f"{passed} passed, {failed} failed, {skipped} skipped{kit_errors}, of {len(results)} checks\n")
+        left_out = len(CHECKS) - len(checks)
+        unrun = f"; {left_out} of the kit's {len(CHECKS)} left out by --only/--skip" if left_out else ""
+        sys.stdout.write(
+            f"{passed} passed, {failed} failed, {skipped} skipped{kit_errors}, of {len(results)} checks{unrun}\n"
+        )
     if errors:
         sys.stderr.write(f"herdr-link-conformance: the kit itself failed on {errors} checks (ERROR lines)\n")
         return 3
     return 1 if failed else 0
+
+
+def _located(spec: AdapterSpec) -> AdapterSpec | str:
+    """``spec`` with its program found from the current folder (the adapter runs in another), or what
+    is missing, said before any check runs: a check would only blame the adapter."""
+    if spec.kind == "stub":
+        stub = Path(spec.argv[-1])
+        return spec if stub.is_file() else f"--stub names {stub}, which is not a file"
+    program = spec.argv[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        path = Path(program).expanduser().absolute()
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            return f"--{spec.kind}: {path} is not an executable file"
+        found = str(path)
+    else:
+        which = shutil.which(program)
+        if which is None:
+            return f"--{spec.kind}: {program} was not found on PATH"
+        found = os.path.abspath(which)
+    return dataclasses.replace(spec, argv=(found, *spec.argv[1:]))
