@@ -82,6 +82,7 @@ BREAKS: dict[str, Break] = {
     "wrapper-in-two-prompts": Break("the wrapper is typed as two prompts", ("wrapper-one-submission",)),
     # (two prompts are two deliveries: every check that expects one delivery fails with it; see the matrix)
     "controls-typed-raw": Break("escaped controls are typed raw", ("escaping-controls",)),
+    "shell-escapes-undone": Break("$, backquote and ! are typed raw in the envelope", ("wrapper-shell-inert",)),
     "message-altered": Break("the message's non-ASCII text is altered", ("escaping-roundtrip",)),
     "start-no-new-tab": Break("a start into a new tab splits the caller's pane", ("start-new-tab",)),
     "with-ignored": Break("with: makes a new tab instead", ("start-with",)),
@@ -106,6 +107,7 @@ HERDR_LEVEL = {
     "wrapper-line-after-envelope",
     "wrapper-in-two-prompts",
     "controls-typed-raw",
+    "shell-escapes-undone",
     "message-altered",
     "start-no-new-tab",
     "with-ignored",
@@ -163,6 +165,9 @@ def fake_herdr(name: str, args: list[str]) -> int:
             args = [*args[:3], rest, *args[4:]]
         elif name == "controls-typed-raw":
             args = [*args[:3], _unescape_controls(text), *args[4:]]
+        elif name == "shell-escapes-undone":  # still valid JSON, the same message: only the shell sees it
+            raw = text.replace("\\u0024", "$").replace("\\u0060", "`").replace("\\u0021", "!")
+            args = [*args[:3], raw, *args[4:]]
         elif name == "message-altered":
             args = [*args[:3], text.replace("\\u00e9", "e").replace("é", "e"), *args[4:]]
         elif name == "prompt-waits":

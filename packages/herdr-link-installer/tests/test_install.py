@@ -17,6 +17,7 @@ from herdr_link_installer import (
     _install as module,
     global_config_dir,
     install,
+    opencode_version,
     plan_install,
     plugin_package_version,
     plugin_version_ok,
@@ -189,6 +190,26 @@ def test_a_runtime_the_installed_opencode_cannot_load_is_refused(home, runtime, 
     if blocked:
         forced = plan_install(runtime, {}, home, home / "project", LINUX, run=asked, force_runtime=True)
         assert forced.blockers == [] and any("--force-runtime" in note for note in forced.notes)
+
+
+@pytest.mark.parametrize(
+    ("printed", "version"),
+    [("1.18.33", "1.18.33"), ("opencode v2.0.18", "2.0.18"), ("v2.1.3", "2.1.3"), ("opencode 1.18.33", "1.18.33")],
+)
+def test_both_opencodes_version_lines_are_read_and_the_runtime_guard_runs(home, printed, version):
+    """OpenCode 2 prints ``opencode v2.0.18``: read as 2.0.18, so a V1 bundle is refused there (the
+    guard used to see no version, warn, and install it)."""
+    asked = lambda argv: f"{printed}\n" if argv[1:] == ["--version"] else None  # noqa: E731
+    assert opencode_version(asked) == version
+    wrong = "v1" if version.startswith("2") else "v2"
+    plan = plan_install(wrong, {}, home, home / "project", LINUX, run=asked)
+    assert plan.opencode == version and len(plan.blockers) == 1, plan.notes
+
+
+def test_a_version_line_without_a_version_is_a_warning_not_a_guess(home):
+    asked = lambda argv: "opencode dev\n" if argv[1:] == ["--version"] else None  # noqa: E731
+    plan = plan_install("v2", {}, home, home / "project", LINUX, run=asked)
+    assert plan.blockers == [] and any("printed no version" in note for note in plan.notes)
 
 
 def test_without_opencode_on_path_the_runtime_is_not_checked_and_a_note_says_so(home):

@@ -530,6 +530,29 @@ async def _one_submission(ctx: Context) -> None:
     expect(count == 1, f"the pane received {count} submitted inputs ({received.count(PASTE_START)} pastes)")
 
 
+SHELL_MESSAGE: Final = "don't; touch /tmp/x; $(id) `id` !! ${HOME} # \\"
+"""A message that runs or expands something if its wrapper lands in a shell as it is typed."""
+SHELL_SPECIAL_IN_FIXED_TEXT: Final = "'`$!();&|<>\\*?#~%"
+"""What no line of the wrapper's fixed text may hold (PROTOCOL.md §2.6), besides an odd number of ``"``."""
+SHELL_ACTIVE_IN_QUOTES: Final = "$`!"
+"""What a shell still acts on inside double quotes, which the envelope line escapes (§2.5)."""
+
+
+@check("wrapper-shell-inert", "2.6", "the wrapper runs or expands nothing if it lands in a shell", addition=True)
+async def _shell_inert(ctx: Context) -> None:
+    async with ctx.adapter() as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": SHELL_MESSAGE})
+    expect(result.ok, f"send failed: {result.text!r}")
+    *fixed, envelope_line = only_delivery(ctx, ctx.reviewer).text.split("\n")
+    special = sorted({c for line in fixed for c in line if c in SHELL_SPECIAL_IN_FIXED_TEXT})
+    expect(special == [], f"the fixed text holds {''.join(special)!r}, which a shell acts on")
+    open_quotes = [number for number, line in enumerate(fixed, 1) if line.count('"') % 2]
+    expect(open_quotes == [], f"line {open_quotes[:1]} of the fixed text leaves a double quote open")
+    raw = sorted({c for c in envelope_line if c in SHELL_ACTIVE_IN_QUOTES})
+    expect(raw == [], f"the envelope line carries {''.join(raw)!r} raw, which a shell expands inside its quotes")
+
+
 @check("escaping-controls", "2.5", "no raw control, format or separator character reaches a pane", addition=True)
 async def _escaping(ctx: Context) -> None:
     async with ctx.adapter() as adapter:

@@ -148,7 +148,8 @@ def installed_plugin(
 
 
 def opencode_version(run: Callable[[list[str]], str | None] | None = None) -> str | None:
-    """``opencode --version`` of the OpenCode on PATH (``1.18.33``), or ``None`` when there is none.
+    """``opencode --version`` of the OpenCode on PATH (``1.18.33``; OpenCode 2 prints ``opencode v2.0.18``,
+    read as ``2.0.18``), or ``None`` when there is none.
 
     Raises:
         ProgramFailed: ``opencode`` is on PATH but failed, or printed no version.
@@ -157,9 +158,10 @@ def opencode_version(run: Callable[[list[str]], str | None] | None = None) -> st
     if output is None:
         return None
     words = output.strip().split()
-    if not words or not words[-1][:1].isdigit():
+    last = words[-1].removeprefix("v").removeprefix("V") if words else ""
+    if not last[:1].isdigit():
         raise ProgramFailed(f"`opencode --version` printed no version ({output.strip()[:80]!r})")
-    return words[-1]
+    return last
 
 
 @dataclass(frozen=True)
