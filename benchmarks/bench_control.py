@@ -7,8 +7,10 @@ it; depth is measured with a runner that makes every call take the same time and
 
 import json
 import statistics
+import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -94,10 +96,17 @@ def _missing_aware(fake: FakeHerdr) -> Callable[[Sequence[str]], RunResult]:
     return answer
 
 
-async def measure(name: str, op: Callable[[Link], Awaitable[object]], *, named: bool = True) -> dict[str, Any]:
+async def measure(
+    name: str,
+    op: Callable[[Link], Awaitable[object]],
+    *,
+    named: bool = True,
+    env: Mapping[str, str] = ENV,
+    runs: int = 300,
+) -> dict[str, Any]:
     fake = FakeHerdr(named)
     runner = ScriptedRunner(_missing_aware(fake))
-    await op(Link(ENV, runner=runner))
+    await op(Link(env, runner=runner))
     calls = len(runner.calls)
     step = 0.02
     delayed = _missing_aware(FakeHerdr(named))
@@ -107,11 +116,11 @@ async def measure(name: str, op: Callable[[Link], Awaitable[object]], *, named: 
         return delayed(argv)
 
     started = time.perf_counter()
-    await op(Link(ENV, runner=ScriptedRunner(slow)))
+    await op(Link(env, runner=ScriptedRunner(slow)))
     depth = round((time.perf_counter() - started) / step)
     samples = []
-    link = Link(ENV, runner=ScriptedRunner(_missing_aware(FakeHerdr(True))))
-    for _ in range(300):
+    link = Link(env, runner=ScriptedRunner(_missing_aware(FakeHerdr(True))))
+    for _ in range(runs):
         begun = time.perf_counter()
         await op(link)
         samples.append((time.perf_counter() - begun) * 1000)
@@ -129,7 +138,24 @@ async def rows() -> list[dict[str, Any]]:
     """One row per operation: Herdr calls, critical-path depth, overhead p50 and p99 (ms)."""
     found = [await measure(name, op) for name, op in OPERATIONS.items()]
     found.append(await measure("first call of an unnamed agent (peers)", OPERATIONS["peers"], named=False))
+    with tempfile.TemporaryDirectory() as home:  # the send reads the target host's folder trust first
+        _claude_state(Path(home), megabytes=5)
+        env = {**ENV, "HOME": home}
+        found.append(await measure(CLAUDE_STATE_ROW, OPERATIONS["send"], env=env, runs=50))
     return found
+
+
+CLAUDE_STATE_ROW = "send to a Claude Code agent, a 5 MB `~/.claude.json` read first"
+
+
+def _claude_state(home: Path, *, megabytes: int) -> None:
+    """A long-used Claude Code's ``~/.claude.json``: many projects, the target's folder trusted."""
+    project = {"allowedTools": [], "history": ["x" * 200] * 3, "hasTrustDialogAccepted": True}
+    count = megabytes * 1_000_000 // len(json.dumps(project))
+    projects = {f"/home/user/src/project-{index:06d}": project for index in range(count)}
+    (home / ".claude.json").write_text(
+        json.dumps({"projects": {**projects, "/proj": {"hasTrustDialogAccepted": True}}})
+    )
 
 
 if __name__ == "__main__":

@@ -52,17 +52,22 @@ def _first_line(screen: str, *needles: str) -> str:
 
 
 # What each host shows when Herdr Link starts it in a folder it has never opened, as seen
-# (2026-12-02): the outcomes the start can have, and the question on the screen (``None``: none).
-# Claude Code's trust dialog is `blocked`, so a start fails when the dialog is drawn within Herdr's
-# 3 s settle (usually under a second here); a Claude Code slower than that to draw it is declared
-# ready first, as real Herdr would, and then sits at the dialog.
+# (2026-12-02), and what the start answers: Claude Code and Gemini CLI would first ask whether to
+# trust the folder (Claude Code's dialog is `blocked`, Gemini CLI's is read as idle by Herdr, so a
+# message's Enter would answer it), and their files say so in advance; the start makes nothing.
 FIRST_RUN = {
-    "claude": (("START_FAILED", "started"), "Is this a project you created or one you trust?"),
-    "gemini": (("started",), "Do you trust the files in this folder?"),  # Herdr has no rule for it: idle
-    "codex": (("started",), None),
-    "opencode": (("started",), None),
-    "pi": (("started",), None),
+    "claude": ("START_FAILED", "Is this a project you created or one you trust?"),
+    "gemini": ("START_FAILED", "Do you trust the files in this folder?"),
+    "codex": ("started", None),  # it asks only in a git repository, and this folder is not one
+    "opencode": ("started", None),
+    "pi": ("started", None),
 }
+
+
+def _trust_files(home: Path) -> dict[str, bytes]:
+    """Every file under the user's HOME where a host records folder trust, as bytes."""
+    places = [home / ".claude.json", home / ".gemini" / "trustedFolders.json", home / ".codex" / "config.toml"]
+    return {str(path): path.read_bytes() for path in places if path.exists()}
 
 
 @pytest.fixture
@@ -80,50 +85,62 @@ def test_a_worker_started_in_a_folder_its_host_has_never_opened(kind: str, tmp_p
     machine = user_machine(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    outcomes, question = FIRST_RUN[kind]
+    expected, question = FIRST_RUN[kind]
     with HerdrSim(real_panes=True, env=machine.env) as sim:
         lead, link = lead_pane(sim, machine.project)
-        before = set(sim.pane_ids())
+        before, trust_before = set(sim.pane_ids()), _trust_files(machine.home)
         try:
             receipt = asyncio.run(link.start({"name": "worker", "kind": kind, "args": [], "cwd": str(elsewhere)}))
             outcome, text = "started", receipt.model_dump_json()
         except LinkError as error:
             outcome, text = error.code, str(error)
-        met = [shot for shot in sim.blocking_screens() if shot.agent == kind]
-        assert outcome in outcomes, (text, [m.screen for m in met])
+        assert outcome == expected, text
         if outcome == "started":
             worker = sim.agent("worker")
             assert worker["agent"] == kind and worker.get("interactive_ready") is True
-            worker_pane = worker["pane_id"]
-            if question is not None:  # it comes up a moment after the composer: wait for it
-                sim.wait_for(lambda: question in sim.read(worker_pane), timeout=WAIT, what=repr(question))
-            shown = settled(sim, worker_pane, quiet=2.0)
-            late = [shot for shot in sim.blocking_screens() if shot.agent == kind]
-            if question is None:
-                assert late == [], [m.screen for m in late]  # nothing Herdr reads as blocked
-                fate = "started; the worker is at its composer"
-                prompts: list[str] = []
-            else:
-                assert question in shown, shown
-                if late:  # the dialog came after Herdr declared the agent ready: blocked now
-                    fate = ("started (the dialog was drawn after Herdr's 3 s settle); the worker is then "
-                            "`blocked` at it, and a send is refused")  # fmt: skip
-                else:
-                    fate = ("started (Herdr reads the dialog as idle); the worker sits at the dialog, and a "
-                            "send would be typed into it")  # fmt: skip
-                prompts = [_first_line(shown, question)]
+            shown = settled(sim, worker["pane_id"], quiet=2.0)
+            blocking = [shot.screen for shot in sim.blocking_screens() if shot.agent == kind]
+            assert blocking == [], (blocking, shown)  # nothing Herdr reads as blocked
+            fate, prompts = "started; the worker is at its composer", []
             asyncio.run(link.close("worker"))
-        else:
-            assert text == str(LinkError(Cause.START_AGENT_WAITING))
-            [kept] = set(sim.pane_ids()) - before  # the pane with the dialog stays for the user
-            assert question is not None and met and question in met[0].screen and question in sim.read(kept)
-            assert status(sim, "worker") == "blocked"  # Herdr keeps the name
-            fate = ("`START_FAILED` saying that the agent waits for its user at a prompt; its pane is kept, at the "
-                    "dialog, and its name reserved")  # fmt: skip
-            prompts = [_first_line(met[0].screen, question)]
-            asyncio.run(link.close("worker"))  # the user gives up on it
-        assert set(sim.pane_ids()) == before
+        else:  # predicted from its files: no pane, no program, so no question on any screen
+            assert text == str(LinkError(Cause.START_AGENT_WOULD_ASK))
+            assert set(sim.pane_ids()) == before and sim.blocking_screens() == []
+            assert status(sim, "worker") is None  # no name is reserved
+            fate = ("`START_FAILED` before anything is made: its files say it would first ask whether to trust the "
+                    "folder, which only the user may answer")  # fmt: skip
+            prompts = [f"(not shown: predicted) {question}"]
+            assert _trust_files(machine.home) == trust_before  # nothing answered for the user
+        assert set(sim.pane_ids()) == before  # (a started host may write its own state: Codex does)
     _record(LABEL[kind], "started with `cwd` in a folder the host has never opened", fate, prompts)
+
+
+def test_a_send_to_a_gemini_worker_at_its_trust_dialog_types_nothing(tmp_path: Path) -> None:
+    """The user opened Gemini CLI in a folder it does not trust and named the pane; Herdr reads the
+    dialog as idle. The send is refused from Gemini's own files, so no Enter answers for the user."""
+    machine = user_machine(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    question = FIRST_RUN["gemini"][1]
+    assert question is not None
+    with HerdrSim(real_panes=True, env=machine.env) as sim:
+        lead, link = lead_pane(sim, machine.project)
+        pane = sim.split(lead, cwd=str(elsewhere))
+        at_prompt(sim, pane)
+        sim.request("pane.report_agent", pane_id=pane, source="custom:rig", agent="gemini", state="idle")
+        sim.request("agent.rename", target=pane, name="worker")
+        sim.type_text(pane, "gemini\r")
+        sim.wait_for(lambda: question in sim.read(pane), timeout=WAIT, what=repr(question))
+        screen, trust_before = settled(sim, pane, quiet=2.0), _trust_files(machine.home)
+        with pytest.raises(LinkError) as refused:
+            asyncio.run(link.send("worker", "please review the branch"))
+        assert str(refused.value) == str(LinkError(Cause.SEND_TARGET_ASKING))
+        after = settled(sim, pane, quiet=2.0)
+        assert question in after and "please review" not in after, after
+        assert _trust_files(machine.home) == trust_before  # the dialog is still the user's to answer
+    _record(LABEL["gemini"], "a send to a worker at its folder-trust dialog (Herdr reads it as idle)",
+            "`SEND_FAILED` from Gemini CLI's files: nothing typed, the dialog waits for the user",
+            [_first_line(screen, question)])  # fmt: skip
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import tomllib
 import pytest
 from hypothesis import assume, event, example, given, settings, strategies as st
 
-from herdr_link_control.userfiles import MISSING, DocumentError, JsonDocument, TomlDocument, toml_key
+from herdr_link_control.userfiles import MISSING, DocumentError, JsonDocument, TomlDocument, json_value, toml_key
 
 KEYS = st.sampled_from(["model", "approval_policy", "a-b", "x_1", "with space", "é", "mcp_servers", "hooks"])
 SCALARS = st.one_of(
@@ -167,3 +167,24 @@ def test_tables_written_inline_or_dotted_are_added_to_where_they_stand(text: str
     document.remove(("hooks", "state", "/k:session_start:1:0"))
     document.remove(("mcp_servers", "herdr_link"))
     assert document.value == before and document.text == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"projects": {"/p": {"hasTrustDialogAccepted": true}}, "n": [1, 2.5, null, "é"]}',
+        '\ufeff{"a": {}}',
+        "",
+        "  \n",
+    ],
+)
+def test_reading_a_json_file_gives_what_the_editor_reads(text):
+    """``json_value`` (the fast read of a host's file) and ``JsonDocument.value`` agree."""
+    assert json_value(text) == JsonDocument(text).value
+
+
+def test_reading_jsonc_and_invalid_json():
+    assert json_value('{"a": 1, // note\n "b": [2,],}', jsonc=True) == {"a": 1, "b": [2]}
+    for bad in ("{not json", '{"a": 1,}'):
+        with pytest.raises(ValueError):
+            json_value(bad)

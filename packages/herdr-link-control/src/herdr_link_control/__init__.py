@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         Survey as Survey,
     )
     from ._ordering import CallOrder as CallOrder, Turn as Turn
+    from ._questions import HostQuestions as HostQuestions, Question as Question
     from ._runner import (
         ProcessRunner as ProcessRunner,
         Runner as Runner,
@@ -114,6 +115,10 @@ _EXPORTS = {
     "_ordering": [
         "CallOrder",
         "Turn",
+    ],
+    "_questions": [
+        "HostQuestions",
+        "Question",
     ],
     "_runner": [
         "ProcessRunner",

@@ -31,6 +31,7 @@ from ._environment import HerdrEnvironment
 from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
+from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._start import Starter
 
@@ -70,14 +71,16 @@ class Link:
         process_cwd: the last resort for the start context directory.
         delivery_limit: the largest wrapper ``send`` delivers, in bytes.
         """
-        self.environment = HerdrEnvironment.detect(os.environ if environ is None else environ)
+        environ = os.environ if environ is None else environ
+        self.environment = HerdrEnvironment.detect(environ)
         self._ops: Operations | None = None
         self._starter: Starter | None = None
         if self.environment is not None:
             cli = HerdrCLI(runner or ProcessRunner(self.environment.bin_path, self.environment.variables), timeouts)
             identity = Identity(cli, self.environment.pane_id)
-            self._ops = Operations(cli, identity, delivery_limit)
-            self._starter = Starter(cli, identity, process_cwd)
+            questions = HostQuestions(environ)  # the host files of this process's user
+            self._ops = Operations(cli, identity, delivery_limit, questions)
+            self._starter = Starter(cli, identity, process_cwd, questions)
 
     def __repr__(self) -> str:
         where = f"pane={self.environment.pane_id!r}" if self.environment else "outside Herdr"

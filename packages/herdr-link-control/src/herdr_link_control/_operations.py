@@ -33,6 +33,7 @@ from ._commands import (
 from ._concurrency import both
 from ._herdr import HerdrCLI
 from ._identity import Identity
+from ._questions import HostQuestions
 
 __all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "resolve_peer", "workspace_peers"]
 
@@ -117,10 +118,18 @@ class Survey:
 class Operations:
     """The communication operations over one caller identity."""
 
-    def __init__(self, cli: HerdrCLI, identity: Identity, delivery_limit: int = DEFAULT_DELIVERY_LIMIT) -> None:
+    def __init__(
+        self,
+        cli: HerdrCLI,
+        identity: Identity,
+        delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
+        questions: HostQuestions | None = None,
+    ) -> None:
         self.cli = cli
         self.identity = identity
         self.delivery_limit = delivery_limit
+        self.questions = questions
+        """What predicts a target sitting at a question only its user may answer (``None``: nothing)."""
 
     async def peers(self) -> PeersReceipt:
         """The caller and the live named agents of its current workspace (self ∥ list: one round).
@@ -167,9 +176,9 @@ class Operations:
         checked twice.
 
         Raises:
-            LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large or
-                refused; nothing delivered), ``NOT_IN_HERDR`` (a timed-out prompt may have been
-                delivered: never retry it).
+            LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large, the
+                target at a question only its user may answer, or refused; nothing delivered),
+                ``NOT_IN_HERDR`` (a timed-out prompt may have been delivered: never retry it).
         """
         to = call.to
         me, target = await both(self.identity.context, lambda: resolve_peer(self.cli, to, Role.TARGET))
@@ -181,6 +190,9 @@ class Operations:
         size = len(wrapper.encode("utf-8"))
         if size > self.delivery_limit:
             raise LinkError(Cause.MESSAGE_TOO_LARGE, f"wrapper is {size} bytes", limit=self.delivery_limit)
+        question = await self.questions.ahead_async(target.kind, target.cwd) if self.questions else None
+        if question is not None:  # its Enter would answer for the user: type nothing (PROTOCOL.md §4.4)
+            raise LinkError(Cause.SEND_TARGET_ASKING, f"{to} in {target.pane_id}: {question}")
         await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
 

@@ -44,6 +44,7 @@ from ._herdr import HerdrCLI
 from ._identity import Identity
 from ._leftovers import Pick, Snapshot, reclaim, snapshot, split_candidates, tab_candidates
 from ._operations import check_same_workspace, resolve_peer
+from ._questions import HostQuestions
 
 __all__ = ["Starter"]
 
@@ -63,10 +64,18 @@ class Starter:
     start, and resets when the process restarts.
     """
 
-    def __init__(self, cli: HerdrCLI, identity: Identity, process_cwd: Callable[[], str] = os.getcwd) -> None:
+    def __init__(
+        self,
+        cli: HerdrCLI,
+        identity: Identity,
+        process_cwd: Callable[[], str] = os.getcwd,
+        questions: HostQuestions | None = None,
+    ) -> None:
         self.cli = cli
         self.identity = identity
         self.process_cwd = process_cwd
+        self.questions = questions
+        """What predicts a new agent stopping at a question only its user may answer (``None``: nothing)."""
         self.cursors: dict[str, int] = {}
         self._locks: dict[str, anyio.Lock] = {}
 
@@ -115,14 +124,24 @@ class Starter:
         self, me: AgentRecord, name: str, kind: str, args: Sequence[str], placement: Placement, context: str
     ) -> None:
         if isinstance(placement, NewTabPlacement):
-            pane_id, rollback = await self._new_tab(me, placement, context)
+            pane_id, rollback = await self._new_tab(me, kind, placement, context)
         else:
-            pane_id, rollback = await self._beside(me, placement)
+            pane_id, rollback = await self._beside(me, kind, placement)
         async with self._undone_on_failure(rollback):
             await self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START)
 
-    async def _new_tab(self, me: AgentRecord, placement: NewTabPlacement, context: str) -> tuple[str, list[str]]:
+    async def _refuse_a_question(self, kind: str, folder: str) -> None:
+        """Before anything is made: a ``kind`` agent in ``folder`` that would first stop at a question only
+        its user may answer is not started (PROTOCOL.md §4.2)."""
+        question = await self.questions.ahead_async(kind, folder) if self.questions else None
+        if question is not None:
+            raise LinkError(Cause.START_AGENT_WOULD_ASK, str(question))
+
+    async def _new_tab(
+        self, me: AgentRecord, kind: str, placement: NewTabPlacement, context: str
+    ) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
+        await self._refuse_a_question(kind, cwd)
         leftovers = tab_candidates(cwd)
         async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers) as before:
             reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
@@ -145,13 +164,14 @@ class Starter:
             raise LinkError(Cause.START_REJECTED, f"created tab {tab_id} holds {len(roots)} panes, not one root pane")
         return roots[0]
 
-    async def _beside(self, me: AgentRecord, placement: WithPlacement) -> tuple[str, list[str]]:
+    async def _beside(self, me: AgentRecord, kind: str, placement: WithPlacement) -> tuple[str, list[str]]:
         anchor = await resolve_peer(self.cli, placement.anchor, Role.ANCHOR)
         check_same_workspace(me.workspace_id, anchor)
         if not anchor.pane_id:
             raise LinkError(Cause.NOT_A_PEER, "anchor record has no pane")
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
+        await self._refuse_a_question(kind, anchor.cwd)
         leftovers = split_candidates(anchor.pane_id, anchor.cwd)
         async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers) as before:
             reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)

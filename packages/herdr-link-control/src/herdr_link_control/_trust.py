@@ -13,9 +13,9 @@ from typing import Any
 
 from herdr_link_protocol import Host, Place
 
-from .userfiles import JsonDocument, place_path, real_file
+from .userfiles import json_value, place_path, real_file
 
-__all__ = ["folder_trust", "git_root", "read_host_file"]
+__all__ = ["TrustUnknown", "folder_trust", "git_root", "read_host_file"]
 
 
 def git_root(folder: Path) -> Path | None:
@@ -35,15 +35,28 @@ def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None,
     except (OSError, UnicodeDecodeError) as error:
         return None, f"{path} cannot be read: {getattr(error, 'strerror', None) or error}"
     try:
-        value = tomllib.loads(text) if file_format == "toml" else JsonDocument(text, jsonc=file_format == "jsonc").value
+        value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
     except ValueError as error:
         kind = "TOML" if file_format == "toml" else "JSON"
         return None, f"{path} is not valid {kind}: {error}"
     return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")
 
 
-def _read(place: Place, environ: Mapping[str, str], home: Path) -> dict[str, Any]:
-    value, _ = read_host_file(place_path(place, "user", environ, home, home), place.format)
+class TrustUnknown(Exception):
+    """The host's files cannot say: none of them exists (``absent``: the host never ran as this user),
+    or one cannot be read or parsed. The message says which, for the operator log."""
+
+    def __init__(self, message: str, *, absent: bool) -> None:
+        super().__init__(message)
+        self.absent = absent
+
+
+def _read(place: Place, environ: Mapping[str, str], home: Path, problems: list[str] | None = None) -> dict[str, Any]:
+    """The file's object, or ``{}``; with ``problems``, a file that exists but cannot be read is noted."""
+    path = place_path(place, "user", environ, home, home)
+    value, problem = read_host_file(path, place.format)
+    if problems is not None:
+        problems.append(problem if problem else "" if value is not None else f"{path} does not exist")
     return value or {}
 
 
@@ -69,14 +82,16 @@ def _projects(state: dict[str, Any], folder: Path, root: Path | None) -> bool | 
 
 
 def _trust_level(config: dict[str, Any], folder: Path, root: Path | None) -> bool | None:
-    """Codex 0.171: ``[projects]`` at the folder or its repository's root; it asks only in a repository."""
+    """Codex 0.171: ``[projects]`` at the folder or its repository's root; it asks only in a repository,
+    only until either answer is recorded, and (in the releases whose ``should_show_trust_screen`` says
+    so, ``codex-rs/tui/src/lib.rs``) not when the user set ``approval_policy`` or ``sandbox_mode``."""
+    if "approval_policy" in config or "sandbox_mode" in config:
+        return True
     projects = config.get("projects") or {}
     for candidate in (folder, root):
         entry = projects.get(str(candidate)) if candidate is not None and isinstance(projects, dict) else None
         if isinstance(entry, dict) and "trust_level" in entry:
-            if entry["trust_level"] == "trusted":
-                return True
-            break
+            return bool(entry["trust_level"] == "trusted")  # answered: "untrusted" runs, without asking
     return True if root is None else None
 
 
@@ -90,21 +105,35 @@ def _folders(rules: dict[str, Any], folder: Path) -> bool | None:
     return None if verdict is None else verdict != "DO_NOT_TRUST"
 
 
-def folder_trust(host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None
-                 ) -> bool | None:  # fmt: skip
+def folder_trust(
+    host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None, *,
+    strict: bool = False,
+) -> bool | None:  # fmt: skip
     """Whether ``host``, started in ``folder``, goes straight to its composer (``True``), runs there
-    distrusted (``False``: the host's file marks the folder not trusted) or first asks its trust
-    question (``None``). A host without folder trust is ``True``."""
+    distrusted (``False``: the host's file marks the folder not trusted, or the user answered no) or
+    first asks its trust question (``None``). A host without folder trust is ``True``.
+
+    Raises:
+        TrustUnknown: with ``strict``, when none of the host's files exists or one cannot be read (without
+            it, a missing or unreadable file counts as empty, as the doctor reads it).
+    """
     trust = host.trust
     if trust is None:
         return True
     environ = os.environ if environ is None else environ
     home = Path.home() if home is None else home
     folder = folder.resolve()
-    if trust.settings is not None:
-        if _dig(_read(trust.settings, environ, home), "security", "folderTrust", "enabled") is False:
-            return True
-    recorded = _read(trust.place, environ, home)
+    problems: list[str] | None = [] if strict else None
+    settings = _read(trust.settings, environ, home, problems) if trust.settings is not None else {}
+    recorded = _read(trust.place, environ, home, problems)
+    if problems:
+        unreadable = [p for p in problems if p and not p.endswith("does not exist")]
+        if unreadable or all(problems):
+            raise TrustUnknown("; ".join(unreadable or problems), absent=not unreadable)
+    if _dig(settings, "security", "folderTrust", "enabled") is False:
+        return True
+    if trust.granted_by and environ.get(trust.granted_by, "").lower() == "true":
+        return True
     if trust.rule == "projects":
         return _projects(recorded, folder, git_root(folder))
     if trust.rule == "trust_level":

@@ -76,6 +76,12 @@ class Cause(enum.Enum):
         "the target agent is waiting for its user to answer a prompt in its pane, so nothing was delivered: "
         "send again once the user has answered it",
     )
+    SEND_TARGET_ASKING = (
+        ErrorCode.SEND_FAILED,
+        "the target agent is waiting for its user to answer a question in its pane (such as whether to trust "
+        "its folder), which only the user may answer, so nothing was typed: send again once the user has "
+        "answered it",
+    )
     SEND_TARGET_NOT_READY = (
         ErrorCode.SEND_FAILED,
         "the target agent is not ready for messages yet (still starting, or its program is not in the "
@@ -115,6 +121,12 @@ class Cause(enum.Enum):
         "the new agent's program is waiting for the user to answer a prompt in its pane (such as whether "
         "to trust the folder). Its pane was kept and its name stays reserved: messages reach the agent once "
         "the user has answered and it is ready, and a new start under the same name is refused",
+    )
+    START_AGENT_WOULD_ASK = (
+        ErrorCode.START_FAILED,
+        "the new agent's program would first ask its user a question in its pane (such as whether to trust "
+        "the folder), which only the user may answer, so nothing was started: ask your user to answer it "
+        "once in that host, then start again",
     )
     START_PLACEMENT_REFUSED = (ErrorCode.START_FAILED, "Herdr could not create the tab or pane for the new agent")
     START_CALLER_NOT_REPORTED = (ErrorCode.START_FAILED, "Herdr does not report this agent's own pane and workspace")

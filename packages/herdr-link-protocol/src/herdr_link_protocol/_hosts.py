@@ -223,11 +223,11 @@ class Allow:
 class Trust:
     """How a host records and looks up folder trust, and the question it asks without it."""
 
-    __slots__ = ("distrusted", "fix_at", "place", "question", "rule", "settings")
+    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings")
 
     def __init__(
         self, place: Place, rule: str, question: str, *, distrusted: str = "", fix_at: str = "folder",
-        settings: Place | None = None,
+        settings: Place | None = None, granted_by: str = "",
     ) -> None:  # fmt: skip
         self.place = place
         self.rule = rule
@@ -242,6 +242,8 @@ class Trust:
         """``folder`` or ``root``: which folder ``--trust`` should name in the doctor's fix."""
         self.settings = settings
         """A settings file that can switch folder trust off (``security.folderTrust.enabled``)."""
+        self.granted_by = granted_by
+        """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
 
 
 class Host:
@@ -372,7 +374,7 @@ HOSTS: Final[tuple[Host, ...]] = (
             ),  # fmt: skip
             "projects",
             'a Claude Code worker started in {folder} first asks "Is this a project you created or one you trust?" '
-            "(Herdr reports it blocked; Link answers START_FAILED and keeps its pane)",
+            "(Link refuses to start a worker there, and to type into one waiting at it)",
         ),
         notes=(
             'permissions.allow "{allow}" lets every Herdr Link tool run without a permission prompt, in every '
@@ -527,10 +529,11 @@ HOSTS: Final[tuple[Host, ...]] = (
             ),  # fmt: skip
             "folders",
             'a Gemini CLI worker started in {folder} first asks "Do you trust the files in this folder?" (Herdr '
-            "reads it as idle, so the start succeeds and a message typed then answers the dialog)",
+            "reads it as idle; Link refuses to start a worker there, and to type into one waiting at it)",
             distrusted="~/.gemini/trustedFolders.json marks {folder} not trusted: a worker here runs without the "
             "wiring",
             settings=Place("~/.gemini/settings.json", format="jsonc"),
+            granted_by="GEMINI_CLI_TRUST_WORKSPACE",
         ),
         notes=(
             'Gemini CLI offers an MCP server\'s tools only when it has "trust": true.',

@@ -34,7 +34,12 @@ if TYPE_CHECKING:
         read_current as read_current,
         write_complete as write_complete,
     )
-    from ._jsonedit import MISSING as MISSING, DocumentError as DocumentError, JsonDocument as JsonDocument
+    from ._jsonedit import (
+        MISSING as MISSING,
+        DocumentError as DocumentError,
+        JsonDocument as JsonDocument,
+        json_value as json_value,
+    )
     from ._location import (
         BRIDGE_COMMAND as BRIDGE_COMMAND,
         BRIDGE_CONFIG_FILE as BRIDGE_CONFIG_FILE,
@@ -80,6 +85,7 @@ _EXPORTS = {
         "MISSING",
         "DocumentError",
         "JsonDocument",
+        "json_value",
     ],
     "_location": [
         "BRIDGE_COMMAND",

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["MISSING", "DocumentError", "JsonDocument"]
+__all__ = ["MISSING", "DocumentError", "JsonDocument", "json_value"]
 
 MISSING: Final[Any] = object()
 """What :meth:`JsonDocument.get` returns for a path that is not there."""
@@ -341,3 +341,17 @@ def _with(document: Any, path: Sequence[str | int], value: Any) -> Any:
     copy_object = dict(document) if isinstance(document, dict) else {}
     copy_object[head] = _with(copy_object.get(head, {}), rest, value)
     return copy_object
+
+
+def json_value(text: str, *, jsonc: bool = False) -> Any:
+    """The value of a JSON (or JSONC) file's text, only to read it: as :attr:`JsonDocument.value` gives
+    it (a blank file is an empty object, a byte-order mark is skipped), but plain JSON goes through the
+    standard library's C parser, as fast on a 5 MB ``~/.claude.json`` as the host's own read.
+
+    Raises:
+        ValueError: the text is not valid JSON (or JSONC).
+    """
+    body = text.removeprefix("\ufeff")
+    if not body.strip():
+        return {}
+    return JsonDocument(body, jsonc=True).value if jsonc else json.loads(body)

@@ -1,0 +1,200 @@
+"""A start never leaves a worker at a question only its user may answer, and a send never types into
+one: predicted from the host's own files (``HostQuestions``), before any pane is made or any text is
+typed. Each row also has the file states where the host does not ask, which must start and deliver."""
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+from scripted_herdr import agent, got, link, ok, scripted
+
+from herdr_link_control import HostQuestions, ScriptedRunner
+from herdr_link_protocol import Cause, LinkError
+
+pytestmark = pytest.mark.anyio
+SELF = ("agent", "get", "w1:p1")
+SNAPSHOT = ("pane", "list", "--workspace", "w1")
+PANES = ok({"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1"}]}})
+TAB = ok({"result": {"type": "tab_created", "root_pane": {"pane_id": "w1:p4", "tab_id": "w1:t2"}}})
+STARTED = ok({"result": {"type": "agent_started", "agent": {}, "argv": []}})
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    (tmp_path / "home").mkdir()
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    folder = tmp_path / "work" / "repo" / "sub"
+    folder.mkdir(parents=True)
+    (tmp_path / "work" / "repo" / ".git").mkdir()
+    return folder
+
+
+def _claude(home: Path, projects: dict[str, object]) -> None:
+    _write(home / ".claude.json", json.dumps({"projects": projects}))
+
+
+def _gemini(home: Path, folders: dict[str, str] | None, settings: dict[str, object] | None = None) -> None:
+    _write(home / ".gemini" / "settings.json", json.dumps(settings or {}))
+    if folders is not None:
+        _write(home / ".gemini" / "trustedFolders.json", json.dumps(folders))
+
+
+def _codex(home: Path, text: str = "") -> None:
+    _write(home / ".codex" / "config.toml", text)
+
+
+def _ahead(home: Path, kind: str, folder: Path, **env: str) -> str | None:
+    question = HostQuestions({"HOME": str(home), **env}).ahead(kind, str(folder))
+    return None if question is None else question.host.name
+
+
+# ---- the rows: when each host asks, and when it does not ------------------------------------------
+
+
+def test_claude_code_asks_in_a_folder_it_has_no_trust_for(home, work):
+    _claude(home, {})
+    assert _ahead(home, "claude", work) == "claude"
+    _claude(home, {str(work): {"hasTrustDialogAccepted": False}})
+    assert _ahead(home, "claude", work) == "claude"
+
+
+@pytest.mark.parametrize("trusted", ["work", "repo root"])
+def test_claude_code_does_not_ask_where_the_folder_or_its_repository_is_trusted(home, work, trusted):
+    folder = work if trusted == "work" else work.parent
+    _claude(home, {str(folder): {"hasTrustDialogAccepted": True}})
+    assert _ahead(home, "claude", work) is None
+
+
+def test_gemini_cli_asks_until_the_folder_is_answered(home, work):
+    _gemini(home, None)  # it ran (its settings exist) and trusted nothing yet
+    assert _ahead(home, "gemini", work) == "gemini"
+    _gemini(home, {str(work.parent.parent): "TRUST_FOLDER"})
+    assert _ahead(home, "gemini", work) is None
+    _gemini(home, {str(work / "x"): "TRUST_PARENT"})
+    assert _ahead(home, "gemini", work) is None
+    _gemini(home, {str(work): "DO_NOT_TRUST"})  # answered "no": it runs, distrusted, and asks nothing
+    assert _ahead(home, "gemini", work) is None
+
+
+def test_gemini_cli_does_not_ask_with_folder_trust_off_or_the_workspace_trusted_by_variable(home, work):
+    _gemini(home, None, {"security": {"folderTrust": {"enabled": False}}})
+    assert _ahead(home, "gemini", work) is None
+    _gemini(home, None)
+    assert _ahead(home, "gemini", work, GEMINI_CLI_TRUST_WORKSPACE="true") is None
+
+
+def test_codex_asks_only_in_a_repository_it_has_no_answer_for(home, work, tmp_path):
+    _codex(home)
+    assert _ahead(home, "codex", work) == "codex"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert _ahead(home, "codex", plain) is None  # outside a repository Codex 0.171 did not ask
+    for level in ("trusted", "untrusted"):  # either answer, recorded at the repository's root
+        _codex(home, f'[projects."{work.parent}"]\ntrust_level = "{level}"\n')
+        assert _ahead(home, "codex", work) is None
+    _codex(home, 'approval_policy = "on-request"\n')  # some releases skip the question then
+    assert _ahead(home, "codex", work) is None
+
+
+@pytest.mark.parametrize("kind", ["pi", "opencode", "agy", "nothing-we-know"])
+def test_hosts_without_a_trust_question_are_never_refused(home, work, kind):
+    _claude(home, {})
+    _gemini(home, None)
+    assert _ahead(home, kind, work) is None
+
+
+def test_a_host_that_never_ran_or_whose_file_is_broken_is_not_predicted(home, work, caplog):
+    caplog.set_level(logging.INFO, "herdr_link")
+    assert _ahead(home, "claude", work) is None  # no ~/.claude.json: nothing says it would ask
+    assert "not predicted" in caplog.text
+    _write(home / ".claude.json", "{not json")
+    assert _ahead(home, "claude", work) is None
+    assert ".claude.json is not valid JSON" in caplog.text
+    assert HostQuestions({}).ahead("claude", str(work)) is None  # no HOME: nothing to read
+
+
+def test_the_question_names_the_command_that_answers_it_for_the_operator(home, work):
+    _codex(home)
+    question = HostQuestions({"HOME": str(home)}).ahead("codex", str(work))
+    assert question is not None and question.fix == f"herdr-link-mcp install --host codex --trust {work.parent}"
+    assert question.fix in str(question) and "Trust this folder?" in str(question)
+
+
+# ---- start and send: refused before anything is made or typed -------------------------------------
+
+
+def _agent_text_is_clean(error: LinkError, work: Path) -> None:
+    assert "herdr-link-mcp" not in str(error) and str(work) not in str(error)  # no recovery command, no path
+    assert "herdr-link-mcp install --host gemini --trust" in error.detail  # for the operator log
+
+
+async def test_a_start_that_would_stop_at_the_question_makes_nothing(home, work):
+    _gemini(home, None)
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB})
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).start({"name": "worker", "kind": "gemini", "args": []})
+    assert raised.value.cause is Cause.START_AGENT_WOULD_ASK and str(raised.value).startswith("START_FAILED: ")
+    assert runner.calls == [SELF]  # no listing, no tab, no pane: nothing to roll back
+    _agent_text_is_clean(raised.value, work)
+
+
+async def test_a_start_beside_an_anchor_reads_the_anchors_folder_before_splitting(home, work):
+    _gemini(home, None)
+    anchor = ("agent", "get", "lead")
+    runner = scripted(
+        {SELF: got(agent("brain", cwd="/elsewhere")), anchor: got(agent("lead", pane="w1:p2", cwd=str(work)))}
+    )
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).start({"name": "worker", "kind": "gemini", "args": [], "with": "lead"})
+    assert raised.value.cause is Cause.START_AGENT_WOULD_ASK
+    assert runner.calls == [SELF, anchor]
+
+
+async def test_a_start_where_the_host_does_not_ask_goes_ahead(home, work):
+    _gemini(home, {str(work): "TRUST_FOLDER"})
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB,
+                       ("agent", "start"): STARTED})  # fmt: skip
+    receipt = await link(runner, HOME=str(home)).start({"name": "worker", "kind": "gemini", "args": []})
+    assert receipt.agent == "worker" and runner.calls[-1][:3] == ("agent", "start", "worker")
+
+
+def _send_runner(work: Path, kind: str = "gemini") -> ScriptedRunner:
+    target = got(agent("worker", pane="w1:p2", cwd=str(work), agent=kind))
+    return scripted(
+        {SELF: got(agent("brain")), ("agent", "get", "worker"): target, ("agent", "prompt"): ok({"result": {}})}
+    )
+
+
+async def test_a_send_to_an_agent_sitting_at_the_question_types_nothing(home, work):
+    _gemini(home, None)
+    runner = _send_runner(work)
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).send("worker", "hello")
+    assert raised.value.cause is Cause.SEND_TARGET_ASKING and str(raised.value).startswith("SEND_FAILED: ")
+    assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
+    _agent_text_is_clean(raised.value, work)
+
+
+async def test_a_send_once_the_user_answered_is_delivered(home, work):
+    _gemini(home, {str(work): "TRUST_FOLDER"})
+    runner = _send_runner(work)
+    receipt = await link(runner, HOME=str(home)).send("worker", "hello")
+    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "worker")
+
+
+async def test_the_checks_that_came_first_still_win(home, work):
+    _gemini(home, None)
+    runner = _send_runner(work)
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).send("worker", "   ")
+    assert raised.value.cause is Cause.MESSAGE_EMPTY
