@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from herdr_link_mcp import wiring_hosts
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 PROGRAMS = (
@@ -113,7 +115,7 @@ def _from_tools(home: Path) -> list[Named]:
     program's ``--help``."""
     env = {"PATH": f"{BIN}:/usr/bin:/bin", "HOME": str(home)}
     outputs = {}
-    for host in ("claude", "codex", "agy", "gemini", "pi"):
+    for host in wiring_hosts():  # every host of the table
         outputs[f"wiring --host {host}"] = _output(["herdr-link-mcp", "wiring", "--host", host], env)
     outputs["doctor"] = _output(["herdr-link", "doctor"], env)
     for program in PROGRAMS:

@@ -6,7 +6,7 @@ from typing import Any
 
 import anyio
 import pytest
-from scripted_herdr import agent, got, link, ok, scripted
+from scripted_herdr import agent, err, got, link, ok, scripted
 
 from herdr_link_control.bridge import BRIDGE_CONTRACT, BRIDGE_OPS, BridgeReply, BridgeServer
 from herdr_link_protocol import MAX_LINE_BYTES, Cause, JsonLine, JsonLineReader, LinkError
@@ -289,3 +289,19 @@ async def test_a_line_over_the_size_limit_is_answered_under_an_early_id_and_the_
     assert harness.reply("long")["error"]["message"] == f"INVALID_CALL: the line is longer than {MAX_LINE_BYTES} bytes"
     assert "result" in harness.reply("next")
     assert not [c for c in harness.runner.calls if c[:2] == ("agent", "prompt")]  # the cut send was not served
+
+
+async def test_a_failed_operation_tells_the_operator_log_what_the_stub_is_not_told(caplog):
+    """The reason goes to the stub (and its model); Herdr's code and the fix go to the operator log."""
+    harness = Harness({**BASE, ("agent", "prompt"): err("agent_blocked", "agent reviewer is blocked")})
+
+    async def body() -> None:
+        await harness.line(HELLO)
+        await harness.line({"id": "s", "op": "send", "args": {"to": "reviewer", "message": "hi"}, "context": {}})
+        await harness.until(2)
+
+    with caplog.at_level("WARNING", "herdr_link"):
+        await run(harness, body)
+    assert harness.reply("s")["error"]["message"] == str(LinkError(Cause.SEND_TARGET_BLOCKED))
+    assert "agent reviewer is blocked" not in json.dumps(harness.replies)
+    assert "send: SEND_FAILED" in caplog.text and "agent reviewer is blocked" in caplog.text

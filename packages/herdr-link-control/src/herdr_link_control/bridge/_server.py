@@ -170,6 +170,7 @@ class BridgeServer:
             else:
                 result = await self._execute(request)
         except LinkError as error:
+            log.warning("%s: %s (%s)", request.op, error, error.detail)  # the operator log, as the MCP server's
             await self._fail(request.id, error.code, str(error), activates)
         except InvalidToolCall as error:  # the model's call is not one of ours: the parse's own text, as MCP's
             await self._fail(request.id, INVALID_CALL, str(error), activates)
