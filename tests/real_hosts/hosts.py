@@ -145,15 +145,16 @@ class ClaudeRun:
 
 class ClaudeCode:
     """Claude Code 2.1.332, headless (``-p``), wired as the README says: ``herdr-link-mcp install --host
-    claude`` in its user's HOME (the server at user scope, its tools allowed, the hint hook)."""
+    claude`` in its user's HOME (the server at user scope, its tools allowed, the hint hook), and with
+    ``trust``, the README's step 2 for that folder (``--trust``: where its workers start)."""
 
     package = HOSTS["claude"]
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, trust: Path | None = None) -> None:
         self.workdir = workdir
         self.home = workdir / "home"
         self.home.mkdir(parents=True, exist_ok=True)
-        install_wiring("claude", self.home)
+        install_wiring("claude", self.home, *(("--trust", str(trust)) if trust is not None else ()))
 
     def _environment(self, env: dict[str, str], model_url: str, legacy: bool) -> dict[str, str]:
         full = {
@@ -310,14 +311,15 @@ GEMINI_MODEL = "gemini-2.5-flash"
 
 
 class GeminiCli:
-    """Gemini CLI 0.61.0, ``gemini -p``, configured from our ``wiring`` output."""
+    """Gemini CLI 0.61.0, ``gemini -p``, configured from our ``wiring`` output (with ``trust``, its
+    ``--trust`` for that folder: the README's step 2, where its workers start)."""
 
     package = HOSTS["gemini"]
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, trust: Path | None = None) -> None:
         self.workdir = workdir
         self.home = workdir / "home"
-        self.files = wiring_files("gemini", self.home)
+        self.files = wiring_files("gemini", self.home, *(("--trust", str(trust)) if trust is not None else ()))
 
     def run(self, prompt: str, env: dict[str, str], model_url: str) -> HostRun:
         """One headless turn in the pane whose Herdr environment is ``env``."""

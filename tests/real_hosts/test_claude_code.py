@@ -38,12 +38,12 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
 
 
 def run(
-    steps: list[Step], env: dict[str, str], workdir: Path, era: str, prompt: str = "go"
+    steps: list[Step], env: dict[str, str], workdir: Path, era: str, prompt: str = "go", trust: Path | None = None
 ) -> tuple[ClaudeRun, ScriptedModel]:
     model = ScriptedModel(DIALECT, NAMES, steps)
     workdir.mkdir(parents=True, exist_ok=True)
     with FakeModelServer(model) as api:
-        done = ClaudeCode(workdir).run(prompt, env, api.url, legacy=ERAS[era])
+        done = ClaudeCode(workdir, trust).run(prompt, env, api.url, legacy=ERAS[era])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.result["is_error"] is False and done.result["permission_denials"] == []
     # Seen once in CI (the session's first Claude Code run): "unknown", no negotiation line in Claude
@@ -115,7 +115,9 @@ def test_start_with_then_close(workspace, herdr_sim, tmp_path, era):
         Step("herdr_link_start", {"name": "worker", "kind": "claude", "args": [], "with": "brain"}),
         Step("herdr_link_close", {"agent": "worker"}),
     ]
-    done, model = run(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", era)
+    # A Claude Code worker beside brain opens in brain's folder: the user trusted it (the README's step 2),
+    # or the start is refused before anything is made, since Claude Code would first ask (PROTOCOL.md §4.2).
+    done, model = run(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", era, trust=tmp_path)
     requests = model.primary_requests
     commands = [c[:2] for c in herdr_sim.log.commands()]
     assert ("pane", "split") in commands and ("agent", "start") in commands and ("pane", "close") in commands

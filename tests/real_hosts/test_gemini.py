@@ -44,12 +44,12 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
 
 
 def run_gemini(
-    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go"
+    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go", trust: Path | None = None
 ) -> tuple[HostRun, ScriptedModel]:
     model = ScriptedModel(DIALECT, NAMES, steps)
     workdir.mkdir(parents=True, exist_ok=True)
     with FakeModelServer(model) as api:
-        done = GeminiCli(workdir).run(prompt, env, api.url)
+        done = GeminiCli(workdir, trust).run(prompt, env, api.url)
     assert done.returncode == 0, (done.stdout[-2000:], done.stderr[-3000:])
     stats = json.loads(done.stdout)["stats"]["tools"]
     assert stats["totalFail"] == 0, stats
@@ -96,6 +96,9 @@ def test_a_wrapper_from_codex_is_answered_to_from(workspace, herdr_sim, tmp_path
 
 
 def test_start_with_then_close(workspace, herdr_sim, tmp_path):
-    done, model = run_gemini(start_close_steps("gemini"), herdr_sim.env(workspace["brain"]), tmp_path / "brain")
+    # The worker opens in brain's folder, which the user trusted for Gemini CLI (the README's step 2);
+    # untrusted, the start is refused before anything is made (PROTOCOL.md §4.2).
+    steps, env = start_close_steps("gemini"), herdr_sim.env(workspace["brain"])
+    done, model = run_gemini(steps, env, tmp_path / "brain", trust=tmp_path)
     assert_started_and_closed(herdr_sim, DIALECT, model.primary_requests)
     record(row("start with, close", done, model))
