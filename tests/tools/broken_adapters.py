@@ -95,6 +95,10 @@ BREAKS: dict[str, Break] = {
     "diagnostics-passed-on": Break("Herdr's error text reaches the model", ("error-no-diagnostics",)),
     "hangs-with-herdr": Break("a call never answers while Herdr hangs", ("bounded-when-herdr-hangs",)),
     "prompt-waits": Break("send runs agent prompt --wait", ("argv-surface",)),
+    "host-files-ignored": Break(
+        "the host's own files are not read (started with an empty HOME)",
+        ("start-would-ask-refused", "send-at-a-question-refused"),
+    ),
 }
 """Every broken adapter, by name."""
 
@@ -411,6 +415,8 @@ def serve_broken(name: str, command: list[str]) -> int:
     if name == "partial-env-is-herdr" and "HERDR_ENV" in env and "HERDR_PANE_ID" not in env:
         env["HERDR_PANE_ID"] = "w1:p1"
     with tempfile.TemporaryDirectory(prefix="hl-broken-") as directory:
+        if name == "host-files-ignored":  # a home where no host ever ran: nothing predicts a question
+            env["HOME"] = directory
         if name in HERDR_LEVEL and "HERDR_BIN_PATH" in env:
             env[REAL_HERDR] = env["HERDR_BIN_PATH"]
             env["HERDR_BIN_PATH"] = str(_stand_in(name, Path(directory)))

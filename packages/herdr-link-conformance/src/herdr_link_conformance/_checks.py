@@ -434,6 +434,46 @@ async def _send_empty(ctx: Context) -> None:
     expect(delivered(ctx, ctx.reviewer) == [], "an empty message was delivered")
 
 
+GEMINI_TRUST_VARIABLE: Final = "GEMINI_CLI_TRUST_WORKSPACE"
+"""Gemini CLI's own switch that trusts every folder: kept out of these checks' environment."""
+
+
+def gemini_has_run(ctx: Context, trusted: Path | None = None) -> dict[str, str]:
+    """Make the simulated user one who has run Gemini CLI (its ``settings.json``) and trusts no folder but
+    ``trusted``; returns the caller's environment without :data:`GEMINI_TRUST_VARIABLE`."""
+    gemini = Path(ctx.sim.home) / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    (gemini / "settings.json").write_text("{}\n", encoding="utf-8")
+    rules = {str(trusted.resolve()): "TRUST_FOLDER"} if trusted is not None else {}
+    (gemini / "trustedFolders.json").write_text(json.dumps(rules), encoding="utf-8")
+    return {k: v for k, v in ctx.sim.env(ctx.brain).items() if k != GEMINI_TRUST_VARIABLE}
+
+
+@check(
+    "send-at-a-question-refused",
+    "4.4",
+    "a send to an agent its host's files say sits at a question only its user may answer types nothing",
+    addition=True,
+)
+async def _send_at_question(ctx: Context) -> None:
+    folder = Path(ctx.root) / "untrusted"
+    folder.mkdir(exist_ok=True)
+    pane = ctx.sim.split(ctx.reviewer, cwd=str(folder))
+    ctx.sim.add_agent(pane, "gemini", name="asker")  # Gemini CLI, at "Do you trust the files in this folder?"
+    env = gemini_has_run(ctx)
+    async with ctx.adapter(env=env) as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "asker", "message": "hello"})
+    tool_error(result, "SEND_FAILED", "a send to Gemini CLI in a folder it does not trust")
+    expect(delivered(ctx, pane) == [], "the message was typed into the question")
+    env = gemini_has_run(ctx, trusted=folder)  # the user answered: no false refusal
+    async with ctx.adapter(env=env) as adapter:
+        await activate(adapter)
+        result = await adapter.call(SEND_TOOL, {"to": "asker", "message": "hello"})
+    expect(result.ok, f"once the folder is trusted the send still failed: {result.text!r}")
+    expect(len(delivered(ctx, pane)) == 1, "once the folder is trusted the message was not delivered")
+
+
 @check("send-bad-name", "4.4", "a recipient that is not an Agent Name is PEER_NOT_FOUND")
 async def _send_bad_name(ctx: Context) -> None:
     result = await active_call(ctx, SEND_TOOL, {"to": "w1:p2", "message": "x"})
@@ -643,6 +683,26 @@ async def _blocked_kept(ctx: Context) -> None:
     expect(len(kept) == 1, f"new panes left for the user: {len(kept)}, expected the agent's one")
     for pane in kept:  # the user answers, or gives up: close it so later checks start clean
         ctx.sim.request("pane.close", pane_id=pane)
+
+
+@check(
+    "start-would-ask-refused",
+    "4.2",
+    "a start whose host's files say it would first ask its user a question makes nothing",
+    needs=("start",),
+    addition=True,
+)
+async def _start_would_ask(ctx: Context) -> None:
+    env = gemini_has_run(ctx)  # and trusts no folder: Gemini CLI would first ask about this one
+    panes = set(ctx.sim.pane_ids())
+    async with ctx.adapter(env=env) as adapter:
+        await activate(adapter)
+        result = await adapter.call(START_TOOL, {"name": "asker", "kind": "gemini", "args": []})
+    tool_error(result, "START_FAILED", "a start of Gemini CLI in a folder it does not trust")
+    made = set(ctx.sim.pane_ids()) - panes
+    expect(made == set(), f"the start made {len(made)} pane(s)")
+    started = [c for c in ctx.sim.log.commands() if tuple(c[:2]) == ("agent", "start")]
+    expect(started == [], "agent start ran")
 
 
 @check("start-raw-id-refused", "4.2", "a raw pane id in start input is START_INPUT_INVALID", needs=("start",))
