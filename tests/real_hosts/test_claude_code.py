@@ -42,8 +42,11 @@ def run(
 ) -> tuple[ClaudeRun, ScriptedModel]:
     model = ScriptedModel(DIALECT, NAMES, steps)
     workdir.mkdir(parents=True, exist_ok=True)
+    # The panes of the workspace sit in workdir's parent, which the user trusted for Claude Code (the
+    # README's step 2): otherwise a Claude Code peer there would sit at its trust dialog, and a send to
+    # it is refused with nothing typed (PROTOCOL.md §4.4).
     with FakeModelServer(model) as api:
-        done = ClaudeCode(workdir, trust).run(prompt, env, api.url, legacy=ERAS[era])
+        done = ClaudeCode(workdir, trust or workdir.parent).run(prompt, env, api.url, legacy=ERAS[era])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.result["is_error"] is False and done.result["permission_denials"] == []
     # Seen once in CI (the session's first Claude Code run): "unknown", no negotiation line in Claude
@@ -115,8 +118,8 @@ def test_start_with_then_close(workspace, herdr_sim, tmp_path, era):
         Step("herdr_link_start", {"name": "worker", "kind": "claude", "args": [], "with": "brain"}),
         Step("herdr_link_close", {"agent": "worker"}),
     ]
-    # A Claude Code worker beside brain opens in brain's folder: the user trusted it (the README's step 2),
-    # or the start is refused before anything is made, since Claude Code would first ask (PROTOCOL.md §4.2).
+    # A Claude Code worker beside brain opens in brain's folder, which the user trusted (run() says so);
+    # untrusted, the start is refused before anything is made, as Claude Code would first ask (§4.2).
     done, model = run(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", era, trust=tmp_path)
     requests = model.primary_requests
     commands = [c[:2] for c in herdr_sim.log.commands()]
