@@ -64,7 +64,12 @@ if TYPE_CHECKING:
         iter_json_lines as iter_json_lines,
         read_json_lines as read_json_lines,
     )
-    from ._trust import folder_trust as folder_trust, git_root as git_root, read_host_file as read_host_file
+    from ._trust import (
+        folder_trust as folder_trust,
+        git_root as git_root,
+        read_host_file as read_host_file,
+        trust_command as trust_command,
+    )
     from ._version import __version__ as __version__
 
     __all__: list[str]
@@ -140,6 +145,7 @@ _EXPORTS = {
         "folder_trust",
         "git_root",
         "read_host_file",
+        "trust_command",
     ],
     "_version": [
         "__version__",

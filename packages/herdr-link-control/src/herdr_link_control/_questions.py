@@ -19,7 +19,7 @@ import anyio
 
 from herdr_link_protocol import Host, hosts_with
 
-from ._trust import TrustUnknown, folder_trust, git_root
+from ._trust import TrustUnknown, folder_trust, git_root, trust_command
 
 __all__ = ["HostQuestions", "Question"]
 
@@ -33,12 +33,16 @@ class Question:
 
     host: Host
     folder: Path
-    fix: str
+    root: Path | None
+    """The git repository ``folder`` is in, if any."""
+
+    @property
+    def fix(self) -> str:
+        return trust_command(self.host, self.folder, self.root)
 
     def __str__(self) -> str:
         assert self.host.trust is not None
-        root = git_root(self.folder)
-        return f"{self.host.trust.question.format(folder=self.folder, root=root)}; the user can run: {self.fix}"
+        return f"{self.host.trust.question.format(folder=self.folder, root=self.root)}; the user can run: {self.fix}"
 
 
 class HostQuestions:
@@ -53,31 +57,33 @@ class HostQuestions:
     def __repr__(self) -> str:
         return f"HostQuestions(home={str(self.home)!r})"
 
+    def _asker(self, kind: str, folder: str) -> Host | None:
+        """The host of ``kind`` if it has a trust question and there is something to read, else ``None``."""
+        if not folder or self.home is None:
+            return None
+        return next((host for host in hosts_with("trust") if host.kind == kind), None)
+
     async def ahead_async(self, kind: str, folder: str) -> Question | None:
         """:meth:`ahead` in a worker thread: a long-used ``~/.claude.json`` takes tens of milliseconds to
         read, which must not hold up the other calls in flight."""
-        if self.home is None or not any(host.kind == kind for host in hosts_with("trust")):
-            return None  # nothing to read: no thread
-        return await anyio.to_thread.run_sync(self.ahead, kind, folder)
+        host = self._asker(kind, folder)
+        return None if host is None else await anyio.to_thread.run_sync(self._ahead, host, Path(folder))
 
     def ahead(self, kind: str, folder: str) -> Question | None:
         """The question a ``kind`` agent in ``folder`` stops at before its composer, or ``None`` when its
         files say it does not, or cannot say (logged)."""
-        host = next((h for h in hosts_with("trust") if h.kind == kind), None)
-        if host is None or host.trust is None or not folder or self.home is None:
-            return None
-        path = Path(folder)
+        host = self._asker(kind, folder)
+        return None if host is None else self._ahead(host, Path(folder))
+
+    def _ahead(self, host: Host, folder: Path) -> Question | None:
+        assert self.home is not None
         try:
-            verdict = folder_trust(host, path, self.environ, self.home, strict=True)
+            verdict = folder_trust(host, folder, self.environ, self.home, strict=True)
         except TrustUnknown as unknown:
             level = logging.INFO if unknown.absent else logging.WARNING
-            log.log(level, "whether %s asks first in %s is not predicted: %s", host.title, path, unknown)
+            log.log(level, "whether %s asks first in %s is not predicted: %s", host.title, folder, unknown)
             return None
         except (OSError, ValueError) as error:
-            log.warning("could not read %s's folder trust for %s (%s): not predicted", host.title, path, error)
+            log.warning("could not read %s's folder trust for %s (%s): not predicted", host.title, folder, error)
             return None
-        if verdict is not None:
-            return None
-        root = git_root(path.resolve())
-        at = root if host.trust.fix_at == "root" and root is not None else path
-        return Question(host, path, f"herdr-link-mcp install --host {host.name} --trust {at}")
+        return Question(host, folder, git_root(folder.resolve())) if verdict is None else None

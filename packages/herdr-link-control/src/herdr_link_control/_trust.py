@@ -15,7 +15,7 @@ from herdr_link_protocol import Host, Place
 
 from .userfiles import json_value, place_path, real_file
 
-__all__ = ["TrustUnknown", "folder_trust", "git_root", "read_host_file"]
+__all__ = ["TrustUnknown", "folder_trust", "git_root", "read_host_file", "trust_command"]
 
 
 def git_root(folder: Path) -> Path | None:
@@ -51,13 +51,18 @@ class TrustUnknown(Exception):
         self.absent = absent
 
 
-def _read(place: Place, environ: Mapping[str, str], home: Path, problems: list[str] | None = None) -> dict[str, Any]:
-    """The file's object, or ``{}``; with ``problems``, a file that exists but cannot be read is noted."""
+def _read(place: Place, environ: Mapping[str, str], home: Path) -> tuple[Path, dict[str, Any] | None, str]:
+    """Where the host keeps the file, its object (``None``: missing or unreadable), and why unreadable."""
     path = place_path(place, "user", environ, home, home)
-    value, problem = read_host_file(path, place.format)
-    if problems is not None:
-        problems.append(problem if problem else "" if value is not None else f"{path} does not exist")
-    return value or {}
+    return (path, *read_host_file(path, place.format))
+
+
+def trust_command(host: Host, folder: Path, root: Path | None) -> str:
+    """The command that records, for the user, the trust ``host`` asks for in ``folder`` (``root``: its
+    git repository, named instead where the host looks trust up there)."""
+    assert host.trust is not None
+    at = root if host.trust.fix_at == "root" and root is not None else folder
+    return f"herdr-link-mcp install --host {host.name} --trust {at}"
 
 
 def _dig(value: object, *keys: str) -> object:
@@ -123,13 +128,15 @@ def folder_trust(
     environ = os.environ if environ is None else environ
     home = Path.home() if home is None else home
     folder = folder.resolve()
-    problems: list[str] | None = [] if strict else None
-    settings = _read(trust.settings, environ, home, problems) if trust.settings is not None else {}
-    recorded = _read(trust.place, environ, home, problems)
-    if problems:
-        unreadable = [p for p in problems if p and not p.endswith("does not exist")]
-        if unreadable or all(problems):
-            raise TrustUnknown("; ".join(unreadable or problems), absent=not unreadable)
+    read = [_read(place, environ, home) for place in (trust.place, trust.settings) if place is not None]
+    if strict:
+        unreadable = [problem for _, _, problem in read if problem]
+        if unreadable:
+            raise TrustUnknown("; ".join(unreadable), absent=False)
+        if all(value is None for _, value, _ in read):
+            raise TrustUnknown(f"{' and '.join(str(path) for path, _, _ in read)}: none exists", absent=True)
+    recorded = read[0][1] or {}
+    settings = (read[1][1] or {}) if len(read) > 1 else {}
     if _dig(settings, "security", "folderTrust", "enabled") is False:
         return True
     if trust.granted_by and environ.get(trust.granted_by, "").lower() == "true":

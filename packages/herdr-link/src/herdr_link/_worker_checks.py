@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control import folder_trust, git_root
+from herdr_link_control import folder_trust, git_root, trust_command
 from herdr_link_protocol import Host, hosts_with
 
 from ._check import Check
@@ -51,8 +51,7 @@ def _trust_question(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]
         return None, ""
     verdict = folder_trust(host, cwd, home=home)
     root = git_root(cwd.resolve())
-    at = root if trust.fix_at == "root" and root is not None else cwd
-    fix = f"herdr-link-mcp install --host {host.name} --trust {at} (or answer it once in a pane)"
+    fix = f"{trust_command(host, cwd, root)} (or answer it once in a pane)"
     if verdict is None:
         return trust.question.format(folder=cwd, root=root), fix
     if verdict is False and trust.distrusted:
