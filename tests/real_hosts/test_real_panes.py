@@ -9,6 +9,7 @@ these are the first-run and blocked-target outcomes and the precise answers Link
 import asyncio
 import json
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,46 @@ def test_a_send_to_a_gemini_worker_at_its_trust_dialog_types_nothing(tmp_path: P
     _record(LABEL["gemini"], "a send to a worker at its folder-trust dialog (Herdr reads it as idle)",
             "`SEND_FAILED` from Gemini CLI's files: nothing typed, the dialog waits for the user",
             [_first_line(screen, question)])  # fmt: skip
+
+
+MIGRATION = "Use existing model"
+"""A line of Codex 0.171.0's model-migration notice ("Meet GPT-6 Sol … 1. Try new model / 2. Use existing model")."""
+
+
+@pytest.mark.parametrize("kind", ["codex"])  # (the parameter lets Codex fetch its announcement tip)
+def test_a_codex_whose_user_never_answered_its_model_migration_notice(kind: str, tmp_path: Path) -> None:
+    """The user set a model Codex 0.171 offers an upgrade for and never answered the notice. A start
+    makes nothing; with Codex open in a named pane at the notice (Herdr reads it as idle, and its Enter
+    would pick "Try new model"), a send types nothing, and the user's config is unchanged."""
+    machine = user_machine(tmp_path)
+    config = machine.home / ".codex" / "config.toml"
+    config.write_text(config.read_text().split("\n[notice.model_migrations]")[0] + "\n")  # never answered
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    with HerdrSim(real_panes=True, env=machine.env) as sim:
+        lead, link = lead_pane(sim, machine.project)
+        before = set(sim.pane_ids())
+        with pytest.raises(LinkError) as refused:
+            asyncio.run(link.start({"name": "worker", "kind": kind, "args": [], "cwd": str(elsewhere)}))
+        assert str(refused.value) == str(LinkError(Cause.START_AGENT_WOULD_ASK))
+        assert set(sim.pane_ids()) == before and status(sim, "worker") is None  # nothing made, no name reserved
+        pane = sim.split(lead, cwd=str(elsewhere))
+        at_prompt(sim, pane)
+        sim.request("pane.report_agent", pane_id=pane, source="custom:rig", agent=kind, state="idle")
+        sim.request("agent.rename", target=pane, name="worker")
+        sim.type_text(pane, "codex\r")
+        sim.wait_for(lambda: MIGRATION in sim.read(pane), timeout=WAIT, what=repr(MIGRATION))
+        screen = settled(sim, pane, quiet=2.0)
+        with pytest.raises(LinkError) as refused:
+            asyncio.run(link.send("worker", "please review the branch"))
+        assert str(refused.value) == str(LinkError(Cause.SEND_TARGET_ASKING))
+        after = settled(sim, pane, quiet=2.0)
+        assert MIGRATION in after and "please review" not in after, after
+        answered = tomllib.loads(config.read_text())  # (Codex records its own screen-reader check there)
+        assert answered["model"] == "gpt-5.5" and "notice" not in answered  # still the user's to answer
+    _record(LABEL[kind], "started, and sent to, with a model-migration notice never answered (Herdr reads it as idle)",
+            "`START_FAILED` before anything is made, and `SEND_FAILED` with nothing typed into the notice, from "
+            "Codex's config and its release's catalogue", [_first_line(screen, "Meet", "Introducing")])  # fmt: skip
 
 
 @pytest.fixture

@@ -102,3 +102,27 @@ def test_node_missing_or_old_is_a_warning(monkeypatch, tmp_path):
     old.chmod(0o755)
     check = node_check()
     assert check.status == "WARN" and "v18.19.0" in check.detail
+
+
+def test_a_codex_worker_that_would_offer_a_new_model_is_a_warning(monkeypatch, tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    home.mkdir()
+    program = tmp_path / "bin" / "codex"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\necho codex-cli 0.171.0\n")
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", str(program.parent))
+    _install("codex", home)
+    config = home / ".codex" / "config.toml"
+    config.write_text('model = "gpt-5.5"\n' + config.read_text())
+
+    def codex() -> tuple[str, str, str]:
+        check = {c.name: c for c in worker_checks(home, work)}["worker here: Codex"]
+        return check.status, check.detail, check.fix
+
+    status, detail, fix = codex()
+    assert status == "WARN" and "offering gpt-6-sol" in detail
+    assert fix == "codex (once, in any folder, and answer the notice)"
+    config.write_text(config.read_text() + '\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n')
+    assert codex()[0] == "PASS"

@@ -1,16 +1,19 @@
 """Would a host stop at a question only its user may answer? Predicted from the host's own files.
 
-Herdr reads some first-run questions as idle (Gemini CLI's folder-trust dialog has no rule in its
-detection), so ``agent prompt`` would type a message into them and its Enter would answer for the
-user. Link may not read the pane (spec §8), but the host's own files say in advance whether it asks:
-a start that would leave a worker at such a question creates nothing, and a send to an agent sitting
-at one types nothing. The rules are the host table's (``Host.trust``); the files are read by
-:func:`folder_trust`. A host whose files are absent (never run as this user) or unreadable is not
-predicted: the operation goes ahead as before, and the operator log says why.
+Herdr reads some first-run questions as idle (Gemini CLI's folder-trust dialog, Codex's
+model-migration notice: its detection has no rule for them), so ``agent prompt`` would type a message
+into them and its Enter would answer for the user. Link may not read the pane (spec §8), but the
+host's own files say in advance whether it asks: a start that would leave a worker at such a question
+creates nothing, and a send to an agent sitting at one types nothing. The rules are the host table's
+(``Host.trust``: :func:`folder_trust`; ``Host.migration``: :func:`pending_migration`, for the host
+versions it names). A host whose files are absent (never run as this user) or unreadable, or whose
+version the rule was not read from, is not predicted: the operation goes ahead as before, and the
+operator log says why.
 """
 
 import logging
-from collections.abc import Mapping
+import shutil
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -19,7 +22,8 @@ import anyio
 
 from herdr_link_protocol import Host, hosts_with
 
-from ._trust import TrustUnknown, folder_trust, git_root, trust_command
+from ._migrations import host_version, pending_migration
+from ._trust import NotPredicted, folder_trust, git_root, trust_command
 
 __all__ = ["HostQuestions", "Question"]
 
@@ -28,21 +32,18 @@ log: Final = logging.getLogger("herdr_link")
 
 @dataclass(frozen=True)
 class Question:
-    """The question a host would stop at, for the operator: what, where, and the command that answers it
-    for the user (never shown to a model: a model with a shell would run it)."""
+    """The question a host would stop at, for the operator: what, where, and what answers it for the
+    user (never shown to a model: a model with a shell would run it)."""
 
     host: Host
     folder: Path
-    root: Path | None
-    """The git repository ``folder`` is in, if any."""
-
-    @property
-    def fix(self) -> str:
-        return trust_command(self.host, self.folder, self.root)
+    asks: str
+    """What the host would ask, in the operator's words."""
+    fix: str
+    """The command that answers it for the user (or lets them answer it)."""
 
     def __str__(self) -> str:
-        assert self.host.trust is not None
-        return f"{self.host.trust.question.format(folder=self.folder, root=self.root)}; the user can run: {self.fix}"
+        return f"{self.asks}; the user can run: {self.fix}"
 
 
 class HostQuestions:
@@ -53,37 +54,79 @@ class HostQuestions:
         home = environ.get("HOME") or environ.get("USERPROFILE")
         self.home = Path(home) if home else None
         """The user's home the host files are under; ``None`` (no ``HOME``): nothing is predicted."""
+        self._versions: dict[tuple[str, int], tuple[str | None, str]] = {}
 
     def __repr__(self) -> str:
         return f"HostQuestions(home={str(self.home)!r})"
 
     def _asker(self, kind: str, folder: str) -> Host | None:
-        """The host of ``kind`` if it has a trust question and there is something to read, else ``None``."""
+        """The host of ``kind`` if it has a question to predict and there is something to read."""
         if not folder or self.home is None:
             return None
-        return next((host for host in hosts_with("trust") if host.kind == kind), None)
+        return next((host for host in (*hosts_with("trust"), *hosts_with("migration")) if host.kind == kind), None)
 
-    async def ahead_async(self, kind: str, folder: str) -> Question | None:
+    async def ahead_async(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
         """:meth:`ahead` in a worker thread: a long-used ``~/.claude.json`` takes tens of milliseconds to
-        read, which must not hold up the other calls in flight."""
+        read, and a host's ``--version`` longer, which must not hold up the other calls in flight."""
         host = self._asker(kind, folder)
-        return None if host is None else await anyio.to_thread.run_sync(self._ahead, host, Path(folder))
+        return None if host is None else await anyio.to_thread.run_sync(self._ahead, host, Path(folder), tuple(args))
 
-    def ahead(self, kind: str, folder: str) -> Question | None:
-        """The question a ``kind`` agent in ``folder`` stops at before its composer, or ``None`` when its
-        files say it does not, or cannot say (logged)."""
+    def ahead(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
+        """The question a ``kind`` agent in ``folder`` (started with ``args``, when Link starts it) stops
+        at before or just after its composer, or ``None`` when its files say it does not, or cannot say
+        (logged)."""
         host = self._asker(kind, folder)
-        return None if host is None else self._ahead(host, Path(folder))
+        return None if host is None else self._ahead(host, Path(folder), tuple(args))
 
-    def _ahead(self, host: Host, folder: Path) -> Question | None:
+    def _ahead(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
+        for predict in (self._trust, self._migration):
+            try:
+                question = predict(host, folder, args)
+            except NotPredicted as unknown:
+                level = logging.INFO if unknown.absent else logging.WARNING
+                log.log(level, "whether %s asks first in %s is not predicted: %s", host.title, folder, unknown)
+            except (OSError, ValueError) as error:
+                log.warning("could not read %s's files for %s (%s): not predicted", host.title, folder, error)
+            else:
+                if question is not None:
+                    return question
+        return None
+
+    def _trust(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
+        trust = host.trust
+        if trust is None:
+            return None
         assert self.home is not None
-        try:
-            verdict = folder_trust(host, folder, self.environ, self.home, strict=True)
-        except TrustUnknown as unknown:
-            level = logging.INFO if unknown.absent else logging.WARNING
-            log.log(level, "whether %s asks first in %s is not predicted: %s", host.title, folder, unknown)
+        if folder_trust(host, folder, self.environ, self.home, strict=True) is not None:
             return None
-        except (OSError, ValueError) as error:
-            log.warning("could not read %s's folder trust for %s (%s): not predicted", host.title, folder, error)
+        root = git_root(folder.resolve())
+        asks = trust.question.format(folder=folder, root=root)
+        return Question(host, folder, asks, trust_command(host, folder, root))
+
+    def _version(self, program: str) -> str:
+        """``program``'s version, asked once per installed program (its path and modification time)."""
+        found = shutil.which(program, path=self.environ.get("PATH"))
+        if found is None:
+            raise NotPredicted(f"no {program} on PATH", absent=True)
+        key = (found, Path(found).stat().st_mtime_ns)
+        if key not in self._versions:
+            self._versions[key] = host_version(found, self.environ)
+        version, problem = self._versions[key]
+        if version is None:
+            raise NotPredicted(problem, absent=False)
+        return version
+
+    def _migration(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
+        migration = host.migration
+        if migration is None:
             return None
-        return Question(host, folder, git_root(folder.resolve())) if verdict is None else None
+        assert self.home is not None
+        chosen = [arg for arg in args if arg.split("=", 1)[0] in migration.overrides]
+        if chosen:  # which model such a start uses, and whether it is offered anything, is not established
+            raise NotPredicted(f"its arguments choose the model or configuration ({chosen[0]})", absent=False)
+        pending = pending_migration(host, self.environ, self.home, self._version(migration.program))
+        if pending is None:
+            return None
+        model, target = pending
+        asks = migration.question.format(model=model, target=target)
+        return Question(host, folder, asks, f"{migration.program} (once, in any folder, and answer the notice)")

@@ -124,24 +124,24 @@ class Starter:
         self, me: AgentRecord, name: str, kind: str, args: Sequence[str], placement: Placement, context: str
     ) -> None:
         if isinstance(placement, NewTabPlacement):
-            pane_id, rollback = await self._new_tab(me, kind, placement, context)
+            pane_id, rollback = await self._new_tab(me, kind, args, placement, context)
         else:
-            pane_id, rollback = await self._beside(me, kind, placement)
+            pane_id, rollback = await self._beside(me, kind, args, placement)
         async with self._undone_on_failure(rollback):
             await self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START)
 
-    async def _refuse_a_question(self, kind: str, folder: str) -> None:
+    async def _refuse_a_question(self, kind: str, folder: str, args: Sequence[str]) -> None:
         """Before anything is made: a ``kind`` agent in ``folder`` that would first stop at a question only
         its user may answer is not started (PROTOCOL.md §4.2)."""
-        question = await self.questions.ahead_async(kind, folder) if self.questions else None
+        question = await self.questions.ahead_async(kind, folder, args) if self.questions else None
         if question is not None:
             raise LinkError(Cause.START_AGENT_WOULD_ASK, str(question))
 
     async def _new_tab(
-        self, me: AgentRecord, kind: str, placement: NewTabPlacement, context: str
+        self, me: AgentRecord, kind: str, args: Sequence[str], placement: NewTabPlacement, context: str
     ) -> tuple[str, list[str]]:
         cwd = _launch_cwd(context, placement.cwd)
-        await self._refuse_a_question(kind, cwd)
+        await self._refuse_a_question(kind, cwd, args)
         leftovers = tab_candidates(cwd)
         async with self._reclaimed_on_silence(me.workspace_id, "tab create", leftovers) as before:
             reply = await self.cli.call(tab_create(me.workspace_id, cwd, placement.label), Role.TAB_CREATE)
@@ -164,14 +164,16 @@ class Starter:
             raise LinkError(Cause.START_REJECTED, f"created tab {tab_id} holds {len(roots)} panes, not one root pane")
         return roots[0]
 
-    async def _beside(self, me: AgentRecord, kind: str, placement: WithPlacement) -> tuple[str, list[str]]:
+    async def _beside(
+        self, me: AgentRecord, kind: str, args: Sequence[str], placement: WithPlacement
+    ) -> tuple[str, list[str]]:
         anchor = await resolve_peer(self.cli, placement.anchor, Role.ANCHOR)
         check_same_workspace(me.workspace_id, anchor)
         if not anchor.pane_id:
             raise LinkError(Cause.NOT_A_PEER, "anchor record has no pane")
         if not anchor.cwd:
             raise LinkError(Cause.START_ANCHOR_NO_CWD, f"anchor pane {anchor.pane_id} reports no cwd")
-        await self._refuse_a_question(kind, anchor.cwd)
+        await self._refuse_a_question(kind, anchor.cwd, args)
         leftovers = split_candidates(anchor.pane_id, anchor.cwd)
         async with self._reclaimed_on_silence(me.workspace_id, "pane split", leftovers) as before:
             reply = await self.cli.call(pane_split(anchor.pane_id, anchor.cwd), Role.PANE_SPLIT)

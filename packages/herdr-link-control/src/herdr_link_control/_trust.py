@@ -15,7 +15,7 @@ from herdr_link_protocol import Host, Place
 
 from .userfiles import json_value, place_path, real_file
 
-__all__ = ["TrustUnknown", "folder_trust", "git_root", "read_host_file", "trust_command"]
+__all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
 
 
 def git_root(folder: Path) -> Path | None:
@@ -42,9 +42,10 @@ def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None,
     return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")
 
 
-class TrustUnknown(Exception):
+class NotPredicted(Exception):
     """The host's files cannot say: none of them exists (``absent``: the host never ran as this user),
-    or one cannot be read or parsed. The message says which, for the operator log."""
+    one cannot be read or parsed, or the host's version is not one the rule was read from. The message
+    says which, for the operator log."""
 
     def __init__(self, message: str, *, absent: bool) -> None:
         super().__init__(message)
@@ -119,7 +120,7 @@ def folder_trust(
     first asks its trust question (``None``). A host without folder trust is ``True``.
 
     Raises:
-        TrustUnknown: with ``strict``, when none of the host's files exists or one cannot be read (without
+        NotPredicted: with ``strict``, when none of the host's files exists or one cannot be read (without
             it, a missing or unreadable file counts as empty, as the doctor reads it).
     """
     trust = host.trust
@@ -132,9 +133,9 @@ def folder_trust(
     if strict:
         unreadable = [problem for _, _, problem in read if problem]
         if unreadable:
-            raise TrustUnknown("; ".join(unreadable), absent=False)
+            raise NotPredicted("; ".join(unreadable), absent=False)
         if all(value is None for _, value, _ in read):
-            raise TrustUnknown(f"{' and '.join(str(path) for path, _, _ in read)}: none exists", absent=True)
+            raise NotPredicted(f"{' and '.join(str(path) for path, _, _ in read)}: none exists", absent=True)
     recorded = read[0][1] or {}
     settings = (read[1][1] or {}) if len(read) > 1 else {}
     if _dig(settings, "security", "folderTrust", "enabled") is False:

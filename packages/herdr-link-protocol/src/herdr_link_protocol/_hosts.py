@@ -31,6 +31,7 @@ __all__ = [
     "Allow",
     "Host",
     "Hook",
+    "Migration",
     "Place",
     "Requirement",
     "Servers",
@@ -246,6 +247,44 @@ class Trust:
         """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
 
 
+class Migration:
+    """A host's notice that offers a newer model than the one its user set, shown once per model until
+    answered, which Herdr reads as idle: a message's Enter would pick the new model for the user.
+
+    Release-specific: ``upgrades`` is the catalogue the releases in ``versions`` ship, and the rule
+    applies to them only (the version is what ``program --version`` prints).
+    """
+
+    __slots__ = (
+        "catalogue", "default", "overrides", "place", "program", "question", "record", "seen_on", "upgrades",
+        "versions",
+    )  # fmt: skip
+
+    def __init__(
+        self, place: Place, record: tuple[str, ...], upgrades: Mapping[str, str], *, default: str, catalogue: Place,
+        program: str, versions: tuple[str, ...], overrides: tuple[str, ...], seen_on: str, question: str,
+    ) -> None:  # fmt: skip
+        self.place = place
+        """The settings file that names the model (``model``, or the ``profile``'s) and records answers."""
+        self.record = record
+        """Where in it the answers are: a table of ``"<model>" = "<model offered>"``."""
+        self.upgrades = dict(upgrades)
+        """Each model the releases' bundled catalogue offers an upgrade for, and the model offered."""
+        self.default = default
+        """The model the releases use when the file names none."""
+        self.catalogue = catalogue
+        """The catalogue the host refreshes for its user, read instead of ``upgrades`` when present."""
+        self.program = program
+        self.versions = versions
+        """Version prefixes the rule was read from (``0.171.``); another version is not predicted."""
+        self.overrides = overrides
+        """Launch options that choose the model or the configuration: a start passing one is not predicted."""
+        self.seen_on = seen_on
+        """The release whose screen the rule was seen on (its capture is in the testkit's screens)."""
+        self.question = question
+        """What the operator log and the doctor say (``{model}``, ``{target}``)."""
+
+
 class Host:
     """One host kind: its names, how it presents tools, its files, its hint and its trust."""
 
@@ -255,11 +294,11 @@ class Host:
         "hint",
         "hook",
         "kind",
+        "migration",
         "name",
         "notes",
         "presentation",
         "project_notes",
-        "questions",
         "relists",
         "servers",
         "title",
@@ -281,10 +320,10 @@ class Host:
         hook: Hook | None = None,
         allow: Allow | None = None,
         trust: Trust | None = None,
+        migration: Migration | None = None,
         notes: tuple[str, ...] = (),
         user_notes: tuple[str, ...] = (),
         project_notes: tuple[str, ...] = (),
-        questions: tuple[str, ...] = (),
     ) -> None:
         self.name = name
         """The name ``wiring``/``install``/``hint`` take (``--host``)."""
@@ -305,12 +344,11 @@ class Host:
         self.hook = hook
         self.allow = allow
         self.trust = trust
+        self.migration = migration
         self.notes = notes
         """What ``wiring`` says under the files (``{allow}`` is the allow rule), then at one scope only:"""
         self.user_notes = user_notes
         self.project_notes = project_notes
-        self.questions = questions
-        """Questions the host can stop at before its composer, which Herdr does not report as blocked."""
 
     def __repr__(self) -> str:
         return f"Host({self.name!r})"
@@ -453,6 +491,25 @@ HOSTS: Final[tuple[Host, ...]] = (
             'in the git repository {root}, Codex may first ask "Trust this folder?"',
             fix_at="root",
         ),
+        migration=Migration(
+            _CODEX_CONFIG,
+            ("notice", "model_migrations"),
+            # Codex 0.171.0's bundled models.json (the models with an "upgrade"); its default is gpt-6.2-sol.
+            {
+                "gpt-5.5": "gpt-6-sol",
+                "gpt-5.6-sol": "gpt-6-sol",
+                "gpt-5.6-terra": "gpt-6-sol",
+                "gpt-5.6-luna": "gpt-6-luna",
+            },
+            default="gpt-6.2-sol",
+            catalogue=Place("~/.codex/models_cache.json", variable="CODEX_HOME", under_variable="models_cache.json"),
+            program="codex",
+            versions=("0.171.",),
+            overrides=("-m", "--model", "-p", "--profile", "-c", "--config", "--oss"),
+            seen_on="0.171.0",
+            question='a Codex worker whose model is {model} first shows a notice offering {target} ("Try new model / '
+            "Use existing model\"; Herdr reads it as idle, so a message's Enter would switch the model for the user)",
+        ),  # fmt: skip
         notes=(
             "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
             "server sees no Herdr and lists no tools.",

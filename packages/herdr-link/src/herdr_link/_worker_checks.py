@@ -2,18 +2,20 @@
 
 A worker started in this folder (by ``herdr_link_start``, the user or Herdr's UI) is the host's
 interactive program with the user's own files: it works when the wiring's checks pass at a scope it
-reads and the host does not stop at a first-run question. The question these checks can see is folder
-trust: Claude Code, Gemini CLI and Codex each keep a list of folders the user trusts, and a worker in
-a folder not on it waits at that question (Herdr then reports it blocked, or reads the dialog as idle;
-``docs/hosts.md``). They only read files and ``node --version``.
+reads and the host does not stop at a first-run question. The questions these checks can see are
+folder trust (Claude Code, Gemini CLI and Codex each keep a list of folders the user trusts, and a
+worker in a folder not on it waits at that question: Herdr then reports it blocked, or reads the dialog
+as idle) and Codex's model-migration notice (``docs/hosts.md``). They only read files and the
+programs' ``--version``.
 """
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control import folder_trust, git_root, trust_command
+from herdr_link_control import HostQuestions, folder_trust, git_root, trust_command
 from herdr_link_protocol import Host, hosts_with
 
 from ._check import Check
@@ -59,9 +61,19 @@ def _trust_question(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]
     return None, fix
 
 
+def _notice(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]:
+    """The model-migration notice a worker of ``host`` would show (``None``: none, or not predicted)."""
+    if host.migration is None:
+        return None, ""
+    question = HostQuestions({**os.environ, "HOME": str(home)}).ahead(host.kind, str(cwd))
+    return (question.asks, question.fix) if question is not None else (None, "")
+
+
 def check_worker(host: Host, home: Path, cwd: Path, wiring: Check | None = None, hint: Check | None = None) -> Check:
     """Would a worker of ``host`` started in ``cwd`` come up wired and at its composer?"""
     question, fix = _trust_question(host, home, cwd)
+    if question is None:
+        question, fix = _notice(host, home, cwd)
     wiring = wiring or check_wiring(host, home, cwd)
     if hint is None and host.hook is not None:
         hint = check_hint(host, home, cwd, wiring)
