@@ -99,6 +99,9 @@ BREAKS: dict[str, Break] = {
         "the host's own files are not read (started with an empty HOME)",
         ("start-would-ask-refused", "send-at-a-question-refused"),
     ),
+    "settings-ignored": Break(
+        "the user's Herdr Link settings are not read (the loop guard's limit)", ("send-loop-guard",)
+    ),
 }
 """Every broken adapter, by name."""
 
@@ -417,6 +420,8 @@ def serve_broken(name: str, command: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="hl-broken-") as directory:
         if name == "host-files-ignored":  # a home where no host ever ran: nothing predicts a question
             env["HOME"] = directory
+        if name == "settings-ignored":  # the default limit, whatever the user set
+            env.pop("HERDR_LINK_CONFIG", None)
         if name in HERDR_LEVEL and "HERDR_BIN_PATH" in env:
             env[REAL_HERDR] = env["HERDR_BIN_PATH"]
             env["HERDR_BIN_PATH"] = str(_stand_in(name, Path(directory)))

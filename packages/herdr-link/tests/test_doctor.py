@@ -214,7 +214,7 @@ HOOK_HOSTS = [host.title for host in hosts_with("hook") if host.servers is not N
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", *MCP_HOSTS,
     *(f"{title} hint hook" for title in HOOK_HOSTS), "OpenCode plugin", "Pi extension", "bridge",
-    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "hosts",
+    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "settings", "hosts",
 ]  # fmt: skip
 """The doctor's lines: one per fact, and one wiring, hint hook and worker line per host of the table."""
 TODAYS_HOSTS = [
@@ -357,3 +357,19 @@ def test_in_a_herdr_core_terminal_the_doctor_says_what_it_is(home, tmp_path):
     assert "not yet in herdr-core or herdr-app terminals" in environment.detail
     plain = diagnose({"PATH": "/usr/bin"}, tmp_path, home)[0]
     assert "herdr-core" not in plain.detail and "not in a Herdr pane" in plain.detail
+
+
+def test_the_settings_line_says_the_loop_guards_limit_and_where_to_set_it(tmp_path):
+    def line(environ: dict[str, str]) -> tuple[str, str]:
+        check = next(c for c in diagnose({"PATH": "/usr/bin", **environ}, tmp_path, tmp_path) if c.name == "settings")
+        return check.status, check.detail
+
+    status, detail = line({})
+    assert status == "PASS" and "at most 30 messages" in detail
+    assert str(tmp_path / ".config" / "herdr-link" / "config.toml") in detail
+    settings = tmp_path / "mine.toml"
+    settings.write_text("[loop_guard]\nmessages = 0\n")
+    assert line({"HERDR_LINK_CONFIG": str(settings)})[0] == "WARN"
+    settings.write_text("[loop_guard]\nmessages = -2\n")
+    status, detail = line({"HERDR_LINK_CONFIG": str(settings)})
+    assert status == "WARN" and "loop_guard.messages must be a number" in detail

@@ -59,13 +59,15 @@ CAPABILITY_MEANINGS: Final = {
     "unlisted_calls": "calls to what it does not list (so a call outside Herdr reaches it)",
     "start": "herdr_link_start",
     "bootstrap": "the self identity bootstrap",
+    "loop_guard": "a loop guard whose limit the user's settings file sets (HERDR_LINK_CONFIG)",
 }
 """Every capability an adapter can claim, and what it means."""
 CAPABILITIES_MCP: Final = frozenset(CAPABILITY_MEANINGS)
-CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap", "unlisted_calls"})
+_GUARD: Final = frozenset({"loop_guard"})
+CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap", "unlisted_calls"}) | _GUARD
 STUB_RUNTIMES: Final = {
-    "opencode-v1": ("opencode", frozenset({"tools", "gateway", "quiet_activation", "start", "bootstrap"})),
-    "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap"})),
+    "opencode-v1": ("opencode", frozenset({"tools", "gateway", "quiet_activation", "start", "bootstrap"}) | _GUARD),
+    "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap"}) | _GUARD),
     "pi": ("pi", CAPABILITIES_MCP - {"unlisted_calls"}),
 }
 """Each stub runtime the host shim runs: the agent kind of its host's pane, and what it offers. OpenCode

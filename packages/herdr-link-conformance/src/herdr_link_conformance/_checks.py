@@ -474,6 +474,28 @@ async def _send_at_question(ctx: Context) -> None:
     expect(len(delivered(ctx, pane)) == 1, "once the folder is trusted the message was not delivered")
 
 
+@check(
+    "send-loop-guard",
+    "4.4",
+    "a session's sends to one agent past the user's limit type nothing and answer SEND_FAILED",
+    addition=True,
+    needs=("loop_guard",),
+)
+async def _send_loop_guard(ctx: Context) -> None:
+    settings = Path(ctx.root) / "herdr-link-settings.toml"
+    settings.write_text("[loop_guard]\nmessages = 2\nseconds = 3600\n", encoding="utf-8")
+    env = {**ctx.sim.env(ctx.brain), "HERDR_LINK_CONFIG": str(settings)}
+    async with ctx.adapter(env=env) as adapter:
+        await activate(adapter)
+        for index in range(2):
+            result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": f"ack {index}"})
+            expect(result.ok, f"a send within the user's limit of two failed: {result.text!r}")
+        result = await adapter.call(SEND_TOOL, {"to": "reviewer", "message": "ack again"})
+    tool_error(result, "SEND_FAILED", "a third send within an hour where the user allows two")
+    expect(len(delivered(ctx, ctx.reviewer)) == 2, "the refused message was typed")
+    expect("loop_guard" not in result.text and str(settings) not in result.text, "the model is told how to raise it")
+
+
 @check("send-bad-name", "4.4", "a recipient that is not an Agent Name is PEER_NOT_FOUND")
 async def _send_bad_name(ctx: Context) -> None:
     result = await active_call(ctx, SEND_TOOL, {"to": "w1:p2", "message": "x"})

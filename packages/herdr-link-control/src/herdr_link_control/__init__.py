@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._herdr import HerdrCLI as HerdrCLI, Timeouts as Timeouts
     from ._identity import Identity as Identity, SelfContext as SelfContext
     from ._link import Link as Link
+    from ._loop_guard import LoopGuard as LoopGuard
     from ._operations import (
         DEFAULT_DELIVERY_LIMIT as DEFAULT_DELIVERY_LIMIT,
         Operations as Operations,
@@ -56,6 +57,12 @@ if TYPE_CHECKING:
         RunResult as RunResult,
         ScriptedRunner as ScriptedRunner,
         SpawnFailed as SpawnFailed,
+    )
+    from ._settings import (
+        DEFAULT_LOOP_MESSAGES as DEFAULT_LOOP_MESSAGES,
+        DEFAULT_LOOP_SECONDS as DEFAULT_LOOP_SECONDS,
+        LinkSettings as LinkSettings,
+        settings_path as settings_path,
     )
     from ._start import Starter as Starter
     from ._stdio import (
@@ -112,6 +119,9 @@ _EXPORTS = {
     "_link": [
         "Link",
     ],
+    "_loop_guard": [
+        "LoopGuard",
+    ],
     "_operations": [
         "DEFAULT_DELIVERY_LIMIT",
         "Operations",
@@ -131,6 +141,12 @@ _EXPORTS = {
         "RunResult",
         "ScriptedRunner",
         "SpawnFailed",
+    ],
+    "_settings": [
+        "DEFAULT_LOOP_MESSAGES",
+        "DEFAULT_LOOP_SECONDS",
+        "LinkSettings",
+        "settings_path",
     ],
     "_start": [
         "Starter",

@@ -30,9 +30,11 @@ from herdr_link_protocol import (
 from ._environment import HerdrEnvironment
 from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
+from ._loop_guard import LoopGuard
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
 from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
+from ._settings import LinkSettings
 from ._start import Starter
 
 __all__ = ["Link"]
@@ -79,7 +81,10 @@ class Link:
             cli = HerdrCLI(runner or ProcessRunner(self.environment.bin_path, self.environment.variables), timeouts)
             identity = Identity(cli, self.environment.pane_id)
             questions = HostQuestions(environ)  # the host files of this process's user
-            self._ops = Operations(cli, identity, delivery_limit, questions)
+            settings = LinkSettings.load(environ)
+            where = str(settings.path or "the user's Herdr Link settings file")
+            guard = LoopGuard(settings.loop_messages, settings.loop_seconds, where=where)
+            self._ops = Operations(cli, identity, delivery_limit, questions, guard)
             self._starter = Starter(cli, identity, process_cwd, questions)
 
     def __repr__(self) -> str:
@@ -138,7 +143,9 @@ class Link:
         assert isinstance(receipt, StartedReceipt)
         return receipt
 
-    async def call(self, tool: str, arguments: object, *, context_directory: str | None = None) -> LinkModel:
+    async def call(
+        self, tool: str, arguments: object, *, context_directory: str | None = None, session: str = ""
+    ) -> LinkModel:
         """Run a tool by name with the model's raw arguments; returns its receipt.
 
         The arguments are read once, by :func:`herdr_link_protocol.parse_call` (protocol-level faults,
@@ -150,12 +157,13 @@ class Link:
             InvalidToolCall: a protocol-level error.
             LinkError: everything else.
         """
-        return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context_directory)
+        return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context_directory, session)
 
-    async def run(self, parsed: ParsedCall, context_directory: str | None = None) -> LinkModel:
+    async def run(self, parsed: ParsedCall, context_directory: str | None = None, session: str = "") -> LinkModel:
         """Run a parsed call; a failure nothing classified becomes the tool's fallback code.
 
         ``context_directory``: the adapter's session directory, for a start (see :meth:`Starter.start`).
+        ``session``: the adapter's session, for the loop guard (an MCP server has one per process).
 
         Raises:
             LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
@@ -170,7 +178,7 @@ class Link:
             if isinstance(call, PeersCall):
                 return await ops.peers()
             if isinstance(call, SendCall):
-                return await ops.send(call)
+                return await ops.send(call, session)
             if isinstance(call, CloseCall):
                 return await ops.close(call)
             return await starter.start(call.request, context_directory)

@@ -33,6 +33,7 @@ from ._commands import (
 from ._concurrency import both
 from ._herdr import HerdrCLI
 from ._identity import Identity
+from ._loop_guard import LoopGuard
 from ._questions import HostQuestions
 
 __all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "resolve_peer", "workspace_peers"]
@@ -124,12 +125,15 @@ class Operations:
         identity: Identity,
         delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
         questions: HostQuestions | None = None,
+        guard: LoopGuard | None = None,
     ) -> None:
         self.cli = cli
         self.identity = identity
         self.delivery_limit = delivery_limit
         self.questions = questions
         """What predicts a target sitting at a question only its user may answer (``None``: nothing)."""
+        self.guard = guard
+        """The loop guard (``None``: none)."""
 
     async def peers(self) -> PeersReceipt:
         """The caller and the live named agents of its current workspace (self ∥ list: one round).
@@ -170,14 +174,14 @@ class Operations:
         rows = parse_agent_rows(await self.cli.call(agent_list(), Role.PEERS))
         return Survey(me, workspace, tuple(workspace_peers(rows, workspace, pane, me.name if me else None)))
 
-    async def send(self, call: SendCall) -> SentReceipt:
+    async def send(self, call: SendCall, session: str = "") -> SentReceipt:
         """Deliver the call's message to its recipient inside the inbound wrapper (self ∥ target, then
         prompt). The parse proved the recipient's name and knows whether the message is blank: nothing is
         checked twice.
 
         Raises:
             LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large, the
-                target at a question only its user may answer, or refused; nothing delivered),
+                target at a question only its user may answer, the loop guard, or refused; nothing delivered),
                 ``NOT_IN_HERDR`` (a timed-out prompt may have been delivered: never retry it).
         """
         to = call.to
@@ -193,6 +197,13 @@ class Operations:
         question = await self.questions.ahead_async(target.kind, target.cwd) if self.questions else None
         if question is not None:  # its Enter would answer for the user: type nothing (PROTOCOL.md §4.4)
             raise LinkError(Cause.SEND_TARGET_ASKING, f"{to} in {target.pane_id}: {question}")
+        if self.guard is not None and not self.guard.admit(session, to):
+            guard = self.guard
+            raise LinkError(
+                Cause.SEND_LOOP_SUSPECTED,
+                f"session {session or '(this connection)'} has sent {to} {guard.messages} messages within "
+                f"{guard.seconds:g} s; the user can raise [loop_guard] messages or seconds in {guard.where}",
+            )
         await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
 

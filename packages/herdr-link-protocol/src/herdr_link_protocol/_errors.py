@@ -87,6 +87,12 @@ class Cause(enum.Enum):
         "the target agent is not ready for messages yet (still starting, or its program is not in the "
         "foreground), so nothing was delivered",
     )
+    SEND_LOOP_SUSPECTED = (
+        ErrorCode.SEND_FAILED,
+        "this session has sent the target agent more messages in a short time than its user allows, which "
+        "looks like two agents answering each other in a loop, so nothing was typed: do not message this agent "
+        "again unless your user asks you to (the user can raise the limit)",
+    )
     MESSAGE_EMPTY = (ErrorCode.SEND_FAILED, "message is empty")
     MESSAGE_NOT_TEXT = (ErrorCode.SEND_FAILED, '"{field}" must be a string')
     MESSAGE_TOO_LARGE = (ErrorCode.SEND_FAILED, "message exceeds {limit} bytes once wrapped for delivery")

@@ -19,6 +19,7 @@ from herdr_link_control import (
     HerdrCommandError,
     HerdrEnvironment,
     Link,
+    LinkSettings,
     SpawnFailed,
     Survey,
     Timeouts,
@@ -87,6 +88,15 @@ async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironmen
     return _survey_checks(binary, survey)
 
 
+def settings_check(environ: Mapping[str, str], home: Path) -> Check:
+    """The user's Herdr Link settings as every adapter reads them: the loop guard's limit and where to set it."""
+    settings = LinkSettings.load({**environ, "HOME": str(home)})
+    if settings.problems:
+        return Check("settings", "WARN", "; ".join(settings.problems), f"correct {settings.path}")
+    status = "WARN" if settings.loop_messages <= 0 else "PASS"
+    return Check("settings", status, settings.describe())
+
+
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     """Every check, always the same ones in the same order. Reads only."""
     environment = HerdrEnvironment.detect(environ)
@@ -110,7 +120,7 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     checks.extend([*wiring.values(), *hints.values(), *stubs])
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
     workers = [check_worker(host, home, cwd, wiring[host.name], hints.get(host.name)) for host in mcp_hosts]
-    checks.extend([*workers, node_check()])
+    checks.extend([*workers, node_check(), settings_check(environ, home)])
     if all(c.status == "SKIP" for c in hosts):
         fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))

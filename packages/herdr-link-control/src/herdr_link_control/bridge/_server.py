@@ -165,7 +165,7 @@ class BridgeServer:
                     raise parsed
                 if isinstance(parsed.call, CloseCall):
                     await turn.after_earlier()  # spec §4.5: a final send completes before the close
-                receipt = await self.link.run(parsed, request.context.directory)
+                receipt = await self.link.run(parsed, request.context.directory, request.context.session)
                 result = receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # its wire form
             else:
                 result = await self._execute(request)

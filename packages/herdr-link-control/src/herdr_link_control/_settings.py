@@ -1,0 +1,95 @@
+"""The user's own Herdr Link settings: one TOML file at user scope that every adapter reads.
+
+Hosts start our processes with an environment the user does not control (a Codex server sees only
+the variables its entry forwards), so what a user sets for Herdr Link lives in a file:
+``$XDG_CONFIG_HOME/herdr-link/config.toml`` (``~/.config/herdr-link/config.toml`` without it), or the
+file ``HERDR_LINK_CONFIG`` names. Read once per process; a missing file is the defaults, and an
+unreadable or invalid one is the defaults plus one operator-log warning: a setting never fails a call.
+
+    [loop_guard]
+    messages = 30   # at most this many messages from one session to the same agent …
+    seconds = 300   # … within this many seconds; messages = 0 turns the guard off
+"""
+
+import logging
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+__all__ = ["DEFAULT_LOOP_MESSAGES", "DEFAULT_LOOP_SECONDS", "LinkSettings", "settings_path"]
+
+log: Final = logging.getLogger("herdr_link")
+
+DEFAULT_LOOP_MESSAGES: Final = 30
+DEFAULT_LOOP_SECONDS: Final = 300.0
+"""Thirty messages to one agent in five minutes: one every ten seconds, sustained. An agent's turn
+that does real work takes longer than that; two agents acknowledging each other (a few seconds a
+turn) pass it within minutes. The parallel and load tests (12 at once to one agent; 16 agents × 50
+messages to random peers) stay under it."""
+
+
+def settings_path(environ: Mapping[str, str]) -> Path | None:
+    """Where the user's settings file is, or ``None`` when neither a ``HOME`` nor a location is known."""
+    if environ.get("HERDR_LINK_CONFIG"):
+        return Path(environ["HERDR_LINK_CONFIG"]).expanduser()
+    base = environ.get("XDG_CONFIG_HOME") or (
+        str(Path(environ["HOME"]) / ".config") if environ.get("HOME") else environ.get("APPDATA")
+    )
+    return Path(base) / "herdr-link" / "config.toml" if base else None
+
+
+def _number(table: Mapping[str, Any], key: str, default: float, path: Path, problems: list[str]) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        problems.append(f"{path}: loop_guard.{key} must be a number of at least 0, not {value!r}: {default:g} is used")
+        return default
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSettings:
+    """What the user set (or the defaults)."""
+
+    loop_messages: int = DEFAULT_LOOP_MESSAGES
+    """At most this many messages from one session to the same agent within ``loop_seconds`` (0: no guard)."""
+    loop_seconds: float = DEFAULT_LOOP_SECONDS
+    path: Path | None = None
+    """The file read, for the doctor and the operator log (``None``: no location known)."""
+    problems: tuple[str, ...] = ()
+    """What was wrong with the file (each also logged once): the defaults were used there."""
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str]) -> "LinkSettings":
+        """The settings in the user's file, or the defaults where it is missing or wrong (logged)."""
+        path = settings_path(environ)
+        if path is None:
+            return cls()
+        problems: list[str] = []
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            data = {}
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            problems.append(f"{path} could not be read ({error}): Herdr Link's defaults are used")
+            data = {}
+        guard = data.get("loop_guard", {})
+        if not isinstance(guard, dict):
+            problems.append(f"{path}: [loop_guard] is not a table: the defaults are used")
+            guard = {}
+        messages = _number(guard, "messages", DEFAULT_LOOP_MESSAGES, path, problems)
+        seconds = _number(guard, "seconds", DEFAULT_LOOP_SECONDS, path, problems)
+        for problem in problems:
+            log.warning("%s", problem)
+        return cls(int(messages), seconds, path, tuple(problems))
+
+    def describe(self) -> str:
+        """The loop guard in the user's words, and where it is set (the doctor's line)."""
+        where = f"[loop_guard] messages and seconds in {self.path}" if self.path else "no settings file location"
+        if self.loop_messages <= 0:
+            return f"loop guard off (messages = 0; {where})"
+        return (
+            f"loop guard: at most {self.loop_messages} messages from one session to the same agent within "
+            f"{self.loop_seconds:g} s ({where})"
+        )
