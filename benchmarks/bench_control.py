@@ -17,7 +17,10 @@ import anyio
 
 from herdr_link_control import Link, RunResult, ScriptedRunner
 
+_SETTINGS = Path(tempfile.mkdtemp(prefix="hl-bench-")) / "config.toml"
+_SETTINGS.write_text("[loop_guard]\nmessages = 0\n")  # an operation's overhead, repeated: not the guard's limit
 ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/bench/herdr", "HERDR_PANE_ID": "w1:p1"}
+ENV["HERDR_LINK_CONFIG"] = str(_SETTINGS)
 
 
 def _ok(value: Any) -> RunResult:
@@ -142,9 +145,13 @@ async def rows() -> list[dict[str, Any]]:
         _claude_state(Path(home), megabytes=5)
         env = {**ENV, "HOME": home}
         found.append(await measure(CLAUDE_STATE_ROW, OPERATIONS["send"], env=env, runs=50))
+    with tempfile.TemporaryDirectory() as folder:  # the user switched the trace on (issue 51)
+        env = {**ENV, "HERDR_LINK_TRACE": str(Path(folder) / "trace.jsonl")}
+        found.append(await measure(TRACE_ROW, OPERATIONS["send"], env=env))
     return found
 
 
+TRACE_ROW = "send, with the trace on (its events written to a file)"
 CLAUDE_STATE_ROW = "send to a Claude Code agent, a 5 MB `~/.claude.json` read first"
 
 

@@ -12,6 +12,8 @@ session; ``lead`` closes every worker. ``nox -s real_hosts -- -k story`` runs it
 """
 
 import json
+import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,7 +187,10 @@ def test_the_story_five_kinds_of_real_host_in_one_workspace(herdr_sim: HerdrSim,
     lead_model = ScriptedModel(Anthropic(), LEAD_NAMES, lead_steps())
     workers: dict[str, Worker] = {}
     lead_handled = 0
-    with FakeModelServer(lead_model) as api, ClaudeCode(project).session(herdr_sim.env(lead_pane), api.url) as lead:
+    trace = tmp_path / "trace.jsonl"  # the README's "A message never arrived": the user switches the trace on
+    lead_host = ClaudeCode(project)
+    _trace_on(lead_host.home, trace)
+    with FakeModelServer(lead_model) as api, lead_host.session(herdr_sim.env(lead_pane), api.url) as lead:
         first = lead.turn(
             "Start a reviewer, a researcher, a coder and a worker, hand out the tasks, collect the results."
         )
@@ -195,6 +200,7 @@ def test_the_story_five_kinds_of_real_host_in_one_workspace(herdr_sim: HerdrSim,
             kind = next(k for k, v in KINDS.items() if v.agent == name)
             assert info.get("agent") == kind  # the round-robin entry gave opencode, then pi
             workers[name] = _launch(kind, info["pane_id"], tmp_path / "workers", herdr_sim.env(info["pane_id"]))
+            _trace_on(workers[name].host.home, trace)
         deadline = time.monotonic() + 1200
         while time.monotonic() < deadline:
             progressed = False
@@ -253,6 +259,35 @@ def test_the_story_five_kinds_of_real_host_in_one_workspace(herdr_sim: HerdrSim,
     assert herdr_sim.agent("lead")["pane_id"] == lead_pane
 
     _report(lead_model, lead.spawned, workers, story, wall)
+    _traced(trace, story, workers)
+
+
+def _trace_on(home: Path, trace: Path) -> None:
+    """The user's Herdr Link settings with the trace switched on (the README's step), in this HOME."""
+    settings = home / ".config" / "herdr-link" / "config.toml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(f'[trace]\nfile = "{trace}"\n')
+
+
+def _traced(trace: Path, story: Story, workers: dict[str, Worker]) -> None:
+    """Every call of the story is in the trace, from every adapter (MCP servers of Claude Code, Codex and
+    Gemini CLI; the bridge of OpenCode and Pi), and ``herdr-link trace --id`` shows a message's path."""
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    sends = [e for e in events if e["event"] == "call" and e.get("action") == "send" and e["code"] == "ok"]
+    assert len(sends) == story.deliveries  # every send of the story, each once
+    assert {e["caller"] for e in sends} == {"lead", *RING}
+    assert {e["adapter"] for e in sends} == {"mcp", "bridge"}
+    closes = [e for e in events if e["event"] == "call" and e.get("action") == "close" and e["code"] == "ok"]
+    starts = [e for e in events if e["event"] == "call" and e.get("action") == "start" and e["code"] == "ok"]
+    assert len(closes) == len(starts) == len(RING)
+    prompts = [e for e in events if e["event"] == "herdr" and e["role"] == "prompt" and e["exit"] == 0]
+    assert {e["call"] for e in prompts} == {e["call"] for e in sends}  # each send's agent prompt, under it
+    task = _task_id(workers[RING[0]])
+    command = [str(Path(sys.executable).parent / "herdr-link"), "trace", "--file", str(trace), "--id", task]
+    shown = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    assert shown.returncode == 0, shown.stderr
+    assert f"send lead → {RING[0]} {task}" in shown.stdout and f"herdr agent prompt {RING[0]} <" in shown.stdout
+    assert f"send {RING[0]} → lead" in shown.stdout.split("inferred by name and time")[1]  # its result, inferred
 
 
 def _task_id(worker: Worker) -> str:

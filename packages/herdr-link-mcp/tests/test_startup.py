@@ -68,6 +68,7 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_protocol._contract",
         "herdr_link_protocol._hosts",  # the host table: plain classes, no pydantic
         "herdr_link_control._command",  # the command boundary (standard library only)
+        "herdr_link_control._trace_command",  # the trace command's options (standard library only)
         "herdr_link_control._gate",
         "herdr_link_control.userfiles",
         "herdr_link_control.userfiles._backups",

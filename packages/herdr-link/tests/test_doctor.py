@@ -214,7 +214,7 @@ HOOK_HOSTS = [host.title for host in hosts_with("hook") if host.servers is not N
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", *MCP_HOSTS,
     *(f"{title} hint hook" for title in HOOK_HOSTS), "OpenCode plugin", "Pi extension", "bridge",
-    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "settings", "hosts",
+    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "settings", "trace", "hosts",
 ]  # fmt: skip
 """The doctor's lines: one per fact, and one wiring, hint hook and worker line per host of the table."""
 TODAYS_HOSTS = [
@@ -373,3 +373,15 @@ def test_the_settings_line_says_the_loop_guards_limit_and_where_to_set_it(tmp_pa
     settings.write_text("[loop_guard]\nmessages = -2\n")
     status, detail = line({"HERDR_LINK_CONFIG": str(settings)})
     assert status == "WARN" and "loop_guard.messages must be a number" in detail
+
+
+def test_the_trace_line_says_whether_it_is_on_and_where(tmp_path):
+    def line(environ: dict[str, str]) -> str:
+        checks = diagnose({"PATH": "/usr/bin", **environ}, tmp_path, tmp_path)
+        return next(c for c in checks if c.name == "trace").detail
+
+    assert line({}).startswith("trace off") and "[trace] file" in line({})
+    settings = tmp_path / "mine.toml"
+    settings.write_text('[trace]\nfile = "~/t.jsonl"\n')
+    assert line({"HERDR_LINK_CONFIG": str(settings)}) == f"trace on: {tmp_path / 't.jsonl'} (set in {settings})"
+    assert line({"HERDR_LINK_TRACE": "/x/t.jsonl"}).endswith("HERDR_LINK_TRACE: /x/t.jsonl")

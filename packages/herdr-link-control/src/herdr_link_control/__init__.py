@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from ._settings import (
         DEFAULT_LOOP_MESSAGES as DEFAULT_LOOP_MESSAGES,
         DEFAULT_LOOP_SECONDS as DEFAULT_LOOP_SECONDS,
+        DEFAULT_TRACE_BYTES as DEFAULT_TRACE_BYTES,
         LinkSettings as LinkSettings,
         settings_path as settings_path,
     )
@@ -70,6 +71,18 @@ if TYPE_CHECKING:
         claimed_stdio as claimed_stdio,
         iter_json_lines as iter_json_lines,
         read_json_lines as read_json_lines,
+    )
+    from ._trace import (
+        Tracer as Tracer,
+        fingerprint as fingerprint,
+        redact_argv as redact_argv,
+    )
+    from ._trace_command import add_trace_arguments as add_trace_arguments
+    from ._trace_view import (
+        TraceQuery as TraceQuery,
+        read_trace as read_trace,
+        run_trace as run_trace,
+        trace_location as trace_location,
     )
     from ._trust import (
         folder_trust as folder_trust,
@@ -145,6 +158,7 @@ _EXPORTS = {
     "_settings": [
         "DEFAULT_LOOP_MESSAGES",
         "DEFAULT_LOOP_SECONDS",
+        "DEFAULT_TRACE_BYTES",
         "LinkSettings",
         "settings_path",
     ],
@@ -156,6 +170,20 @@ _EXPORTS = {
         "claimed_stdio",
         "iter_json_lines",
         "read_json_lines",
+    ],
+    "_trace": [
+        "Tracer",
+        "fingerprint",
+        "redact_argv",
+    ],
+    "_trace_command": [
+        "add_trace_arguments",
+    ],
+    "_trace_view": [
+        "TraceQuery",
+        "read_trace",
+        "run_trace",
+        "trace_location",
     ],
     "_trust": [
         "folder_trust",

@@ -36,6 +36,7 @@ __all__ = [
     "agent_rename",
     "agent_start",
     "classify",
+    "herdr_error_code",
     "herdr_refusal",
     "pane_close",
     "pane_get",
@@ -269,6 +270,15 @@ def _structured_error(value: Mapping[str, Any] | None) -> tuple[str, str] | None
     if isinstance(error, dict) and isinstance(error.get("code"), str) and error["code"]:
         message = error.get("message")
         return error["code"], message if isinstance(message, str) else ""
+    return None
+
+
+def herdr_error_code(result: RunResult) -> str | None:
+    """Herdr's structured error code in a finished run's output, if it gave one (for the trace)."""
+    for text in (result.stdout, result.stderr):
+        found = _structured_error(_json_object(text))
+        if found is not None:
+            return found[0]
     return None
 
 

@@ -50,6 +50,8 @@ class Identity:
         self.cli = cli
         self.pane_id = pane_id
         self._flight: _Flight | None = None
+        self.last_name: str | None = None
+        """The name Herdr last reported for the caller, for the trace only: nothing decides by it."""
 
     def __repr__(self) -> str:
         return f"Identity(pane={self.pane_id!r}, bootstrap={'running' if self._flight else 'idle'})"
@@ -76,6 +78,7 @@ class Identity:
         record = parse_agent_record(reply)
         if record is None:
             raise LinkError(Cause.HERDR_UNREACHABLE, "agent get returned no agent record")
+        self.last_name = record.name or self.last_name
         return record
 
     async def pane(self) -> dict[str, Any]:

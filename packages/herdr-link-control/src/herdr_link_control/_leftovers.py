@@ -146,32 +146,44 @@ async def reclaim(
     the id (it made something); otherwise it did not answer at all and may still complete. Never
     raises; every outcome is logged.
     """
+
+    def decided(level: int, outcome: str) -> None:
+        log.log(level, "%s", outcome)
+        cli.tracer.event("leftovers", after=what, outcome=outcome)
+
     if before is None:
-        log.warning("a failed %s may have left a pane; none was listed before it, so nothing is closed", what)
+        decided(
+            logging.WARNING, f"a failed {what} may have left a pane; none was listed before it, so nothing is closed"
+        )
         return
     with anyio.CancelScope(shield=True), anyio.move_on_after(cli.timeouts.command) as window:
         while True:
             panes = await _panes(cli, workspace_id)
             if panes is None:
-                log.warning("a failed %s may have left a pane; the panes cannot be listed, so nothing is closed", what)
+                unlisted = f"a failed {what} may have left a pane; the panes cannot be listed, so nothing is closed"
+                decided(logging.WARNING, unlisted)
                 return
             found = pick(panes, before)
             if len(found) == 1:
+                command = " ".join(found[0])
                 try:
                     await cli.call(found[0], Role.ROLLBACK)
-                    log.info("closed what a failed %s left: herdr %s", what, " ".join(found[0]))
+                    decided(logging.INFO, f"closed what a failed {what} left: herdr {command}")
                 except LinkError as error:
-                    log.warning("herdr %s (left by a failed %s) failed: %s", " ".join(found[0]), what, error.detail)
+                    decided(logging.WARNING, f"herdr {command} (left by a failed {what}) failed: {error.detail}")
                 return
             if len(found) > 1:
                 left = "; ".join(" ".join(c) for c in found)
-                log.warning("a failed %s may have left one of several candidates; left them all: %s", what, left)
+                decided(
+                    logging.WARNING, f"a failed {what} may have left one of several candidates; left them all: {left}"
+                )
                 return
             if answered:
-                log.warning("a failed %s left nothing recognisable as its own; nothing closed", what)
+                decided(logging.WARNING, f"a failed {what} left nothing recognisable as its own; nothing closed")
                 return
             await anyio.sleep(POLL_INTERVAL)
     if window.cancelled_caught:
-        log.warning(
-            "a failed %s made nothing within one more command timeout; if Herdr completes it later, it stays", what
+        decided(
+            logging.WARNING,
+            "a failed %s made nothing within one more command timeout; if Herdr completes it later, it stays",
         )

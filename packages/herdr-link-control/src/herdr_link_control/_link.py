@@ -2,8 +2,9 @@
 
 import logging
 import os
+import time
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
@@ -36,8 +37,11 @@ from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
 from ._start import Starter
+from ._trace import Tracer, elapsed_ms
 
 __all__ = ["Link"]
+
+_ACTIONS: Final = {Activate: "activate", PeersCall: "peers", SendCall: "send", CloseCall: "close"}
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -77,11 +81,18 @@ class Link:
         self.environment = HerdrEnvironment.detect(environ)
         self._ops: Operations | None = None
         self._starter: Starter | None = None
+        self.adapter = ""
+        """What this Link serves, for the trace: ``mcp``, ``bridge`` (set by the adapter)."""
+        self.host = ""
+        """The host it serves (its ``clientInfo`` or bridge client name), for the trace."""
+        settings = LinkSettings.load(environ)
+        self.tracer = Tracer.configured(environ, settings.trace_file, settings.trace_content, settings.trace_bytes)
+        """The user's trace (off unless they switched it on)."""
         if self.environment is not None:
-            cli = HerdrCLI(runner or ProcessRunner(self.environment.bin_path, self.environment.variables), timeouts)
+            runner = runner or ProcessRunner(self.environment.bin_path, self.environment.variables)
+            cli = HerdrCLI(runner, timeouts, self.tracer)
             identity = Identity(cli, self.environment.pane_id)
             questions = HostQuestions(environ)  # the host files of this process's user
-            settings = LinkSettings.load(environ)
             where = str(settings.path or "the user's Herdr Link settings file")
             guard = LoopGuard(settings.loop_messages, settings.loop_seconds, where=where)
             self._ops = Operations(cli, identity, delivery_limit, questions, guard)
@@ -108,10 +119,13 @@ class Link:
         """
         try:
             ops, _ = self._require()
-            return (await ops.identity.ensure_name()).name
+            name = (await ops.identity.ensure_name()).name
         except LinkError as error:
             log.info("self identity bootstrap did not complete: %s (%s)", error, error.detail)
+            self.tracer.event("bootstrap", name=None, code=error.code.value, reason=str(error), detail=error.detail)
             return None
+        self.tracer.event("bootstrap", name=name)
+        return name
 
     async def peers(self) -> PeersReceipt:
         """See :meth:`Operations.peers`."""
@@ -168,6 +182,20 @@ class Link:
         Raises:
             LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
         """
+        if not self.tracer.enabled:
+            return await self._run(parsed, context_directory, session)
+        started, receipt, failure = time.perf_counter(), None, None
+        with self.tracer.call():
+            try:
+                receipt = await self._run(parsed, context_directory, session)
+                return receipt
+            except BaseException as error:  # traced whatever it is (cancellation too), then passed on
+                failure = error
+                raise
+            finally:
+                self._trace_call(parsed, session, started, receipt, failure)
+
+    async def _run(self, parsed: ParsedCall, context_directory: str | None, session: str) -> LinkModel:
         ops, starter = self._require()
         if parsed.ignored:
             log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
@@ -187,3 +215,42 @@ class Link:
         except Exception as error:
             log.exception("unexpected failure in %s", parsed.tool)
             raise LinkError(FALLBACK[parsed.tool], f"unexpected {type(error).__name__}: {error}") from error
+
+    def trace_refused(self, tool: str, error: LinkError | InvalidToolCall, session: str = "") -> None:
+        """Trace a call the one parse refused before it ran (the adapter answered it itself)."""
+        if self.tracer.enabled:
+            code = error.code.value if isinstance(error, LinkError) else "INVALID_CALL"
+            fields = {"adapter": self.adapter, "host": self.host, "session": session, "tool": tool}
+            self.tracer.event("call", **fields, action=None, code=code, reason=str(error))
+
+    def trace_activation(self, session: str = "") -> None:
+        """Trace a session's activation (its Tier 1 tools and contract presented)."""
+        if self.tracer.enabled:
+            self.tracer.event("activation", adapter=self.adapter, host=self.host, session=session)
+
+    def _trace_call(
+        self, parsed: ParsedCall, session: str, started: float, receipt: LinkModel | None, failure: BaseException | None
+    ) -> None:
+        """One ``call`` event: who called what, for whom, and what Link answered (raw ids are fine here)."""
+        call = parsed.call
+        fields: dict[str, Any] = {
+            "adapter": self.adapter, "host": self.host, "session": session, "tool": parsed.tool,
+            "action": _ACTIONS.get(type(call), "start"),
+            "caller": self._ops.identity.last_name if self._ops is not None else None,
+        }  # fmt: skip
+        if isinstance(call, SendCall):
+            fields.update(target=call.to, message=self.tracer.message(call.message))
+        elif isinstance(call, CloseCall):
+            fields["target"] = call.agent
+        elif not isinstance(call, Activate | PeersCall):
+            fields["target"] = getattr(call.request, "name", None)
+        if isinstance(receipt, SentReceipt):
+            fields["id"] = receipt.id
+        if isinstance(failure, LinkError):
+            fields.update(code=failure.code.value, reason=str(failure), detail=failure.detail)
+        elif failure is not None:
+            fields.update(code=type(failure).__name__, reason=str(failure))
+        else:
+            fields.update(code="ok", reason=None if receipt is None else receipt.model_dump(mode="json").get("status"))
+        fields["ms"] = elapsed_ms(started)
+        self.tracer.event("call", **fields)

@@ -9,6 +9,11 @@ unreadable or invalid one is the defaults plus one operator-log warning: a setti
     [loop_guard]
     messages = 30   # at most this many messages from one session to the same agent …
     seconds = 300   # … within this many seconds; messages = 0 turns the guard off
+
+    [trace]
+    file = "~/.local/state/herdr-link/trace.jsonl"   # switches the trace on (off without it)
+    content = false                                   # true: messages' text too
+    max_bytes = 20000000                              # rotated past this size
 """
 
 import logging
@@ -18,11 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["DEFAULT_LOOP_MESSAGES", "DEFAULT_LOOP_SECONDS", "LinkSettings", "settings_path"]
+__all__ = [
+    "DEFAULT_LOOP_MESSAGES",
+    "DEFAULT_LOOP_SECONDS",
+    "DEFAULT_TRACE_BYTES",
+    "LinkSettings",
+    "expand_home",
+    "settings_path",
+]
 
 log: Final = logging.getLogger("herdr_link")
 
+DEFAULT_TRACE_BYTES: Final = 20_000_000
+"""The size at which the trace is rotated (one older file is kept): about 60,000 calls."""
 DEFAULT_LOOP_MESSAGES: Final = 30
+"""The loop guard's default limit: messages from one session to the same agent within the window."""
 DEFAULT_LOOP_SECONDS: Final = 300.0
 """Thirty messages to one agent in five minutes: one every ten seconds, sustained. An agent's turn
 that does real work takes longer than that; two agents acknowledging each other (a few seconds a
@@ -30,20 +45,30 @@ turn) pass it within minutes. The parallel and load tests (12 at once to one age
 messages to random peers) stay under it."""
 
 
+def expand_home(path: str, environ: Mapping[str, str]) -> Path:
+    """``path`` with a leading ``~`` read as ``environ``'s ``HOME`` (the user the adapter serves)."""
+    home = environ.get("HOME") or environ.get("USERPROFILE")
+    if home and (path == "~" or path.startswith(("~/", "~\\"))):
+        return Path(home) / path[2:]
+    return Path(path).expanduser()
+
+
 def settings_path(environ: Mapping[str, str]) -> Path | None:
     """Where the user's settings file is, or ``None`` when neither a ``HOME`` nor a location is known."""
     if environ.get("HERDR_LINK_CONFIG"):
-        return Path(environ["HERDR_LINK_CONFIG"]).expanduser()
+        return expand_home(environ["HERDR_LINK_CONFIG"], environ)
     base = environ.get("XDG_CONFIG_HOME") or (
         str(Path(environ["HOME"]) / ".config") if environ.get("HOME") else environ.get("APPDATA")
     )
     return Path(base) / "herdr-link" / "config.toml" if base else None
 
 
-def _number(table: Mapping[str, Any], key: str, default: float, path: Path, problems: list[str]) -> float:
+def _number(
+    table: Mapping[str, Any], key: str, default: float, path: Path, problems: list[str], section: str = "loop_guard"
+) -> float:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        problems.append(f"{path}: loop_guard.{key} must be a number of at least 0, not {value!r}: {default:g} is used")
+        problems.append(f"{path}: {section}.{key} must be a number of at least 0, not {value!r}: {default:g} is used")
         return default
     return float(value)
 
@@ -59,6 +84,10 @@ class LinkSettings:
     """The file read, for the doctor and the operator log (``None``: no location known)."""
     problems: tuple[str, ...] = ()
     """What was wrong with the file (each also logged once): the defaults were used there."""
+    trace_file: Path | None = None
+    """Where the trace goes (``None``: off, unless ``HERDR_LINK_TRACE`` names a file)."""
+    trace_content: bool = False
+    trace_bytes: int = DEFAULT_TRACE_BYTES
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> "LinkSettings":
@@ -80,9 +109,34 @@ class LinkSettings:
             guard = {}
         messages = _number(guard, "messages", DEFAULT_LOOP_MESSAGES, path, problems)
         seconds = _number(guard, "seconds", DEFAULT_LOOP_SECONDS, path, problems)
+        trace = data.get("trace", {})
+        if not isinstance(trace, dict):
+            problems.append(f"{path}: [trace] is not a table: the trace is off")
+            trace = {}
+        file = trace.get("file")
+        if file is not None and (not isinstance(file, str) or not file):
+            problems.append(f"{path}: trace.file must be a path, not {file!r}: the trace is off")
+            file = None
+        content = trace.get("content", False)
+        if not isinstance(content, bool):
+            problems.append(f"{path}: trace.content must be true or false, not {content!r}: false is used")
+            content = False
+        size = int(_number(trace, "max_bytes", DEFAULT_TRACE_BYTES, path, problems, "trace"))
         for problem in problems:
             log.warning("%s", problem)
-        return cls(int(messages), seconds, path, tuple(problems))
+        trace_file = expand_home(file, environ) if file else None
+        return cls(int(messages), seconds, path, tuple(problems), trace_file, content, size or DEFAULT_TRACE_BYTES)
+
+    def describe_trace(self, environ: Mapping[str, str]) -> str:
+        """Whether the trace is on and where it goes (the doctor's line)."""
+        override = environ.get("HERDR_LINK_TRACE")
+        if override:
+            return f"trace on for processes with HERDR_LINK_TRACE: {expand_home(override, environ)}"
+        if self.trace_file is not None:
+            text = ", with messages' text" if self.trace_content else ""
+            return f"trace on{text}: {self.trace_file} (set in {self.path})"
+        where = f'[trace] file = "…" in {self.path}' if self.path else "HERDR_LINK_TRACE"
+        return f"trace off (switch it on with {where})"
 
     def describe(self) -> str:
         """The loop guard in the user's words, and where it is set (the doctor's line)."""

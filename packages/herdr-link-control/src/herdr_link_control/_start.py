@@ -217,6 +217,7 @@ class Starter:
                 # answers it in the pane and the agent becomes ready. Closing the pane would throw that
                 # away, so it stays (PROTOCOL.md §4.2) and the reason says so.
                 log.warning("kept what was created for the blocked agent (no rollback): %s", error.detail)
+                self.cli.tracer.event("rollback", outcome="kept: the agent waits for its user", detail=error.detail)
             else:
                 await self._roll_back(rollback)
             raise
@@ -227,8 +228,10 @@ class Starter:
             try:
                 await self.cli.call(rollback, Role.ROLLBACK)
                 log.info("rolled back: herdr %s", " ".join(rollback))
+                self.cli.tracer.event("rollback", outcome="closed", argv=rollback)
             except LinkError as error:
                 log.warning("rollback herdr %s failed, so that stays: %s", " ".join(rollback), error.detail)
+                self.cli.tracer.event("rollback", outcome="failed: it stays", argv=rollback, detail=error.detail)
 
 
 def _config_path(context: str) -> str:

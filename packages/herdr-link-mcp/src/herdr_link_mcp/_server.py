@@ -168,6 +168,7 @@ async def _activate(ctx: Context, *, wait: bool) -> None:
     if state.active:
         return
     state.active = True
+    state.settings.link.trace_activation()
     state.relisted = anyio.Event()
     await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
     await state.settings.bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
@@ -190,12 +191,15 @@ def _activation_result(ctx: Context) -> types.CallToolResult:
 async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
     """``tools/call``: one parse, activation, the close-ordering rule, then the control layer."""
     link = ctx.lifespan_context.settings.link
+    link.adapter, link.host = "mcp", _client_name(ctx) or ""  # for the trace
     arguments: Any = params.arguments if params.arguments is not None else {}
     try:
         parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
     except InvalidToolCall as error:
+        link.trace_refused(params.name, error)
         raise _invalid_params(str(error)) from None
     except LinkError as error:
+        link.trace_refused(params.name, error)
         if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
             await _activate(ctx, wait=False)
         return _failure(error)

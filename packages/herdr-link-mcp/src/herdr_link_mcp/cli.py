@@ -200,7 +200,7 @@ def _main(args: list[str]) -> int:
         return light
     import argparse
 
-    from herdr_link_control import EXIT_STATUSES, command_parser
+    from herdr_link_control import EXIT_STATUSES, add_trace_arguments, command_parser
 
     from ._hosts import DEFAULT_NAMESPACE, hint_hosts, wiring_hosts
     from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts
@@ -209,9 +209,9 @@ def _main(args: list[str]) -> int:
         "herdr-link-mcp",
         description="Herdr Link as a stdio MCP server (the default, with no command: JSON-RPC on stdin and stdout, "
         "started by a host), and help to wire it into a host.",
-        epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, or "
-        "install refused, was declined or failed (its last line says what each file is); "
-        f"{EXIT_STATUSES}",
+        epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, "
+        "install refused, was declined or failed (its last line says what each file is), or trace had nothing to "
+        f"show; {EXIT_STATUSES}",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")
@@ -271,10 +271,19 @@ def _main(args: list[str]) -> int:
     probe = commands.add_parser("probe", help="start the server as a host would and report what the host sees")
     probe.add_argument("--json", action="store_true", help="machine-readable output")
     probe.add_argument("server", nargs=argparse.REMAINDER, help="the server command (default: this one)")
+    trace = commands.add_parser("trace", help="show what Herdr Link did, from the trace (when switched on)")
+    add_trace_arguments(trace)
     options = parser.parse_args(args)
     if options.version:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
+    if options.command == "trace":
+        from herdr_link_control import run_trace
+
+        try:
+            return run_trace(options, os.environ)
+        except ValueError as error:
+            parser.error(f"trace: {error}")
     if options.command == "hint":
         return _hint(options.host)
     if options.command == "wiring":

@@ -88,13 +88,18 @@ async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironmen
     return _survey_checks(binary, survey)
 
 
-def settings_check(environ: Mapping[str, str], home: Path) -> Check:
-    """The user's Herdr Link settings as every adapter reads them: the loop guard's limit and where to set it."""
-    settings = LinkSettings.load({**environ, "HOME": str(home)})
+def settings_check(environ: Mapping[str, str], home: Path) -> list[Check]:
+    """The user's Herdr Link settings as every adapter reads them: the loop guard's limit and where to set
+    it, and whether the trace is on and where it goes."""
+    user = {**environ, "HOME": str(home)}
+    settings = LinkSettings.load(user)
     if settings.problems:
-        return Check("settings", "WARN", "; ".join(settings.problems), f"correct {settings.path}")
-    status = "WARN" if settings.loop_messages <= 0 else "PASS"
-    return Check("settings", status, settings.describe())
+        guard = Check("settings", "WARN", "; ".join(settings.problems), f"correct {settings.path}")
+    elif settings.loop_messages <= 0:
+        guard = Check("settings", "WARN", settings.describe())
+    else:
+        guard = Check("settings", "PASS", settings.describe())
+    return [guard, Check("trace", "PASS", settings.describe_trace(user))]
 
 
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
@@ -120,7 +125,7 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     checks.extend([*wiring.values(), *hints.values(), *stubs])
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
     workers = [check_worker(host, home, cwd, wiring[host.name], hints.get(host.name)) for host in mcp_hosts]
-    checks.extend([*workers, node_check(), settings_check(environ, home)])
+    checks.extend([*workers, node_check(), *settings_check(environ, home)])
     if all(c.status == "SKIP" for c in hosts):
         fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))

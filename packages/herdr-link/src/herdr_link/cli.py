@@ -1,11 +1,12 @@
-"""``herdr-link``: ``demo`` (the whole story on a simulated Herdr) and ``doctor`` (a read-only diagnosis)."""
+"""``herdr-link``: ``demo`` (the whole story on a simulated Herdr), ``doctor`` (a read-only diagnosis) and
+``trace`` (what Link did, from the user's opt-in trace)."""
 
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, command_parser, run_command
+from herdr_link_control import EXIT_STATUSES, add_trace_arguments, command_parser, run_command, run_trace
 
 __all__ = ["main"]
 
@@ -19,7 +20,8 @@ def _main(argv: list[str]) -> int:
     parser = command_parser(
         "herdr-link",
         description="Herdr Link: messaging between coding agents in Herdr panes.",
-        epilog=f"Exit status: 0 done; 1 the demo failed or a doctor check failed; {EXIT_STATUSES}",
+        epilog=f"Exit status: 0 done; 1 the demo failed, a doctor check failed or trace had nothing to show; "
+        f"{EXIT_STATUSES}",
     )
     parser.add_argument("--version", action="store_true", help="print the versions and exit")
     commands = parser.add_subparsers(dest="command")
@@ -31,6 +33,8 @@ def _main(argv: list[str]) -> int:
         help="check this pane, Herdr and every host's wiring (reads only); exit 1 when a check fails",
     )
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    trace = commands.add_parser("trace", help="show what Herdr Link did, from the trace (when switched on)")
+    add_trace_arguments(trace)
     args = parser.parse_args(argv)
     if args.version:
         from importlib.metadata import version
@@ -61,4 +65,9 @@ def _main(argv: list[str]) -> int:
         checks = diagnose(os.environ, Path.cwd(), Path.home())
         sys.stdout.write(to_json(checks) if args.json else render(checks))
         return 1 if any(check.status == "FAIL" for check in checks) else 0
-    parser.error("choose a command: demo or doctor")  # raises UsageError: one line, exit 2
+    if args.command == "trace":
+        try:
+            return run_trace(args, os.environ)
+        except ValueError as error:
+            parser.error(f"trace: {error}")
+    parser.error("choose a command: demo, doctor or trace")  # raises UsageError: one line, exit 2

@@ -144,6 +144,7 @@ class BridgeServer:
             )
             return
         log.info("stub connected: %s", hello.client or "unnamed")
+        self.link.adapter, self.link.host = "bridge", hello.client or ""  # for the trace
         self._greeted = True
         await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
 
@@ -161,7 +162,10 @@ class BridgeServer:
                 parsed = self._parse(request)
                 if request.op == GATEWAY_OP:  # the stub activates its session on this answer
                     activates = activates_session(parsed, in_herdr=self.link.in_herdr)
+                    if activates:
+                        self.link.trace_activation(request.context.session)
                 if not isinstance(parsed, ParsedCall):
+                    self.link.trace_refused(_TOOL_OF_OP[request.op], parsed, request.context.session)
                     raise parsed
                 if isinstance(parsed.call, CloseCall):
                     await turn.after_earlier()  # spec §4.5: a final send completes before the close

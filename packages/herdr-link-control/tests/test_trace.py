@@ -1,0 +1,197 @@
+"""The opt-in trace: nothing written when off; when on, one JSON line per call, Herdr command and
+decision, with what Herdr types replaced by its length and hash; private; never failing a call, even
+unwritable, full or rotated under it; whole lines when two processes write at once. And reading it
+back: one message's path by its id, one agent, a window, ``--json``."""
+
+import argparse
+import io
+import json
+import logging
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scripted_herdr import agent, err, got, link, ok, scripted
+
+from herdr_link_control import Tracer, _trace as trace_module, fingerprint, read_trace, redact_argv, run_trace
+from herdr_link_protocol import LinkError
+
+pytestmark = pytest.mark.anyio
+SELF = ("agent", "get", "w1:p1")
+TABLE = {
+    SELF: got(agent("brain")),
+    ("agent", "get", "reviewer"): got(agent("reviewer", pane="w1:p2")),
+    ("agent", "prompt"): ok({"result": {}}),
+}
+SECRET = "the launch codes are 0000"
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+async def test_off_by_default_nothing_is_written(tmp_path):
+    subject = link(scripted(TABLE), HOME=str(tmp_path))
+    await subject.send("reviewer", SECRET)
+    assert not subject.tracer.enabled and list(tmp_path.rglob("*")) == []
+
+
+async def test_a_send_is_traced_with_the_commands_under_it_and_no_message_text(tmp_path):
+    path = tmp_path / "state" / "trace.jsonl"
+    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(path))
+    receipt = await subject.send("reviewer", SECRET)
+    events = _lines(path)
+    call = next(e for e in events if e["event"] == "call")
+    assert call["action"] == "send" and call["target"] == "reviewer" and call["id"] == receipt.id
+    assert call["message"] == {"length": len(SECRET), "hash": fingerprint(SECRET)} and call["code"] == "ok"
+    assert call["caller"] == "brain" and isinstance(call["ms"], float)
+    herdr = [e for e in events if e["event"] == "herdr"]
+    assert {e["role"] for e in herdr} == {"self", "target", "prompt"} and call["call"]
+    assert all(e["call"] == call["call"] for e in herdr)
+    prompt = next(e for e in herdr if e["role"] == "prompt")
+    assert prompt["exit"] == 0 and prompt["timeout"] is False and prompt["argv"][3].startswith("<")
+    assert "launch codes" not in path.read_text()  # neither the message nor the wrapper around it
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+async def test_the_text_only_with_the_users_explicit_setting(tmp_path):
+    settings, path = tmp_path / "config.toml", tmp_path / "trace.jsonl"
+    settings.write_text(f'[trace]\nfile = "{path}"\ncontent = true\n')
+    await link(scripted(TABLE), HERDR_LINK_CONFIG=str(settings)).send("reviewer", SECRET)
+    call = next(e for e in _lines(path) if e["event"] == "call")
+    assert call["message"]["text"] == SECRET  # type: ignore[index]
+
+
+async def test_a_refusal_is_traced_with_its_code_and_herdrs(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    runner = scripted({**TABLE, ("agent", "prompt"): err("agent_blocked", "agent reviewer is blocked")})
+    with pytest.raises(LinkError):
+        await link(runner, HERDR_LINK_TRACE=str(path)).send("reviewer", "hi")
+    events = _lines(path)
+    call = next(e for e in events if e["event"] == "call")
+    assert call["code"] == "SEND_FAILED" and "waiting for its user" in str(call["reason"]) and "id" not in call
+    assert next(e for e in events if e.get("role") == "prompt")["herdr_error"] == "agent_blocked"
+
+
+def test_what_herdr_is_given_to_type_is_replaced_by_its_length_and_hash():
+    assert redact_argv(["agent", "prompt", "reviewer", SECRET]) == [
+        "agent",
+        "prompt",
+        "reviewer",
+        f"<25 chars, {fingerprint(SECRET)}>",
+    ]
+    started = redact_argv(["agent", "start", "w", "--kind", "codex", "--pane", "p", "--", "-m", "secret-model"])
+    assert started[:8] == ["agent", "start", "w", "--kind", "codex", "--pane", "p", "--"]
+    assert "secret-model" not in json.dumps(started) and started[9].startswith("<12 chars")
+
+
+async def test_an_unwritable_trace_is_one_warning_and_the_call_still_answers(tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    caplog.set_level(logging.WARNING, "herdr_link")
+    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(blocker / "trace.jsonl"))  # a folder that is a file
+    assert (await subject.send("reviewer", "one")).to == "reviewer"
+    assert (await subject.send("reviewer", "two")).to == "reviewer"
+    assert caplog.text.count("cannot be written") == 1 and not subject.tracer.enabled
+
+
+async def test_a_full_disk_stops_tracing_after_one_warning(tmp_path, caplog, monkeypatch):
+    caplog.set_level(logging.WARNING, "herdr_link")
+    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(tmp_path / "trace.jsonl"))
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(trace_module.os, "write", full)
+    assert (await subject.send("reviewer", "one")).to == "reviewer"
+    assert caplog.text.count("No space left on device") == 1 and not subject.tracer.enabled
+
+
+def test_past_its_size_the_file_is_rotated_and_one_older_kept(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    tracer = Tracer(path, max_bytes=2000)
+    for index in range(60):
+        tracer.event("note", index=index, pad="x" * 40)
+    older = path.with_name("trace.jsonl.1")
+    assert older.exists() and path.stat().st_size <= 2000 and older.stat().st_size <= 2000
+    indexes = [e["index"] for e in read_trace(path)]
+    assert indexes == sorted(indexes) and indexes[-1] == 59  # the newest kept, in order, nothing half-written
+
+
+def test_a_file_rotated_or_removed_under_a_writer_is_reopened(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    tracer = Tracer(path)
+    tracer.event("note", index=1)
+    path.rename(tmp_path / "moved.jsonl")  # another process rotated it
+    tracer.event("note", index=2)
+    path.unlink()
+    tracer.event("note", index=3)
+    assert [e["index"] for e in _lines(path)] == [3] and [e["index"] for e in _lines(tmp_path / "moved.jsonl")] == [1]
+
+
+def test_two_processes_writing_at_once_leave_whole_lines(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    program = (
+        "import sys\nfrom pathlib import Path\nfrom herdr_link_control import Tracer\n"
+        "tracer = Tracer(Path(sys.argv[1]))\n"
+        "for index in range(400):\n    tracer.event('note', writer=sys.argv[2], index=index, pad='y' * 300)\n"
+    )
+    writers = [subprocess.Popen([sys.executable, "-c", program, str(path), name]) for name in ("a", "b")]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0]
+    events = _lines(path)  # every line parses: no two writes interleaved inside a line
+    for name in ("a", "b"):
+        assert [e["index"] for e in events if e["writer"] == name] == list(range(400))
+
+
+# ---- reading it back ------------------------------------------------------------------------------
+
+
+def _args(**given: object) -> argparse.Namespace:
+    base = {
+        "file": None,
+        "message_id": None,
+        "agent": None,
+        "since": None,
+        "until": None,
+        "json": False,
+        "follow": False,
+    }
+    return argparse.Namespace(**{**base, **given})
+
+
+async def test_one_messages_path_by_its_id_and_the_receivers_next_calls_as_inference(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    receipt = await link(scripted(TABLE), HERDR_LINK_TRACE=str(path)).send("reviewer", "please review")
+    replying = {**TABLE, SELF: got(agent("reviewer", pane="w1:p2")), ("agent", "get", "brain"): got(agent("brain"))}
+    await link(scripted(replying), HERDR_LINK_TRACE=str(path), HERDR_PANE_ID="w1:p1").send("brain", "done")
+    out = io.StringIO()
+    assert run_trace(_args(message_id=receipt.id), {"HERDR_LINK_TRACE": str(path)}, out) == 0
+    shown = out.getvalue()
+    assert f"message {receipt.id}, on the sender's side" in shown and "herdr agent prompt reviewer <" in shown
+    assert "it does not show that the receiver read it" in shown
+    assert "inferred by name and time" in shown and "send reviewer → brain" in shown
+    out = io.StringIO()
+    assert run_trace(_args(message_id=receipt.id, json=True), {"HERDR_LINK_TRACE": str(path)}, out) == 0
+    assert all(json.loads(line)["t"] for line in out.getvalue().splitlines())
+    assert run_trace(_args(message_id="hl_nothing_here"), {"HERDR_LINK_TRACE": str(path)}, io.StringIO()) == 1
+
+
+def test_by_agent_and_window_and_when_there_is_no_trace(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    tracer = Tracer(path)
+    tracer.event("call", caller="alpha", target="beta", action="send", code="ok")
+    tracer.event("call", caller="gamma", target="delta", action="send", code="ok")
+    env = {"HERDR_LINK_TRACE": str(path)}
+    out = io.StringIO()
+    assert run_trace(_args(agent="beta"), env, out) == 0 and "alpha → beta" in out.getvalue()
+    assert "gamma" not in out.getvalue()
+    assert run_trace(_args(since="2099-01-01T00:00:00Z"), env, io.StringIO()) == 1
+    assert run_trace(_args(since="1h"), env, io.StringIO()) == 0
+    with pytest.raises(ValueError):
+        run_trace(_args(since="yesterday-ish"), env, io.StringIO())
+    assert run_trace(_args(), {"HOME": str(tmp_path)}, io.StringIO()) == 1  # off: nothing configured
+    assert run_trace(_args(), {"HERDR_LINK_TRACE": str(tmp_path / "none.jsonl")}, io.StringIO()) == 1
+    assert os.environ.get("HERDR_LINK_TRACE") is None  # the tests never trace the developer's own runs
