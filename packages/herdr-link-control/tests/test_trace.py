@@ -12,11 +12,12 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Tracer, _trace as trace_module, fingerprint, read_trace, redact_argv, run_trace
+from herdr_link_control import Tracer, fingerprint, read_trace, redact_argv, run_trace
 from herdr_link_protocol import LinkError
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +30,7 @@ TABLE = {
 SECRET = "the launch codes are 0000"
 
 
-def _lines(path: Path) -> list[dict[str, object]]:
+def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
@@ -62,7 +63,7 @@ async def test_the_text_only_with_the_users_explicit_setting(tmp_path):
     settings.write_text(f'[trace]\nfile = "{path}"\ncontent = true\n')
     await link(scripted(TABLE), HERDR_LINK_CONFIG=str(settings)).send("reviewer", SECRET)
     call = next(e for e in _lines(path) if e["event"] == "call")
-    assert call["message"]["text"] == SECRET  # type: ignore[index]
+    assert call["message"]["text"] == SECRET
 
 
 async def test_a_refusal_is_traced_with_its_code_and_herdrs(tmp_path):
@@ -98,14 +99,11 @@ async def test_an_unwritable_trace_is_one_warning_and_the_call_still_answers(tmp
     assert caplog.text.count("cannot be written") == 1 and not subject.tracer.enabled
 
 
-async def test_a_full_disk_stops_tracing_after_one_warning(tmp_path, caplog, monkeypatch):
+async def test_a_full_disk_stops_tracing_after_one_warning(tmp_path, caplog):
     caplog.set_level(logging.WARNING, "herdr_link")
-    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(tmp_path / "trace.jsonl"))
-
-    def full(fd: int, data: bytes) -> int:
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(trace_module.os, "write", full)
+    full = tmp_path / "trace.jsonl"
+    full.symlink_to("/dev/full")  # Linux's device whose every write fails with ENOSPC, as a full disk's does
+    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(full))
     assert (await subject.send("reviewer", "one")).to == "reviewer"
     assert caplog.text.count("No space left on device") == 1 and not subject.tracer.enabled
 

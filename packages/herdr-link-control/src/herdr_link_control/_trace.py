@@ -18,6 +18,7 @@ import itertools
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -148,8 +149,8 @@ class Tracer:
         self.close()
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._fd = os.open(self.path, _FLAGS, 0o600)
-        if hasattr(os, "fchmod"):
-            os.fchmod(self._fd, 0o600)  # a file the user created by hand is made private too
+        if hasattr(os, "fchmod") and stat.S_ISREG(os.fstat(self._fd).st_mode):
+            os.fchmod(self._fd, 0o600)  # a file the user created by hand is made private too (not a device)
 
     def _rotate(self) -> None:
         assert self.path is not None
