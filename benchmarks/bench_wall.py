@@ -9,11 +9,13 @@ Part of ``nox -s bench``; ``uv run python benchmarks/bench_wall.py`` prints the 
 
 import json
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from servers import OUTSIDE_HERDR, StdioServer, running, servers, text_of
+from servers import OURS, OUTSIDE_HERDR, StdioServer, running, servers, text_of
 
 from herdr_link_testkit import Fault, HerdrSim
 
@@ -124,6 +126,39 @@ def parallel_peers(command: list[str], latency: float = 0.0) -> dict[str, Any]:
     }
 
 
+def trace_cost(command: list[str], samples: int = 3 * SAMPLES) -> dict[str, float]:
+    """A send's wall time with the trace off and on (issue 51): two of our servers on one simulator,
+    their sends interleaved so that a busy machine's drift hits both alike."""
+    with tempfile.TemporaryDirectory() as folder, HerdrSim() as sim:
+        brain = sim.create_workspace(str(sim.root))
+        sim.add_agent(brain, "claude", name="brain")
+        sim.add_agent(sim.split(brain), "codex", name="reviewer")
+        settings = {}
+        for mode, trace in (("off", ""), ("on", f'[trace]\nfile = "{folder}/trace.jsonl"\n')):
+            settings[mode] = Path(folder) / f"{mode}.toml"
+            settings[mode].write_text("[loop_guard]\nmessages = 0\n" + trace)  # the trace's cost, not the guard's
+        env = sim.env(brain, base=OUTSIDE_HERDR)
+        opened = {
+            mode: StdioServer(command, {**env, "HERDR_LINK_CONFIG": str(path)}) for mode, path in settings.items()
+        }
+        times: dict[str, list[float]] = {mode: [] for mode in opened}
+        try:
+            for server in opened.values():
+                server.initialize()
+                server.call("herdr_link", {})
+                server.call("herdr_link_peers", {})
+            for index in range(samples):
+                for mode in ("off", "on") if index % 2 else ("on", "off"):
+                    started = time.perf_counter()
+                    opened[mode].call("herdr_link_send", {"to": "reviewer", "message": f"m{index}"})
+                    times[mode].append((time.perf_counter() - started) * 1000)
+        finally:
+            for server in opened.values():
+                server.close()
+    off, on = statistics.median(times["off"]), statistics.median(times["on"])
+    return {"off_ms": off, "on_ms": on, "ratio": on / off}
+
+
 def figures() -> dict[str, Any]:
     """Every figure of this module, per server."""
     commands = servers()
@@ -131,6 +166,7 @@ def figures() -> dict[str, Any]:
         "operations": operations(),
         "parallel": {name: parallel_peers(command) for name, command in commands.items()},
         "parallel_slow_herdr": {name: parallel_peers(command, latency=0.1) for name, command in commands.items()},
+        "trace": trace_cost(commands[OURS]),
     }
 
 

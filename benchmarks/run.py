@@ -122,6 +122,13 @@ def wall_section() -> list[str]:
                 f"| {name} | {herdr} | {run['sequential_ms']:.0f} | {run['parallel_ms']:.0f} | {run['ratio']:.2f} | "
                 f"{run['herdr_calls']} |"
             )
+    trace = found["trace"]
+    lines += [
+        "",
+        "A send with the trace off and on (two of our servers, interleaved on one simulator, median of "
+        f"{3 * bench_wall.SAMPLES}): off {trace['off_ms']:.0f} ms, on {trace['on_ms']:.0f} ms, on / off "
+        f"{trace['ratio']:.3f}.",
+    ]
     lines += [
         "",
         f"With the plain simulator a parallel run is bound by this machine's {os.cpu_count()} CPUs starting",
