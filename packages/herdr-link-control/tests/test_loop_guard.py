@@ -6,6 +6,7 @@ import json
 import logging
 from pathlib import Path
 
+import anyio
 import pytest
 from scripted_herdr import agent, got, link, ok, scripted
 from test_bridge import HELLO, Harness, run
@@ -80,7 +81,7 @@ def test_the_settings_file_is_found_where_the_user_keeps_it(tmp_path):
 def test_the_limit_is_read_from_the_file_and_a_wrong_one_falls_back_to_the_defaults(tmp_path, caplog):
     file = tmp_path / "config.toml"
     env = {"HERDR_LINK_CONFIG": str(file)}
-    assert LinkSettings.load(env) == LinkSettings(path=file) and "at most 30 messages" in LinkSettings().describe()
+    assert LinkSettings.load(env) == LinkSettings(path=file) and "at most 50 messages" in LinkSettings().describe()
     assert (LinkSettings().loop_messages, LinkSettings().loop_seconds) == (DEFAULT_LOOP_MESSAGES, DEFAULT_LOOP_SECONDS)
     file.write_text("[loop_guard]\nmessages = 5\nseconds = 30.5\n")
     assert (LinkSettings.load(env).loop_messages, LinkSettings.load(env).loop_seconds) == (5, 30.5)
@@ -148,3 +149,21 @@ async def test_the_bridge_counts_each_of_its_sessions_on_its_own(tmp_path):
     assert refused == ["r3"]  # session a's third; b's two pass
     assert harness.reply("r3")["error"]["message"] == str(LinkError(Cause.SEND_LOOP_SUSPECTED))
     assert "config.toml" not in json.dumps(harness.replies)
+
+
+async def test_fifty_sends_at_once_to_one_agent_pass_at_the_default_limit_and_the_next_does_not():
+    runner = scripted(TABLE)
+    subject = link(runner)  # no settings file: the defaults
+    assert DEFAULT_LOOP_MESSAGES == 50
+    receipts: list[object] = []
+
+    async def send(index: int) -> None:
+        receipts.append(await subject.send("reviewer", f"task {index}"))
+
+    async with anyio.create_task_group() as group:
+        for index in range(50):
+            group.start_soon(send, index)
+    assert len(receipts) == 50 and sum(call[:2] == PROMPT for call in runner.calls) == 50
+    with pytest.raises(LinkError) as refused:
+        await subject.send("reviewer", "one more")
+    assert refused.value.cause is Cause.SEND_LOOP_SUSPECTED

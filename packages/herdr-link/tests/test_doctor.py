@@ -365,7 +365,7 @@ def test_the_settings_line_says_the_loop_guards_limit_and_where_to_set_it(tmp_pa
         return check.status, check.detail
 
     status, detail = line({})
-    assert status == "PASS" and "at most 30 messages" in detail
+    assert status == "PASS" and "at most 50 messages" in detail
     assert str(tmp_path / ".config" / "herdr-link" / "config.toml") in detail
     settings = tmp_path / "mine.toml"
     settings.write_text("[loop_guard]\nmessages = 0\n")
