@@ -8,9 +8,11 @@ import io
 import json
 import logging
 import os
+import select
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -193,3 +195,34 @@ def test_by_agent_and_window_and_when_there_is_no_trace(tmp_path):
     assert run_trace(_args(), {"HOME": str(tmp_path)}, io.StringIO()) == 1  # off: nothing configured
     assert run_trace(_args(), {"HERDR_LINK_TRACE": str(tmp_path / "none.jsonl")}, io.StringIO()) == 1
     assert os.environ.get("HERDR_LINK_TRACE") is None  # the tests never trace the developer's own runs
+
+
+FOLLOW = (
+    "import argparse, sys\nfrom herdr_link_control import add_trace_arguments, run_trace\n"
+    "parser = argparse.ArgumentParser()\nadd_trace_arguments(parser)\n"
+    "sys.exit(run_trace(parser.parse_args(sys.argv[1:]), {}))\n"
+)
+"""The ``trace`` command as ``herdr-link`` and ``herdr-link-mcp`` wire it (both distributions depend on this one)."""
+
+
+def test_follow_shows_the_lines_written_from_now_on_even_before_the_file_exists(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    command = [sys.executable, "-c", FOLLOW, "--file", str(path), "--follow", "--agent", "beta"]
+    tracer = Tracer(path)
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as follower:
+        try:
+            assert follower.stdout is not None and follower.stderr is not None
+            started = follower.stderr.readline()  # it says it follows once it does (or why it stopped)
+            assert started.startswith(f"following {path}") and not path.exists(), started
+            deadline, seen = time.monotonic() + 60, ""
+            while not seen:  # keep writing until the follower shows a line: no assumption about its speed
+                assert time.monotonic() < deadline and follower.poll() is None, "the follower showed nothing"
+                tracer.event("call", caller="alpha", target="beta", action="send", code="ok", reason="sent")
+                tracer.event("call", caller="gamma", target="delta", action="send", code="ok", reason="sent")
+                ready, _, _ = select.select([follower.stdout], [], [], 0.2)
+                if ready:
+                    seen = follower.stdout.readline()
+            assert "send alpha → beta" in seen and "gamma" not in seen
+        finally:
+            follower.terminate()
+            tracer.close()

@@ -150,7 +150,7 @@ def run_trace(args: argparse.Namespace, environ: Mapping[str, str], out: TextIO 
         _since(args.until) if args.until else None,
     )
     events = read_trace(path)
-    if not events and not path.exists():
+    if not events and not path.exists() and not args.follow:  # following waits for the first line
         _say(f"no trace at {path}: nothing was traced yet (is the trace on? herdr-link doctor says)", sys.stderr)
         return 1
     if args.message_id:
@@ -169,6 +169,8 @@ def run_trace(args: argparse.Namespace, environ: Mapping[str, str], out: TextIO 
     shown = [event for event in events if query.keeps(event)]
     _print(shown, args.json, out)
     if args.follow:
+        _say(f"following {path} (Ctrl-C stops)", sys.stderr)
+        sys.stderr.flush()
         return _follow(path, query, args.json, out)
     return 0 if shown else 1
 
