@@ -304,4 +304,4 @@ async def test_an_allocation_that_never_appears_ends_the_search_within_one_more_
             await subject.start({"name": "w", "kind": "pi", "args": []})
     looks = [c for c in runner.calls if c[:2] == ("pane", "list")]
     assert 2 <= len(looks) < 60  # it looked again, and then stopped
-    assert "made nothing within one more command timeout" in caplog.text
+    assert "a failed tab create made nothing within one more command timeout" in caplog.text

@@ -183,7 +183,5 @@ async def reclaim(
                 return
             await anyio.sleep(POLL_INTERVAL)
     if window.cancelled_caught:
-        decided(
-            logging.WARNING,
-            "a failed %s made nothing within one more command timeout; if Herdr completes it later, it stays",
-        )
+        late = f"a failed {what} made nothing within one more command timeout; if Herdr completes it later, it stays"
+        decided(logging.WARNING, late)
