@@ -82,7 +82,6 @@ if TYPE_CHECKING:
         TraceQuery as TraceQuery,
         read_trace as read_trace,
         run_trace as run_trace,
-        trace_location as trace_location,
     )
     from ._trust import (
         folder_trust as folder_trust,
@@ -183,7 +182,6 @@ _EXPORTS = {
         "TraceQuery",
         "read_trace",
         "run_trace",
-        "trace_location",
     ],
     "_trust": [
         "folder_trust",

@@ -86,7 +86,7 @@ class Link:
         self.host = ""
         """The host it serves (its ``clientInfo`` or bridge client name), for the trace."""
         settings = LinkSettings.load(environ)
-        self.tracer = Tracer.configured(environ, settings.trace_file, settings.trace_content, settings.trace_bytes)
+        self.tracer = Tracer(settings.trace_file, content=settings.trace_content, max_bytes=settings.trace_bytes)
         """The user's trace (off unless they switched it on)."""
         if self.environment is not None:
             runner = runner or ProcessRunner(self.environment.bin_path, self.environment.variables)

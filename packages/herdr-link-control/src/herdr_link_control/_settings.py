@@ -64,8 +64,9 @@ def settings_path(environ: Mapping[str, str]) -> Path | None:
 
 
 def _number(
-    table: Mapping[str, Any], key: str, default: float, path: Path, problems: list[str], section: str = "loop_guard"
-) -> float:
+    table: Mapping[str, Any], key: str, default: float, path: Path | None, problems: list[str],
+    section: str = "loop_guard",
+) -> float:  # fmt: skip
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         problems.append(f"{path}: {section}.{key} must be a number of at least 0, not {value!r}: {default:g} is used")
@@ -85,7 +86,9 @@ class LinkSettings:
     problems: tuple[str, ...] = ()
     """What was wrong with the file (each also logged once): the defaults were used there."""
     trace_file: Path | None = None
-    """Where the trace goes (``None``: off, unless ``HERDR_LINK_TRACE`` names a file)."""
+    """Where the trace goes: ``HERDR_LINK_TRACE``'s file, else ``[trace] file`` (``None``: off)."""
+    trace_by_variable: bool = False
+    """Whether ``HERDR_LINK_TRACE`` chose ``trace_file`` (for this process only)."""
     trace_content: bool = False
     trace_bytes: int = DEFAULT_TRACE_BYTES
 
@@ -93,11 +96,9 @@ class LinkSettings:
     def load(cls, environ: Mapping[str, str]) -> "LinkSettings":
         """The settings in the user's file, or the defaults where it is missing or wrong (logged)."""
         path = settings_path(environ)
-        if path is None:
-            return cls()
         problems: list[str] = []
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
+            data = tomllib.loads(path.read_text(encoding="utf-8")) if path is not None else {}
         except FileNotFoundError:
             data = {}
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -124,14 +125,18 @@ class LinkSettings:
         size = int(_number(trace, "max_bytes", DEFAULT_TRACE_BYTES, path, problems, "trace"))
         for problem in problems:
             log.warning("%s", problem)
-        trace_file = expand_home(file, environ) if file else None
-        return cls(int(messages), seconds, path, tuple(problems), trace_file, content, size or DEFAULT_TRACE_BYTES)
-
-    def describe_trace(self, environ: Mapping[str, str]) -> str:
-        """Whether the trace is on and where it goes (the doctor's line)."""
         override = environ.get("HERDR_LINK_TRACE")
-        if override:
-            return f"trace on for processes with HERDR_LINK_TRACE: {expand_home(override, environ)}"
+        chosen = override or file
+        trace_file = expand_home(chosen, environ) if chosen else None
+        return cls(
+            int(messages), seconds, path, tuple(problems), trace_file, bool(override), content,
+            size or DEFAULT_TRACE_BYTES,
+        )  # fmt: skip
+
+    def describe_trace(self) -> str:
+        """Whether the trace is on and where it goes (the doctor's line)."""
+        if self.trace_by_variable:
+            return f"trace on for processes with HERDR_LINK_TRACE: {self.trace_file}"
         if self.trace_file is not None:
             text = ", with messages' text" if self.trace_content else ""
             return f"trace on{text}: {self.trace_file} (set in {self.path})"

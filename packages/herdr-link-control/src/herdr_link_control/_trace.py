@@ -20,14 +20,14 @@ import logging
 import os
 import stat
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from ._settings import DEFAULT_TRACE_BYTES, expand_home
+from ._settings import DEFAULT_TRACE_BYTES
 
 __all__ = ["Tracer", "elapsed_ms", "fingerprint", "redact_argv"]
 
@@ -75,13 +75,6 @@ class Tracer:
 
     def __repr__(self) -> str:
         return f"Tracer({str(self.path) if self.enabled else 'off'})"
-
-    @classmethod
-    def configured(cls, environ: Mapping[str, str], file: Path | None, content: bool, max_bytes: int) -> "Tracer":
-        """The trace ``HERDR_LINK_TRACE`` names, else the settings file's, else off."""
-        override = environ.get("HERDR_LINK_TRACE")
-        path = expand_home(override, environ) if override else file
-        return cls(path, content=content, max_bytes=max_bytes)
 
     def event(self, event: str, **fields: Any) -> None:
         """Write one event (``fields`` must be JSON values). Never raises."""

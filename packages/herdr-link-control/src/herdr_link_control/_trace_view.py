@@ -17,21 +17,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from ._settings import LinkSettings, expand_home
+from ._settings import LinkSettings
 
-__all__ = ["TraceQuery", "read_trace", "run_trace", "trace_location"]
+__all__ = ["TraceQuery", "read_trace", "run_trace"]
 
 ACCEPTED: Final = (
     "`sent` means Herdr accepted the text for the agent's pane; it does not show that the receiver read it."
 )
 INFERRED: Final = "the receiver's next Link calls (inferred by name and time: a reply carries no message id)"
 _SPAN: Final = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
-
-
-def trace_location(environ: Mapping[str, str]) -> Path | None:
-    """The trace file this user's adapters write (``HERDR_LINK_TRACE``, else the settings file's)."""
-    override = environ.get("HERDR_LINK_TRACE")
-    return expand_home(override, environ) if override else LinkSettings.load(environ).trace_file
 
 
 def _events(path: Path) -> Iterator[dict[str, Any]]:
@@ -139,7 +133,7 @@ def run_trace(args: argparse.Namespace, environ: Mapping[str, str], out: TextIO 
     Raises:
         ValueError: a ``--since``/``--until`` that is not a time.
     """
-    path = args.file or trace_location(environ)
+    path = args.file or LinkSettings.load(environ).trace_file
     if path is None:
         _say("no trace: it is off (set [trace] file in the settings file, or HERDR_LINK_TRACE)", sys.stderr)
         return 1

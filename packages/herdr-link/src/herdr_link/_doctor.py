@@ -99,7 +99,7 @@ def settings_check(environ: Mapping[str, str], home: Path) -> list[Check]:
         guard = Check("settings", "WARN", settings.describe())
     else:
         guard = Check("settings", "PASS", settings.describe())
-    return [guard, Check("trace", "PASS", settings.describe_trace(user))]
+    return [guard, Check("trace", "PASS", settings.describe_trace())]
 
 
 def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
