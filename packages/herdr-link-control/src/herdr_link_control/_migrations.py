@@ -15,7 +15,7 @@ from typing import Any
 
 from herdr_link_protocol import Host
 
-from ._trust import NotPredicted, read_host_file
+from ._trust import NotPredicted, dig, read_host_file
 from .userfiles import place_path
 
 __all__ = ["host_version", "pending_migration"]
@@ -38,17 +38,11 @@ def host_version(program: Path | str, environ: Mapping[str, str]) -> tuple[str |
     return (match.group(1), "") if match else (None, f"{program} --version printed no version")
 
 
-def _dig(value: object, keys: tuple[str, ...]) -> object:
-    for key in keys:
-        value = value.get(key) if isinstance(value, dict) else None
-    return value
-
-
 def _model(config: Mapping[str, Any], default: str) -> str:
     """The model a new session uses: the active profile's ``model``, else the top-level one, else the
     release's default."""
     profile = config.get("profile")
-    chosen = _dig(config, ("profiles", profile, "model")) if isinstance(profile, str) else None
+    chosen = dig(config, "profiles", profile, "model") if isinstance(profile, str) else None
     if not isinstance(chosen, str) or not chosen:
         chosen = config.get("model")
     return chosen if isinstance(chosen, str) and chosen else default
@@ -60,10 +54,10 @@ def _upgrades(catalogue: Mapping[str, Any]) -> dict[str, str] | None:
     models = catalogue.get("models")
     if not isinstance(models, list):
         return None
-    slugs = {_dig(model, ("slug",)) for model in models}
+    slugs = {dig(model, "slug") for model in models}
     found: dict[str, str] = {}
     for model in models:
-        slug, target = _dig(model, ("slug",)), _dig(model, ("upgrade", "model"))
+        slug, target = dig(model, "slug"), dig(model, "upgrade", "model")
         if isinstance(slug, str) and isinstance(target, str) and target in slugs:  # Codex offers only a listed one
             found[slug] = target
     return found
@@ -101,7 +95,7 @@ def pending_migration(host: Host, environ: Mapping[str, str], home: Path, versio
     target = upgrades.get(model)
     if target is None or target == model:
         return None
-    answered = _dig(config, migration.record)
+    answered = dig(config, *migration.record)
     if isinstance(answered, dict) and answered.get(model) == target:
         return None
     return model, target

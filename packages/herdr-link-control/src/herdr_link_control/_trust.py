@@ -66,7 +66,7 @@ def trust_command(host: Host, folder: Path, root: Path | None) -> str:
     return f"herdr-link-mcp install --host {host.name} --trust {at}"
 
 
-def _dig(value: object, *keys: str) -> object:
+def dig(value: object, *keys: str) -> object:
     """``value[k1][k2]…``, or ``None`` where a level is missing or not an object."""
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
@@ -138,7 +138,7 @@ def folder_trust(
             raise NotPredicted(f"{' and '.join(str(path) for path, _, _ in read)}: none exists", absent=True)
     recorded = read[0][1] or {}
     settings = (read[1][1] or {}) if len(read) > 1 else {}
-    if _dig(settings, "security", "folderTrust", "enabled") is False:
+    if dig(settings, "security", "folderTrust", "enabled") is False:
         return True
     if trust.granted_by and environ.get(trust.granted_by, "").lower() == "true":
         return True
