@@ -10,16 +10,12 @@ from pathlib import Path
 
 import pytest
 from scripted_herdr import agent, got, link, ok, scripted
+from test_questions import PANES, SELF, SNAPSHOT, STARTED, TAB  # a start scripted as the trust rows' is
 
 from herdr_link_control import HostQuestions
 from herdr_link_protocol import Cause, LinkError, find_host
 
 pytestmark = pytest.mark.anyio
-SELF = ("agent", "get", "w1:p1")
-SNAPSHOT = ("pane", "list", "--workspace", "w1")
-PANES = ok({"result": {"panes": [{"pane_id": "w1:p1", "tab_id": "w1:t1"}]}})
-TAB = ok({"result": {"type": "tab_created", "root_pane": {"pane_id": "w1:p4", "tab_id": "w1:t2"}}})
-STARTED = ok({"result": {"type": "agent_started", "agent": {}, "argv": []}})
 ANSWERED = '\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n'
 
 
