@@ -66,6 +66,10 @@ async def test_the_text_only_with_the_users_explicit_setting(tmp_path):
     await link(scripted(TABLE), HERDR_LINK_CONFIG=str(settings)).send("reviewer", SECRET)
     call = next(e for e in _lines(path) if e["event"] == "call")
     assert call["message"]["text"] == SECRET
+    spaced = "line\u2028separator\x85next"  # written raw (ensure_ascii off): the reader must not cut there
+    await link(scripted(TABLE), HERDR_LINK_CONFIG=str(settings)).send("reviewer", spaced)
+    texts = [e["message"]["text"] for e in read_trace(path) if e["event"] == "call"]
+    assert texts == [SECRET, spaced]
 
 
 async def test_a_refusal_is_traced_with_its_code_and_herdrs(tmp_path):

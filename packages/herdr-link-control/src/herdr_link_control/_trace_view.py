@@ -28,18 +28,24 @@ INFERRED: Final = "the receiver's next Link calls (inferred by name and time: a 
 _SPAN: Final = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 
 
-def _events(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
-        return
-    for line in lines:
+def _parsed(text: str) -> Iterator[dict[str, Any]]:
+    """The events in ``text``: one JSON object per line, lines ending at ``\n`` only (an event may hold a
+    U+2028 or U+0085, which ``str.splitlines`` would cut at); a line cut short by a full disk is skipped."""
+    for line in text.split("\n"):
         try:
-            event = json.loads(line)  # the user's own file, one JSON object per line
+            event = json.loads(line)  # the user's own file
         except ValueError:
-            continue  # a line cut short by a full disk: skip it
+            continue
         if isinstance(event, dict) and isinstance(event.get("t"), str):
             yield event
+
+
+def _events(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return
+    yield from _parsed(text)
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:
@@ -108,7 +114,7 @@ def _row(event: Mapping[str, Any]) -> str:
         message = event.get("message") or {}
         size = f" [{message.get('length')} chars {message.get('hash')}]" if message else ""
         ident = f" {event['id']}" if event.get("id") else ""
-        reason = event.get("reason") if event.get("code") != "ok" else event.get("reason") or "ok"
+        reason = event.get("reason") or event.get("code")
         return f"{event.get('action') or event.get('tool')} {who or ''}{ident}{size}: {reason} ({event.get('ms')} ms)"
     details = {k: v for k, v in event.items() if k not in ("t", "pid", "event", "call")}
     return f"{kind} " + " ".join(f"{k}={v}" for k, v in details.items() if v not in (None, ""))
@@ -192,12 +198,8 @@ def _follow(path: Path, query: TraceQuery, as_json: bool, out: TextIO) -> int:
                 chunk = file.read(where.st_size - offset)
             complete = chunk[: chunk.rfind(b"\n") + 1]
             offset += len(complete)
-            for line in complete.decode("utf-8", "replace").splitlines():
-                try:
-                    event = json.loads(line)  # the user's own file
-                except ValueError:
-                    continue
-                if isinstance(event, dict) and isinstance(event.get("t"), str) and query.keeps(event):
+            for event in _parsed(complete.decode("utf-8", "replace")):
+                if query.keeps(event):
                     _print([event], as_json, out)
                     out.flush()
     except KeyboardInterrupt:
