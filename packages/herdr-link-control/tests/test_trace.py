@@ -19,7 +19,16 @@ from typing import Any
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Tracer, fingerprint, read_trace, redact_argv, run_trace
+from herdr_link_control import (
+    Tracer,
+    UsageError,
+    add_trace_arguments,
+    command_parser,
+    fingerprint,
+    read_trace,
+    redact_argv,
+    run_trace,
+)
 from herdr_link_protocol import LinkError
 
 pytestmark = pytest.mark.anyio
@@ -153,17 +162,11 @@ def test_two_processes_writing_at_once_leave_whole_lines(tmp_path):
 # ---- reading it back ------------------------------------------------------------------------------
 
 
-def _args(**given: object) -> argparse.Namespace:
-    base = {
-        "file": None,
-        "message_id": None,
-        "agent": None,
-        "since": None,
-        "until": None,
-        "json": False,
-        "follow": False,
-    }
-    return argparse.Namespace(**{**base, **given})
+def _args(*argv: str) -> argparse.Namespace:
+    """The ``trace`` command's arguments, read by its own options."""
+    parser = command_parser("herdr-link trace")
+    add_trace_arguments(parser)
+    return parser.parse_args(argv)
 
 
 async def test_one_messages_path_by_its_id_and_the_receivers_next_calls_as_inference(tmp_path):
@@ -172,15 +175,15 @@ async def test_one_messages_path_by_its_id_and_the_receivers_next_calls_as_infer
     replying = {**TABLE, SELF: got(agent("reviewer", pane="w1:p2")), ("agent", "get", "brain"): got(agent("brain"))}
     await link(scripted(replying), HERDR_LINK_TRACE=str(path), HERDR_PANE_ID="w1:p1").send("brain", "done")
     out = io.StringIO()
-    assert run_trace(_args(message_id=receipt.id), {"HERDR_LINK_TRACE": str(path)}, out) == 0
+    assert run_trace(_args("--id", receipt.id), {"HERDR_LINK_TRACE": str(path)}, out) == 0
     shown = out.getvalue()
     assert f"message {receipt.id}, on the sender's side" in shown and "herdr agent prompt reviewer <" in shown
     assert "it does not show that the receiver read it" in shown
     assert "inferred by name and time" in shown and "send reviewer → brain" in shown
     out = io.StringIO()
-    assert run_trace(_args(message_id=receipt.id, json=True), {"HERDR_LINK_TRACE": str(path)}, out) == 0
+    assert run_trace(_args("--id", receipt.id, "--json"), {"HERDR_LINK_TRACE": str(path)}, out) == 0
     assert all(json.loads(line)["t"] for line in out.getvalue().splitlines())
-    assert run_trace(_args(message_id="hl_nothing_here"), {"HERDR_LINK_TRACE": str(path)}, io.StringIO()) == 1
+    assert run_trace(_args("--id", "hl_nothing_here"), {"HERDR_LINK_TRACE": str(path)}, io.StringIO()) == 1
 
 
 def test_by_agent_and_window_and_when_there_is_no_trace(tmp_path):
@@ -190,12 +193,12 @@ def test_by_agent_and_window_and_when_there_is_no_trace(tmp_path):
     tracer.event("call", caller="gamma", target="delta", action="send", code="ok")
     env = {"HERDR_LINK_TRACE": str(path)}
     out = io.StringIO()
-    assert run_trace(_args(agent="beta"), env, out) == 0 and "alpha → beta" in out.getvalue()
+    assert run_trace(_args("--agent", "beta"), env, out) == 0 and "alpha → beta" in out.getvalue()
     assert "gamma" not in out.getvalue()
-    assert run_trace(_args(since="2099-01-01T00:00:00Z"), env, io.StringIO()) == 1
-    assert run_trace(_args(since="1h"), env, io.StringIO()) == 0
-    with pytest.raises(ValueError):
-        run_trace(_args(since="yesterday-ish"), env, io.StringIO())
+    assert run_trace(_args("--since", "2099-01-01T00:00:00Z"), env, io.StringIO()) == 1
+    assert run_trace(_args("--since", "1h"), env, io.StringIO()) == 0
+    with pytest.raises(UsageError, match="'yesterday-ish' is neither"):
+        _args("--since", "yesterday-ish")
     assert run_trace(_args(), {"HOME": str(tmp_path)}, io.StringIO()) == 1  # off: nothing configured
     assert run_trace(_args(), {"HERDR_LINK_TRACE": str(tmp_path / "none.jsonl")}, io.StringIO()) == 1
     assert os.environ.get("HERDR_LINK_TRACE") is None  # the tests never trace the developer's own runs

@@ -8,12 +8,11 @@ an inference, by name and time (a reply carries no id, spec §2.2, and nothing i
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -25,7 +24,6 @@ ACCEPTED: Final = (
     "`sent` means Herdr accepted the text for the agent's pane; it does not show that the receiver read it."
 )
 INFERRED: Final = "the receiver's next Link calls (inferred by name and time: a reply carries no message id)"
-_SPAN: Final = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
 
 
 def _parsed(text: str) -> Iterator[dict[str, Any]]:
@@ -52,16 +50,6 @@ def read_trace(path: Path) -> list[dict[str, Any]]:
     """Every event of the trace, the rotated file's first, in time order."""
     events = [*_events(path.with_name(path.name + ".1")), *_events(path)]
     return sorted(events, key=lambda event: str(event["t"]))
-
-
-def _since(value: str) -> datetime:
-    """``10m``, ``2h``, ``1d``, ``30s`` ago, or an ISO time."""
-    span = _SPAN.match(value)
-    if span:
-        amount, unit = float(span.group(1)), span.group(2)
-        return datetime.now(UTC) - timedelta(seconds=amount * {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit])
-    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def _when(event: Mapping[str, Any]) -> datetime:
@@ -135,20 +123,12 @@ def _say(text: str, out: TextIO) -> None:
 def run_trace(args: argparse.Namespace, environ: Mapping[str, str], out: TextIO = sys.stdout) -> int:
     """Show the trace as asked: 0 when something was shown (or followed), 1 when nothing was (the trace is
     off, not written yet, or nothing matched; stderr says which).
-
-    Raises:
-        ValueError: a ``--since``/``--until`` that is not a time.
     """
     path = args.file or LinkSettings.load(environ).trace_file
     if path is None:
         _say("no trace: it is off (set [trace] file in the settings file, or HERDR_LINK_TRACE)", sys.stderr)
         return 1
-    query = TraceQuery(
-        args.message_id,
-        args.agent,
-        _since(args.since) if args.since else None,
-        _since(args.until) if args.until else None,
-    )
+    query = TraceQuery(args.message_id, args.agent, args.since, args.until)
     events = read_trace(path)
     if not events and not path.exists() and not args.follow:  # following waits for the first line
         _say(f"no trace at {path}: nothing was traced yet (is the trace on? herdr-link doctor says)", sys.stderr)

@@ -280,10 +280,7 @@ def _main(args: list[str]) -> int:
     if options.command == "trace":
         from herdr_link_control import run_trace
 
-        try:
-            return run_trace(options, os.environ)
-        except ValueError as error:
-            parser.error(f"trace: {error}")
+        return run_trace(options, os.environ)
     if options.command == "hint":
         return _hint(options.host)
     if options.command == "wiring":

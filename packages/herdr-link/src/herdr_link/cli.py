@@ -66,8 +66,5 @@ def _main(argv: list[str]) -> int:
         sys.stdout.write(to_json(checks) if args.json else render(checks))
         return 1 if any(check.status == "FAIL" for check in checks) else 0
     if args.command == "trace":
-        try:
-            return run_trace(args, os.environ)
-        except ValueError as error:
-            parser.error(f"trace: {error}")
+        return run_trace(args, os.environ)
     parser.error("choose a command: demo, doctor or trace")  # raises UsageError: one line, exit 2
