@@ -42,8 +42,9 @@ class Harness:
         await self.send_lines.send((value if isinstance(value, str) else json.dumps(value)).encode() + b"\n")
 
     async def until(self, count: int) -> None:
-        # Replies are written from the bridge's writer thread, where an anyio.Event cannot be set: poll.
-        with anyio.fail_after(5):
+        # Replies are written from the bridge's writer thread, where an anyio.Event cannot be set: poll,
+        # with a bound generous enough for 2 busy cores (5 s once ran out there, in my CI12's herdr_0_9).
+        with anyio.fail_after(60):
             while len(self.replies) < count:  # noqa: ASYNC110
                 await anyio.sleep(0.005)
 
