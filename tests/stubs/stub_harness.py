@@ -12,12 +12,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Final
+from typing import Final, NamedTuple
 
 from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
 from herdr_link_pi_bridge import packaged_extension
 
-__all__ = ["STUB_RUNTIMES", "bridge_command", "stub_bundle"]
+__all__ = ["BROKEN_STUBS", "STUB_RUNTIMES", "BrokenStub", "bridge_command", "stub_bundle"]
 
 OPENCODE_NODE: Final = (
     Path(__file__).resolve().parents[2] / "packages" / "herdr-link-opencode-bridge" / "tests" / "node"
@@ -50,3 +50,52 @@ def stub_bundle(runtime: str, scratch: Path) -> Path:
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(source, target / "herdr-link.js")
     return target / "herdr-link.js"
+
+
+class BrokenStub(NamedTuple):
+    runtime: str
+    edits: tuple[tuple[str, str], ...]
+    """(text of the shipped stub, what it becomes)."""
+    fails: tuple[str, ...]
+
+
+BROKEN_STUBS: Final = {
+    "pi-session-starts-active": BrokenStub(
+        "pi",
+        (
+            ("defaultActive: !spec.op,", "defaultActive: true,"),
+            ("pi.setActiveTools(pi.getActiveTools().filter((name) => !tier1.includes(name)));", ""),
+        ),
+        ("dormant-gateway-only", "dormant-no-contract"),
+    ),
+    "pi-never-offers-tier1": BrokenStub(
+        "pi",
+        (("pi.setActiveTools([...new Set([...pi.getActiveTools(), ...tier1])]);", ""),),
+        ("active-surface", "list-changed-once", "contract-visible"),
+    ),
+    "opencode-v1-contract-for-every-session": BrokenStub(
+        "opencode-v1",
+        (("if (!hook?.sessionID || !active.has(hook.sessionID)) return;", ""),),
+        ("dormant-no-contract",),
+    ),
+    "opencode-v2-contract-never-shown": BrokenStub(
+        "opencode-v2",
+        (('event.system.push({ type: "text", text: LINK.presentation });', ""),),
+        ("contract-visible",),
+    ),
+    "opencode-v2-code-mode-tool": BrokenStub(  # OpenCode 2's default: reachable only inside `execute`
+        "opencode-v2",
+        (("options: { codemode: false, permission: LINK.gateway },", "options: { permission: LINK.gateway },"),),
+        ("dormant-gateway-only", "activation-receipt"),
+    ),
+    "opencode-v2-identity-from-the-server-env": BrokenStub(  # the caller taken as the server's HERDR_PANE_ID
+        "opencode-v2",
+        (("{ session, directory, caller_by_directory: true }", "{ session, directory, caller_by_directory: false }"),),
+        ("session-placed-by-directory",),
+    ),
+    "opencode-v2-unplaced-sessions-see-the-tool": BrokenStub(
+        "opencode-v2",
+        (("if (event?.tools) delete event.tools[LINK.gateway];", ""),),
+        ("session-unplaced-hidden",),
+    ),
+}

@@ -42,14 +42,22 @@ FAKE_OPENCODE_V2 = """
 export default { id: "fake", async setup(ctx) {
   let active = false;
   await ctx.tool.transform((editor) => editor.add({ name: "herdr_link", description: "gate", input: {},
+    options: { codemode: CODEMODE },
     async execute(input) {
       if (input.throw) throw new Error(input.throw);
       active = true;
       return { content: JSON.stringify(input) };
     } }));
-  await ctx.session.hook("context", (event) => { if (active) event.system.push({ type: "text", text: "the rules" }); });
+  await ctx.session.hook("context", (event) => {
+    if (HIDE) delete event.tools.herdr_link;
+    if (active) event.system.push({ type: "text", text: "the rules" });
+  });
 } };
 """
+
+
+def _v2(codemode: bool = False, hide: bool = False) -> str:
+    return FAKE_OPENCODE_V2.replace("CODEMODE", str(codemode).lower()).replace("HIDE", str(hide).lower())
 
 
 def _stub(tmp_path: Path, runtime: str, source: str) -> AdapterSpec:
@@ -102,7 +110,7 @@ def test_a_sequential_pi_tool_waits_for_the_calls_before_it(tmp_path):
 )
 def test_a_thrown_text_is_a_tool_error_only_as_code_and_reason(tmp_path, thrown, protocol_error):
     async def run():
-        async with open_adapter(_stub(tmp_path, "opencode-v2", FAKE_OPENCODE_V2), os.environ, str(tmp_path)) as a:
+        async with open_adapter(_stub(tmp_path, "opencode-v2", _v2()), os.environ, str(tmp_path)) as a:
             return await a.call("herdr_link", {"throw": thrown})
 
     result = anyio.run(run)
@@ -111,7 +119,7 @@ def test_a_thrown_text_is_a_tool_error_only_as_code_and_reason(tmp_path, thrown,
 
 def test_a_tier1_call_the_host_does_not_offer_goes_through_the_gateway(tmp_path):
     async def run():
-        async with open_adapter(_stub(tmp_path, "opencode-v2", FAKE_OPENCODE_V2), os.environ, str(tmp_path)) as a:
+        async with open_adapter(_stub(tmp_path, "opencode-v2", _v2()), os.environ, str(tmp_path)) as a:
             before = await a.context()
             return before, await a.call("herdr_link_send", {"to": "reviewer", "message": "hi"})
 
@@ -119,6 +127,22 @@ def test_a_tier1_call_the_host_does_not_offer_goes_through_the_gateway(tmp_path)
     assert before == []
     assert json.loads(result.text) == {"action": "send", "arguments": {"to": "reviewer", "message": "hi"}}
     assert result.blocks[1:] == ("the rules",)
+
+
+@pytest.mark.parametrize(
+    ("codemode", "hide", "listed"),
+    [(False, False, ["herdr_link"]), (True, False, ["execute"]), (False, True, [])],
+)
+def test_opencode_2_offers_by_name_only_a_direct_tool_its_context_hooks_left(tmp_path, codemode, hide, listed):
+    # As released: a tool without `codemode: false` is only inside Code Mode's `execute`, and a
+    # "context" hook that deletes a tool from the request's `tools` hides it from that request.
+    async def run():
+        async with open_adapter(_stub(tmp_path, "opencode-v2", _v2(codemode, hide)), os.environ, str(tmp_path)) as a:
+            return [tool["name"] for tool in await a.list_tools()], await a.call("herdr_link", {})
+
+    names, result = anyio.run(run)
+    assert names == listed
+    assert result.ok is (listed == ["herdr_link"])
 
 
 def test_a_stub_of_an_unknown_shape_fails_to_load_with_the_reason(tmp_path):

@@ -7,7 +7,7 @@ import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
 from herdr_link_control import Link, RunResult, _commands as commands, surface_violation
-from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope
+from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope, parse_call
 from herdr_link_testkit import HerdrSim
 
 pytestmark = pytest.mark.anyio
@@ -69,58 +69,70 @@ def test_commands_outside_the_surface_are_named(argv):
 # ---- the OpenCode 2 session rule ------------------------------------------------------------------
 
 
-def _session(project: Path, *rows: dict[str, Any], me: dict[str, Any] | None = None) -> Link:
-    own = me if me is not None else agent("brain", cwd=str(project), agent="opencode")
-    return link(scripted({SELF: got(own), LIST: listing(own, *rows)}))
+def _session(*rows: dict[str, Any]) -> Link:
+    """A Link whose own pane (``w1:p1``) is not the caller's concern: the rule reads only the list."""
+    return link(scripted({LIST: listing(*rows)}))
 
 
-async def test_the_session_rule_holds_for_the_callers_own_pane(tmp_path: Path):
-    await _session(tmp_path, agent("reviewer", pane="w1:p2", cwd=str(tmp_path), agent="codex")).check_session_pane(
-        str(tmp_path)
+async def test_the_session_rule_finds_the_one_opencode_pane_in_the_directory(tmp_path: Path):
+    rows = (
+        agent("brain", pane="w1:p1", cwd=str(tmp_path / "elsewhere"), agent="opencode"),  # the process's own
+        agent("coder", pane="w2:p3", ws="w2", cwd=str(tmp_path), agent="opencode"),
+        agent("reviewer", pane="w2:p4", ws="w2", cwd=str(tmp_path), agent="codex"),  # not an OpenCode pane
     )
+    assert await _session(*rows).session_pane(str(tmp_path)) == "w2:p3"
 
 
-async def test_an_unlabelled_own_pane_counts(tmp_path: Path):
-    await _session(tmp_path, me=agent("brain", cwd=str(tmp_path))).check_session_pane(str(tmp_path))
+async def test_an_unlabelled_pane_counts(tmp_path: Path):
+    assert await _session(agent("brain", pane="w1:p2", cwd=str(tmp_path))).session_pane(str(tmp_path)) == "w1:p2"
 
 
 async def test_a_symlinked_directory_is_the_same_directory(tmp_path: Path):
     (tmp_path / "real").mkdir()
     (tmp_path / "alias").symlink_to(tmp_path / "real")
-    me = agent("brain", cwd=str(tmp_path / "real"), agent="opencode")
-    await _session(tmp_path, me=me).check_session_pane(str(tmp_path / "alias"))
+    row = agent("brain", cwd=str(tmp_path / "real"), agent="opencode")
+    assert await _session(row).session_pane(str(tmp_path / "alias")) == "w1:p1"
 
 
 @pytest.mark.parametrize(
-    "case",
-    ["another pane is the match", "an unlabelled pane makes two", "two opencode panes", "no directory", "another ws"],
+    "case", ["no pane there", "an unlabelled pane makes two", "two opencode panes", "two workspaces", "no directory"]
 )
 async def test_the_session_rule_fails_closed(tmp_path: Path, case: str):
     project = str(tmp_path)
-    mine = agent("brain", cwd=project, agent="opencode")
-    rows: list[dict[str, Any]] = []
+    rows = [agent("brain", cwd=project, agent="opencode")]
     directory: str | None = project
-    if case == "another pane is the match":  # the one opencode pane in the directory is not ours
-        mine = agent("brain", cwd=project, agent="codex")
-        rows = [agent("coder", pane="w1:p2", cwd=project, agent="opencode")]
+    if case == "no pane there":  # only the process's own pane is OpenCode, and it is elsewhere
+        rows = [agent("brain", cwd=str(tmp_path / "elsewhere"), agent="opencode")]
     elif case == "an unlabelled pane makes two":
-        rows = [agent(None, pane="w1:p2", cwd=project)]
+        rows.append(agent(None, pane="w1:p2", cwd=project))
     elif case == "two opencode panes":
-        rows = [agent("coder", pane="w1:p2", cwd=project, agent="opencode")]
-    elif case == "no directory":
+        rows.append(agent("coder", pane="w1:p2", cwd=project, agent="opencode"))
+    elif case == "two workspaces":
+        rows.append(agent("coder", ws="w2", pane="w2:p5", cwd=project, agent="opencode"))
+    else:
         directory = ""
-    else:  # the only other match is in another workspace, and we are in none
-        mine = agent("brain", ws="", cwd=project, agent="opencode")
     with pytest.raises(LinkError) as caught:
-        await _session(tmp_path, *rows, me=mine).check_session_pane(directory)
+        await _session(*rows).session_pane(directory)
     assert str(caught.value) == SESSION_RULE
+    assert "w2" not in str(caught.value) and "workspace" not in str(caught.value)
 
 
-async def test_a_refused_own_lookup_in_the_session_rule_is_self_unnamed(tmp_path: Path):
-    runner = scripted({SELF: err("internal_error"), LIST: listing()})
-    with pytest.raises(LinkError) as caught:
-        await link(runner).check_session_pane(str(tmp_path))
-    assert caught.value.code is ErrorCode.SELF_UNNAMED
+async def test_a_call_placed_by_the_rule_runs_as_that_pane_not_the_process_pane(tmp_path: Path):
+    coder = agent("coder", ws="w2", pane="w2:p3", cwd=str(tmp_path), agent="opencode")
+    runner = scripted(
+        {
+            LIST: listing(agent("brain", agent="opencode"), coder, agent("helper", ws="w2", pane="w2:p4")),
+            ("agent", "get", "w2:p3"): got(coder),
+        }
+    )
+    session = link(runner)
+    pane = await session.session_pane(str(tmp_path))
+    receipt = await session.run(parse_call("herdr_link_peers", {}, in_herdr=True), caller_pane=pane)
+    assert receipt.model_dump(mode="json", by_alias=True) == {
+        "self": {"name": "coder", "state": "idle"},
+        "peers": [{"name": "helper", "state": "idle"}],
+    }
+    assert ("agent", "get", "w1:p1") not in [tuple(c[:3]) for c in runner.calls]  # the process's pane: never
 
 
 # ---- which code each lookup role earns, through the operations ------------------------------------

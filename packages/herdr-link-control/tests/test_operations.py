@@ -298,9 +298,9 @@ async def test_two_rows_with_the_same_name_are_one_peer():
 
 
 async def test_the_session_rule_fails_closed_when_herdr_refuses_the_list():
-    runner = scripted({SELF: got(agent("brain", kind="opencode")), ("agent", "list"): err("internal_error")})
+    runner = scripted({("agent", "list"): err("internal_error")})
     with pytest.raises(LinkError) as caught:
-        await link(runner).check_session_pane("/proj")
+        await link(runner).session_pane("/proj")
     assert caught.value.cause is Cause.PEERS_REFUSED
 
 
@@ -308,11 +308,11 @@ async def test_the_session_rule_fails_closed_when_herdr_refuses_the_list():
 async def test_the_session_rule_with_no_directory_never_matches_the_process_cwd(directory, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # "" resolved as a path would be this directory, the caller's own cwd
     mine = agent("brain", cwd=str(tmp_path), kind="opencode")
-    runner = scripted({SELF: got(mine), ("agent", "list"): listing(mine)})
+    runner = scripted({("agent", "list"): listing(mine)})
     with pytest.raises(LinkError) as caught:
-        await link(runner).check_session_pane(directory)
+        await link(runner).session_pane(directory)
     assert caught.value.cause is Cause.SESSION_PANE_AMBIGUOUS
-    await link(runner).check_session_pane(str(tmp_path))  # the same pane, named by its directory, holds
+    assert await link(runner).session_pane(str(tmp_path)) == "w1:p1"  # the same pane, named by its directory
 
 
 async def test_the_survey_lists_only_named_agents_and_none_for_a_caller_without_a_workspace():

@@ -64,6 +64,7 @@ def _run_driver(
     )
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
+    report["stderr"] = done.stderr
     return report
 
 

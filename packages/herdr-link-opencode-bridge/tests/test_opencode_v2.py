@@ -1,6 +1,7 @@
 """The generated OpenCode 2 bundle (experimental) under Node with a fake V2 plugin context, end to end
-against the simulated Herdr: no-op outside Herdr, per-session activation, the contract only in
-active sessions, the directory rule with zero, one and two matching panes, dispatch and errors.
+against the simulated Herdr: no-op outside Herdr, a direct tool, per-session activation, the contract
+only in active sessions, the tool hidden from sessions the directory rule cannot place, the rule with
+zero, one and two matching panes, one server serving several panes' sessions, dispatch and errors.
 """
 
 import json
@@ -10,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from herdr_link_opencode_bridge import RUNTIMES
+from herdr_link_opencode_bridge import OPENCODE_V2_SETUP, RUNTIMES
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_protocol import (
     COMMUNICATION_CONTRACT,
@@ -61,12 +62,15 @@ def context(session: str | None = "s1") -> dict[str, Any]:
     return {"kind": "context", "session": session}
 
 
-def test_outside_herdr_it_registers_nothing_and_spawns_nothing(drive_v2, tmp_path):
+def test_outside_herdr_it_registers_nothing_spawns_nothing_and_tells_the_user(drive_v2, tmp_path):
+    # A shared OpenCode 2 server started outside Herdr serves every pane's sessions: none gets the tool,
+    # and the server's own output (the user's, never a model's) names the set-up that works.
     report = drive_v2({"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, [], {})
     assert report["exports"] == ["default"] and report["id"] == "herdr-link"
     assert report["tools"] == [] and report["hooks"] == [] and report["transforms"] == 0
     assert report["cleanup"] == "undefined"
     assert not (tmp_path / "bridge.pid").exists()
+    assert "started outside Herdr" in report["stderr"] and OPENCODE_V2_SETUP in report["stderr"]
 
 
 def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, herdr_sim: HerdrSim, team, project):
@@ -75,6 +79,8 @@ def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, her
     assert report["hooks"] == ["context"]
     assert report["cleanup"] == "function" and report["disposed"] == 2  # both registrations released
     assert report["description"] == TOOL_SPECS["herdr_link"].description
+    # A direct tool with its own permission key: OpenCode 2 puts every other tool in Code Mode.
+    assert report["options"] == {"codemode": False, "permission": "herdr_link"}
     schema = report["input"]
     assert schema == link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
     jsonschema.Draft202012Validator.check_schema(schema)
@@ -100,7 +106,7 @@ def test_activation_is_per_session_and_the_contract_follows_it(drive_v2, herdr_s
         assert results[index] == {"system": [BASE, PRESENTATION]}
         assert results[index]["system"][1].startswith(COMMUNICATION_CONTRACT)
     assert results[6] == {"system": [BASE]}  # another session stays dormant
-    assert results[7] == {"system": [BASE]}  # no session id: nothing
+    assert results[7] == {"system": [BASE], "hidden": True}  # no session id: no tool, nothing
     assert "ok" in results[8] and results[9] == {"system": [BASE, PRESENTATION]}  # any action activates
 
 
@@ -122,10 +128,17 @@ def test_zero_matching_panes_fail_closed_and_do_not_activate(drive_v2, herdr_sim
     report = drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(elsewhere)})
     results = report["results"]
     assert results[0] == {"error": UNRESOLVED}
-    assert results[1] == {"system": [BASE]}
+    assert results[1] == {"system": [BASE], "hidden": True}  # the model is not offered the tool at all
     assert results[2] == {"error": UNRESOLVED} and herdr_sim.deliveries(team[1]) == []
     assert results[3] == {"error": UNRESOLVED}  # session.get failed: fail closed as well
-    assert report["gets"] == ["s1", "s1", "ghost"]  # resolved on every call
+    assert report["gets"] == ["s1", "s1", "s1", "ghost"]  # resolved on every call and every request
+
+
+def test_a_bridge_that_cannot_start_hides_nothing_and_every_call_says_so(drive_v2, herdr_sim: HerdrSim, team, project):
+    env = {**herdr_sim.env(team[0]), "HERDR_LINK_BRIDGE": json.dumps(["/nonexistent/herdr-link-bridge"])}
+    report = drive_v2(env, [context("s1"), call("s1", action="peers")], {"s1": at(project)})
+    assert report["results"][0] == {"system": [BASE]}  # not refused by the rule: the tool stays offered
+    assert report["results"][1] == {"error": link_data(RUNTIMES["opencode-v2"])["errors"]["unavailable"]}
 
 
 def test_a_codex_pane_in_the_same_directory_does_not_count(drive_v2, herdr_sim: HerdrSim, team, project):
@@ -218,7 +231,75 @@ def test_a_send_costs_the_directory_rule_plus_the_send(drive_v2, herdr_sim: Herd
     steps = [call("s1"), call("s1", action="send", to="reviewer", message="hi")]
     drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project)})
     commands = [command[:2] for command in herdr_sim.log.commands()]
-    send = commands[commands.index(("agent", "prompt")) - 4 :]
-    # directory rule: self ∥ list; then the V1 send path: self ∥ target, then the prompt.
-    assert sorted(send[:2]) == [("agent", "get"), ("agent", "list")]
-    assert send[2:] == [("agent", "get"), ("agent", "get"), ("agent", "prompt")]
+    send = commands[commands.index(("agent", "prompt")) - 3 :]
+    # directory rule: the list; then the V1 send path as the pane it found: self ∥ target, the prompt.
+    assert send == [("agent", "list"), ("agent", "get"), ("agent", "get"), ("agent", "prompt")]
+
+
+@pytest.fixture
+def shared(herdr_sim: HerdrSim, tmp_path: Path, project: Path) -> dict[str, str]:
+    """One OpenCode 2 server for three OpenCode panes: started in ``host`` (workspace 1, its own
+    directory), it serves ``brain`` (workspace 1, ``project``, beside the Codex ``reviewer``) and
+    ``coder`` (workspace 2, ``other``, beside the Claude ``helper``)."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (tmp_path / "home").mkdir()
+    host = herdr_sim.create_workspace(str(tmp_path / "home"))
+    herdr_sim.add_agent(host, "opencode", name="host")
+    brain = herdr_sim.split(host, cwd=str(project))
+    herdr_sim.add_agent(brain, "opencode", name="brain")
+    reviewer = herdr_sim.split(brain, cwd=str(project))
+    herdr_sim.add_agent(reviewer, "codex", name="reviewer")
+    coder = herdr_sim.create_workspace(str(other))
+    herdr_sim.add_agent(coder, "opencode", name="coder")
+    helper = herdr_sim.split(coder, cwd=str(other))
+    herdr_sim.add_agent(helper, "claude", name="helper")
+    return {"host": host, "brain": brain, "reviewer": reviewer, "coder": coder, "helper": helper, "other": str(other)}
+
+
+def test_a_server_shared_by_panes_answers_each_session_as_its_own_pane(drive_v2, herdr_sim: HerdrSim, shared, project):
+    steps = [
+        call("s1", action="peers"),
+        call("s2", action="peers"),
+        call("s1", action="send", to="reviewer", message="from brain"),
+        call("s2", action="send", to="helper", message="from coder"),
+        call("s2", action="send", to="reviewer", message="across workspaces"),
+    ]
+    sessions = {"s1": at(project), "s2": at(shared["other"])}
+    results = drive_v2(herdr_sim.env(shared["host"]), steps, sessions)["results"]  # the server's env: host's
+    assert json.loads(results[0]["ok"]) == {
+        "self": {"name": "brain", "state": "idle"},
+        "peers": [{"name": "host", "state": "idle"}, {"name": "reviewer", "state": "idle"}],
+    }
+    assert json.loads(results[1]["ok"]) == {
+        "self": {"name": "coder", "state": "idle"},
+        "peers": [{"name": "helper", "state": "idle"}],
+    }
+    [to_reviewer] = herdr_sim.deliveries(shared["reviewer"])
+    [to_helper] = herdr_sim.deliveries(shared["helper"])
+    assert extract_envelope(to_reviewer.text).from_ == "brain"  # type: ignore[union-attr]
+    assert extract_envelope(to_helper.text).from_ == "coder"  # type: ignore[union-attr]
+    assert results[4] == {"error": str(LinkError(Cause.NOT_A_PEER))}  # coder's workspace has no reviewer
+
+
+def test_a_shared_server_never_answers_a_session_as_the_pane_that_started_it(
+    drive_v2, herdr_sim: HerdrSim, shared, tmp_path
+):
+    # A session whose directory is no OpenCode pane's (a client outside Herdr, say) is refused and not
+    # offered the tool, although the server's own HERDR_PANE_ID (host's) is a live, named OpenCode pane.
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    steps = [context("s9"), call("s9"), call("s9", action="send", to="host", message="x")]
+    results = drive_v2(herdr_sim.env(shared["host"]), steps, {"s9": at(nowhere)})["results"]
+    assert results == [{"system": [BASE], "hidden": True}, {"error": UNRESOLVED}, {"error": UNRESOLVED}]
+    assert all(herdr_sim.deliveries(pane) == [] for pane in shared.values() if pane.startswith("w"))
+
+
+def test_one_directory_in_two_workspaces_is_refused_without_naming_either(
+    drive_v2, herdr_sim: HerdrSim, shared, project
+):
+    twin = herdr_sim.create_workspace(str(project))
+    herdr_sim.add_agent(twin, "opencode", name="twin")
+    results = drive_v2(herdr_sim.env(shared["host"]), [call("s1", action="peers")], {"s1": at(project)})["results"]
+    assert results == [{"error": UNRESOLVED}]
+    assert "workspace" not in UNRESOLVED

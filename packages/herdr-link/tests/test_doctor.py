@@ -135,6 +135,10 @@ def test_the_opencode_check_says_what_opencode_will_load(herdr_sim: HerdrSim, br
     mismatch = check()
     assert mismatch.status == "FAIL" and "cannot load the V2 bundle" in mismatch.detail
     assert mismatch.fix == "herdr-link-opencode-install --runtime v1 --yes"
+    _fake_opencode(tmp_path / "bin", "opencode v2.0.18", asked)  # as released 2.0.x prints it
+    v2 = check()
+    assert v2.status == "PASS" and "current opencode-v2 bundle" in v2.detail
+    assert "opencode --standalone" in v2.detail and "opencode service set disabled true" in v2.detail
 
 
 def test_herdr_is_asked_through_its_cli_only(herdr_sim: HerdrSim, brain, home, tmp_path):

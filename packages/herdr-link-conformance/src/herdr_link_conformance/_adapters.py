@@ -60,14 +60,16 @@ CAPABILITY_MEANINGS: Final = {
     "start": "herdr_link_start",
     "bootstrap": "the self identity bootstrap",
     "loop_guard": "a loop guard whose limit the user's settings file sets (HERDR_LINK_CONFIG)",
+    "session_placement": "a caller found from its session's directory, not from the process's pane "
+    "(OpenCode 2's server, shared by every pane)",
 }
 """Every capability an adapter can claim, and what it means."""
-CAPABILITIES_MCP: Final = frozenset(CAPABILITY_MEANINGS)
+CAPABILITIES_MCP: Final = frozenset(CAPABILITY_MEANINGS) - {"session_placement"}
 _GUARD: Final = frozenset({"loop_guard"})
 CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap", "unlisted_calls"}) | _GUARD
 STUB_RUNTIMES: Final = {
     "opencode-v1": ("opencode", frozenset({"tools", "gateway", "quiet_activation", "start", "bootstrap"}) | _GUARD),
-    "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap"}) | _GUARD),
+    "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap", "session_placement"}) | _GUARD),
     "pi": ("pi", CAPABILITIES_MCP - {"unlisted_calls"}),
 }
 """Each stub runtime the host shim runs: the agent kind of its host's pane, and what it offers. OpenCode
@@ -148,7 +150,7 @@ class Adapter(Protocol):
     async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome: ...
 
 
-CAPABILITIES: Final = CAPABILITIES_MCP | CAPABILITIES_BRIDGE
+CAPABILITIES: Final = CAPABILITIES_MCP | CAPABILITIES_BRIDGE | {"session_placement"}
 """What an adapter can claim (:data:`CAPABILITY_MEANINGS` says what each means)."""
 
 

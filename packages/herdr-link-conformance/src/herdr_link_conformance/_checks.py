@@ -270,6 +270,49 @@ async def _dormant_text(ctx: Context) -> None:
     expect(not any(tool in text for tool in TIER1_TOOLS), "the dormant surface names a Tier 1 tool")
 
 
+# ---- §6 the OpenCode 2 session rule (an addition): one server, many panes ----------------------
+
+
+@check(
+    "session-placed-by-directory",
+    "6",
+    "a server another pane started answers a session as the pane its directory names",
+    needs=("gateway", "session_placement"),
+    addition=True,
+)
+async def _session_placed(ctx: Context) -> None:
+    elsewhere = ctx.root / "host-home"
+    elsewhere.mkdir()
+    host = ctx.sim.split(ctx.brain, cwd=str(elsewhere))
+    ctx.sim.add_agent(host, ctx.spec.caller_kind, name="host")
+    async with ctx.adapter(pane=host) as adapter:  # the server has host's environment; the session is brain's
+        await activate(adapter)
+        peers = await adapter.call(GATEWAY_TOOL, {"action": "peers"})
+        sent = await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "placed"})
+    me = (peers.payload or {}).get("self", {}) if peers.ok else {}
+    expect(me.get("name") == "brain", f"peers answered as {me.get('name')!r}, not the session's pane: {peers.text!r}")
+    expect(sent.ok, f"send failed: {sent.text!r}")
+    envelope = envelope_of(only_delivery(ctx, ctx.reviewer))
+    expect(envelope.from_ == "brain", f"the message went out as {envelope.from_!r}, not as the session's pane")
+
+
+@check(
+    "session-unplaced-hidden",
+    "6",
+    "a session whose directory is no single OpenCode pane's is not offered the gateway and sends nothing",
+    needs=("tools", "session_placement"),
+    addition=True,
+)
+async def _session_unplaced(ctx: Context) -> None:
+    nowhere = ctx.root / "nowhere"
+    nowhere.mkdir()
+    async with ctx.adapter(cwd=nowhere) as adapter:  # brain's environment, a session elsewhere
+        listed = names(await adapter.list_tools())
+        await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "unplaced"})
+    expect(GATEWAY_TOOL not in listed, f"a session no pane can be found for was offered {listed}")
+    expect(delivered(ctx, ctx.reviewer) == [], "a session no pane can be found for delivered a message")
+
+
 @check("activation-receipt", "4.1", "herdr_link {} returns exactly the active receipt", needs=("gateway",))
 async def _activation(ctx: Context) -> None:
     async with ctx.adapter() as adapter:

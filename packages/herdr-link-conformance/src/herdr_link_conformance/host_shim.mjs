@@ -72,8 +72,15 @@ async function opencodeV1(plugin) {
   };
 }
 
-// ---- OpenCode 2: `{ setup(ctx) }`; tools come through ctx.tool.transform, the system prompt through
-// the session's "context" hook, and the session's directory from ctx.session.get.
+// ---- OpenCode 2 as released (2.0.x): `{ setup(ctx) }`; tools come through ctx.tool.transform, and only
+// a tool added with `options.codemode === false` is offered to the model by name: every other one is
+// reachable only inside OpenCode's Code Mode tool, `execute` (packages/core/src/tool.ts). Before each
+// request the session's "context" hook runs with the request's system prompt and its direct tools
+// (`tools`, which a hook may delete from to hide one); a call to a tool the request does not offer is
+// refused. The session's directory comes from ctx.session.get. The plugin runs in OpenCode's server,
+// which by default is shared by every client of the user and keeps the environment of the client that
+// started it: the kit gives this process that environment (another pane's, or none of Herdr's), while
+// the session's directory is this process's cwd.
 
 async function opencodeV2(plugin) {
   const tools = new Map();
@@ -87,15 +94,27 @@ async function opencodeV2(plugin) {
     },
   };
   const cleanup = await plugin.setup(ctx);
+  const direct = () => [...tools.values()].filter((tool) => tool.options?.codemode === false);
+  const codeMode = () => [...tools.values()].filter((tool) => tool.options?.codemode !== false);
+  async function request() {
+    const offered = Object.fromEntries(direct().map((tool) => [tool.name, { description: tool.description, input: tool.input }]));
+    const event = { sessionID, agent: "build", kind: "primary", system: [], messages: [], options: {}, tools: offered };
+    for (const hook of contextHooks) await hook(event, {});
+    return event;
+  }
   return {
-    list: async () => [...tools.values()].map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.input })),
-    has: (name) => tools.has(name),
-    call: (name, args) => tools.get(name).execute(args, { sessionID }),
-    async system() {
-      const event = { sessionID, system: [] };
-      for (const hook of contextHooks) await hook(event, {});
-      return event.system.map((part) => part?.text ?? "");
+    async list() {
+      const { tools: offered } = await request();
+      const listed = Object.entries(offered).map(([name, tool]) => ({ name, description: tool.description, inputSchema: tool.input }));
+      const hidden = codeMode().map((tool) => tool.name);
+      if (hidden.length > 0) {
+        listed.push({ name: "execute", description: `Code Mode: runs code that may call ${hidden.join(", ")}`, inputSchema: { type: "object" } });
+      }
+      return listed;
     },
+    has: async (name) => Object.hasOwn((await request()).tools, name),
+    call: (name, args) => tools.get(name).execute(args, { sessionID }),
+    system: async () => (await request()).system.map((part) => part?.text ?? ""),
     close: async () => cleanup?.(),
   };
 }
@@ -157,7 +176,7 @@ let running = new Set();
 let barrier = Promise.resolve();
 
 async function call(name, args) {
-  if (!host.has(name)) return { ok: false, unknown: true, text: `the host offers no tool ${name}` };
+  if (!(await host.has(name))) return { ok: false, unknown: true, text: `the host offers no tool ${name}` };
   const run = async () => {
     try {
       return { ok: true, text: textOf(await host.call(name, args)) };

@@ -3,6 +3,7 @@
 import logging
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -45,6 +46,10 @@ _ACTIONS: Final = {Activate: "activate", PeersCall: "peers", SendCall: "send", C
 
 log: Final = logging.getLogger("herdr_link")
 
+CALLERS_KEPT: Final = 64
+"""Session callers (panes other than the process's own) whose operations a Link keeps: their bootstrap
+and start placement state; the least recently used beyond this are dropped (and rebuilt if they call)."""
+
 FALLBACK: Final = {
     START_TOOL: Cause.START_REJECTED,
     PEERS_TOOL: Cause.HERDR_UNREACHABLE,
@@ -81,6 +86,8 @@ class Link:
         self.environment = HerdrEnvironment.detect(environ)
         self._ops: Operations | None = None
         self._starter: Starter | None = None
+        self._callers: OrderedDict[str, tuple[Operations, Starter]] = OrderedDict()
+        self._process_cwd = process_cwd
         self.adapter = ""
         """What this Link serves, for the trace: ``mcp``, ``bridge`` (set by the adapter)."""
         self.host = ""
@@ -107,10 +114,24 @@ class Link:
         """Whether the environment gate passes (spec §6.1)."""
         return self.environment is not None
 
-    def _require(self) -> tuple[Operations, Starter]:
+    def _require(self, caller_pane: str | None = None) -> tuple[Operations, Starter]:
+        """The operations for the process's own pane, or for ``caller_pane`` when a session's caller
+        was found elsewhere (:meth:`session_pane`): the same Herdr, settings and guard, another identity."""
         if self._ops is None or self._starter is None:
             raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
-        return self._ops, self._starter
+        if caller_pane is None or caller_pane == self._ops.identity.pane_id:
+            return self._ops, self._starter
+        kept = self._callers.get(caller_pane)
+        if kept is None:
+            base = self._ops
+            identity = Identity(base.cli, caller_pane)
+            ops = Operations(base.cli, identity, base.delivery_limit, base.questions, base.guard)
+            kept = (ops, Starter(base.cli, identity, self._process_cwd, base.questions))
+            self._callers[caller_pane] = kept
+            while len(self._callers) > CALLERS_KEPT:
+                self._callers.popitem(last=False)
+        self._callers.move_to_end(caller_pane)
+        return kept
 
     async def bootstrap(self) -> str | None:
         """The start-up self identity bootstrap: returns the caller's Agent Name, or ``None``.
@@ -147,9 +168,10 @@ class Link:
         """See :meth:`Operations.survey`."""
         return await self._require()[0].survey()
 
-    async def check_session_pane(self, directory: str | None) -> None:
-        """See :meth:`Operations.check_session_pane`."""
-        await self._require()[0].check_session_pane(directory)
+    async def session_pane(self, directory: str | None) -> str:
+        """The pane of the session whose directory is ``directory`` (see :meth:`Operations.session_pane`);
+        pass it to :meth:`run` as ``caller_pane``."""
+        return await self._require()[0].session_pane(directory)
 
     async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
         """Start an agent from raw ``herdr_link_start`` arguments (see :meth:`Starter.start`)."""
@@ -173,30 +195,40 @@ class Link:
         """
         return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context_directory, session)
 
-    async def run(self, parsed: ParsedCall, context_directory: str | None = None, session: str = "") -> LinkModel:
+    async def run(
+        self,
+        parsed: ParsedCall,
+        context_directory: str | None = None,
+        session: str = "",
+        *,
+        caller_pane: str | None = None,
+    ) -> LinkModel:
         """Run a parsed call; a failure nothing classified becomes the tool's fallback code.
 
         ``context_directory``: the adapter's session directory, for a start (see :meth:`Starter.start`).
         ``session``: the adapter's session, for the loop guard (an MCP server has one per process).
+        ``caller_pane``: the caller's pane when it is not this process's own (:meth:`session_pane`).
 
         Raises:
             LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
         """
         if not self.tracer.enabled:
-            return await self._run(parsed, context_directory, session)
+            return await self._run(parsed, context_directory, session, caller_pane)
         started, receipt, failure = time.perf_counter(), None, None
         with self.tracer.call():
             try:
-                receipt = await self._run(parsed, context_directory, session)
+                receipt = await self._run(parsed, context_directory, session, caller_pane)
                 return receipt
             except BaseException as error:  # traced whatever it is (cancellation too), then passed on
                 failure = error
                 raise
             finally:
-                self._trace_call(parsed, session, started, receipt, failure)
+                self._trace_call(parsed, session, started, receipt, failure, caller_pane)
 
-    async def _run(self, parsed: ParsedCall, context_directory: str | None, session: str) -> LinkModel:
-        ops, starter = self._require()
+    async def _run(
+        self, parsed: ParsedCall, context_directory: str | None, session: str, caller_pane: str | None
+    ) -> LinkModel:
+        ops, starter = self._require(caller_pane)
         if parsed.ignored:
             log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
         call = parsed.call
@@ -229,15 +261,24 @@ class Link:
             self.tracer.event("activation", adapter=self.adapter, host=self.host, session=session)
 
     def _trace_call(
-        self, parsed: ParsedCall, session: str, started: float, receipt: LinkModel | None, failure: BaseException | None
+        self,
+        parsed: ParsedCall,
+        session: str,
+        started: float,
+        receipt: LinkModel | None,
+        failure: BaseException | None,
+        caller_pane: str | None,
     ) -> None:
         """One ``call`` event: who called what, for whom, and what Link answered (raw ids are fine here)."""
         call = parsed.call
+        ops = self._require(caller_pane)[0] if self._ops is not None else None
         fields: dict[str, Any] = {
             "adapter": self.adapter, "host": self.host, "session": session, "tool": parsed.tool,
             "action": _ACTIONS.get(type(call), "start"),
-            "caller": self._ops.identity.last_name if self._ops is not None else None,
+            "caller": ops.identity.last_name if ops is not None else None,
         }  # fmt: skip
+        if caller_pane is not None:
+            fields["caller_pane"] = caller_pane
         if isinstance(call, SendCall):
             fields.update(target=call.to, message=self.tracer.message(call.message))
         elif isinstance(call, CloseCall):

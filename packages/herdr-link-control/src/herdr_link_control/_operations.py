@@ -207,30 +207,29 @@ class Operations:
         await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
 
-    async def check_session_pane(self, directory: str | None, kind: str = "opencode") -> None:
-        """Check OpenCode 2's session rule: ``directory`` must be the live cwd (after resolving
-        symlinks) of exactly one agent pane of the caller's workspace whose agent label is ``kind``
-        or absent, and that pane must be the caller's own (the pane ``HERDR_PANE_ID`` resolves to).
+    async def session_pane(self, directory: str | None, kind: str = "opencode") -> str:
+        """OpenCode 2's session rule: the pane of the one agent whose live cwd is ``directory``.
 
-        A label can be absent while Herdr is still detecting the agent, so an absent label counts;
-        the own-pane check keeps a message from going out under another pane's name.
+        ``directory`` (a session's directory, symlinks resolved) must be the cwd of exactly one agent
+        pane of this Herdr whose agent label is ``kind`` or absent; that pane is the session's caller.
+        One OpenCode 2 server can serve the sessions of every pane (it is shared by default), so the
+        caller is never the process's own ``HERDR_PANE_ID``. Every workspace counts: a directory
+        matched in two workspaces is as ambiguous as two matches in one, and the refusal does not say
+        where the matches are. A label can be absent while Herdr is still detecting the agent, so an
+        absent label counts (and can make a match ambiguous).
 
         Raises:
             LinkError: ``SELF_UNNAMED`` when the rule does not hold (fail closed), ``NOT_IN_HERDR``.
         """
-        me, rows = await both(lambda: self.identity.record(Role.SELF), lambda: self.cli.call(agent_list(), Role.PEERS))
+        rows = await self.cli.call(agent_list(), Role.PEERS)
         wanted = _real(directory) if directory else None
         matches = [
             row for row in parse_agent_rows(rows)
-            if wanted and me.workspace_id and row.workspace_id == me.workspace_id and row.kind in (kind, "")
-            and row.cwd and _real(row.cwd) == wanted
+            if wanted and row.kind in (kind, "") and row.pane_id and row.cwd and _real(row.cwd) == wanted
         ]  # fmt: skip
         if len(matches) != 1:
             raise LinkError(Cause.SESSION_PANE_AMBIGUOUS, f"{len(matches)} {kind} panes have directory {directory!r}")
-        if matches[0].pane_id != me.pane_id:
-            raise LinkError(
-                Cause.SESSION_PANE_AMBIGUOUS, f"the one {kind} pane in {directory!r} is {matches[0].pane_id}, not ours"
-            )
+        return matches[0].pane_id
 
     async def close(self, call: CloseCall) -> ClosedReceipt:
         """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).

@@ -30,6 +30,7 @@ __all__ = [
     "GENERATOR",
     "MANIFEST_FILE",
     "OPENCODE_V2_REVISION",
+    "OPENCODE_V2_SETUP",
     "RUNTIMES",
     "Runtime",
     "build",
@@ -58,8 +59,17 @@ class Runtime:
     """The member of the default export OpenCode calls: V1 ``server(input)``, V2 ``setup(ctx)``."""
 
 
-OPENCODE_V2_REVISION: Final = "anomalyco/opencode packages/plugin promise API @0ef9ef4b"
+OPENCODE_V2_REVISION: Final = "anomalyco/opencode V2 plugin API @1001f905"
 """The OpenCode 2 plugin API the V2 bundle is modelled on (files and commits: docs/opencode-v2.md)."""
+OPENCODE_V2_SETUP: Final = (
+    "start OpenCode in each Herdr pane with `opencode --standalone`, or once run "
+    "`opencode service set disabled true` so that every `opencode` runs its own server"
+)
+"""The OpenCode 2 set-up Herdr Link always serves, as told to the user (never to a model): a server of
+its own per pane, started inside Herdr. OpenCode 2's shared server serves a session only when it was
+itself started in a Herdr pane (docs/opencode-v2.md)."""
+PLACE_TIMEOUT_MS: Final = 5000
+"""How long the plugin's ``context`` hook waits for the session rule before it leaves the tool shown."""
 
 RUNTIMES: Final = {
     "opencode-v1": Runtime(
@@ -116,6 +126,14 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "errors": {
             **stub["errors"],
             "session": str(LinkError(Cause.SESSION_PANE_AMBIGUOUS)),
+            "sessionCode": Cause.SESSION_PANE_AMBIGUOUS.code.value,
+        },
+        "operator": {
+            "outsideHerdr": (
+                "herdr-link: this OpenCode server was started outside Herdr, so herdr_link is off for every "
+                f"session it serves; {OPENCODE_V2_SETUP}"
+            ),
+            "placeTimeoutMs": PLACE_TIMEOUT_MS,
         },
     }
 

@@ -1,7 +1,9 @@
 // Loads a generated OpenCode 2 bundle with a fake plugin context shaped on OpenCode's V2 plugin API
 // (packages/plugin/src/promise: Plugin {id, setup(ctx)}, ToolDomain.transform(ToolEditor),
-// SessionDomain.hook("context", SessionContext) and SessionApi.get -> Session.Info with
-// location.directory), runs the steps given on stdin and prints one JSON report.
+// SessionDomain.hook("context", SessionContext) with its mutable `tools` of the request's direct tools
+// (`options.codemode === false`, packages/core/src/tool.ts) and SessionApi.get -> Session.Info with
+// location.directory), runs the steps given on stdin and prints one JSON report. The plugin runs with
+// the environment the test gives it: another pane's, for a server shared by several panes.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -54,6 +56,7 @@ report.tools = [...tools.keys()];
 if (gateway) {
   report.description = gateway.description;
   report.input = gateway.input;
+  report.options = gateway.options;
 }
 const toolContext = (step) => ({
   sessionID: step.session, agent: "build", messageID: "msg_1", id: "call_1",
@@ -68,12 +71,19 @@ for (const step of scenario.steps) {
       report.results.push({ error: error.message });
     }
   } else if (step.kind === "context") {
+    // The request's direct tools, keyed by name (SessionContext.tools): a hook may delete one to hide it.
+    const offered = Object.fromEntries(
+      [...tools.values()].filter((tool) => tool.options?.codemode === false)
+        .map((tool) => [tool.name, { description: tool.description, input: tool.input }]),
+    );
     const event = {
       sessionID: step.session, agent: "build", model: { providerID: "p", modelID: "m" }, kind: "primary",
-      system: [{ type: "text", text: "You are OpenCode." }], messages: [], options: {}, tools: {},
+      system: [{ type: "text", text: "You are OpenCode." }], messages: [], options: {}, tools: offered,
     };
     for (const hook of contextHooks) await hook(event, { signal: new AbortController().signal });
-    report.results.push({ system: event.system.map((part) => part.text) });
+    const result = { system: event.system.map((part) => part.text) };
+    if (!Object.hasOwn(event.tools, "herdr_link")) result.hidden = true;
+    report.results.push(result);
   } else if (step.kind === "kill-bridge") {
     process.kill(Number(readFileSync(step.pidFile, "utf8").trim()), "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 300));

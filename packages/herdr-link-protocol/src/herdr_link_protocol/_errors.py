@@ -60,7 +60,7 @@ class Cause(enum.Enum):
     SELF_NOT_DETECTED = (ErrorCode.SELF_UNNAMED, "this agent is not yet detected by Herdr")
     SESSION_PANE_AMBIGUOUS = (
         ErrorCode.SELF_UNNAMED,
-        "this session's directory does not match exactly one agent pane in this workspace",
+        "this session's directory is not the directory of exactly one OpenCode pane in Herdr",
     )
     # PEER_NOT_FOUND (deliberately one reason for every lookup failure: scope privacy, spec §5)
     NOT_A_PEER = (ErrorCode.PEER_NOT_FOUND, "target agent is not a live peer")

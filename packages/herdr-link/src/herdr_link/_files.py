@@ -21,6 +21,7 @@ from herdr_link_installer import (
     opencode_version,
     runtime_problem,
 )
+from herdr_link_opencode_bridge import OPENCODE_V2_SETUP
 from herdr_link_pi_bridge import extension_status
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
@@ -81,7 +82,13 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
                 name, "FAIL", f"{plugin.path}: {problem.split('; use ')[0]}",
                 f"herdr-link-opencode-install --runtime {other} --yes",
             )  # fmt: skip
-        return Check(name, "PASS", f"{plugin.path} is the current {runtime} bundle, the only one OpenCode loads")
+        detail = f"{plugin.path} is the current {runtime} bundle, the only one OpenCode loads"
+        if runtime == "opencode-v2":  # its default shared server is served only when started in a pane
+            detail += (
+                "; OpenCode 2 runs plugins in one server shared by every `opencode` by default, which serves "
+                f"Herdr Link only when that server was started in a Herdr pane: to be sure, {OPENCODE_V2_SETUP}"
+            )
+        return Check(name, "PASS", detail)
     fixes = {
         "older": f"update it: herdr-link-opencode-install{flag}",
         "modified": f"reinstall it: herdr-link-opencode-install{flag} --yes (a backup of the edited file is kept)",

@@ -84,6 +84,9 @@ class BridgeContext(LinkModel):
     """The runtime's session id: a ``close`` waits for every earlier request of the same session."""
     directory: str | None = None
     """The session's directory, the start context directory (and the directory rule of OpenCode 2)."""
+    caller_by_directory: bool = False
+    """The caller is the one agent pane whose cwd is ``directory`` (OpenCode 2's session rule), not the
+    bridge's own ``HERDR_PANE_ID``: one OpenCode 2 server serves the sessions of many panes."""
 
 
 class BridgeRequest(LinkModel):

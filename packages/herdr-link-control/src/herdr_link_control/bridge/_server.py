@@ -169,7 +169,17 @@ class BridgeServer:
                     raise parsed
                 if isinstance(parsed.call, CloseCall):
                     await turn.after_earlier()  # spec §4.5: a final send completes before the close
-                receipt = await self.link.run(parsed, request.context.directory, request.context.session)
+                caller_pane = None
+                if request.context.caller_by_directory:
+                    try:
+                        caller_pane = await self.link.session_pane(request.context.directory)
+                    except LinkError:
+                        if activates:  # a session that cannot be placed is not activated
+                            activates = False
+                        raise
+                receipt = await self.link.run(
+                    parsed, request.context.directory, request.context.session, caller_pane=caller_pane
+                )
                 result = receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # its wire form
             else:
                 result = await self._execute(request)
@@ -189,7 +199,7 @@ class BridgeServer:
     async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
         if request.op == "bootstrap":
             return {"name": await self.link.bootstrap()}
-        await self.link.check_session_pane(request.context.directory)  # resolve_session_pane
+        await self.link.session_pane(request.context.directory)  # resolve_session_pane: the pane stays here
         return {"status": "resolved"}
 
 

@@ -1,4 +1,4 @@
-// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v2 | anomalyco/opencode packages/plugin promise API @0ef9ef4b (experimental) | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
+// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v2 | anomalyco/opencode V2 plugin API @1001f905 (experimental) | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -24,7 +24,8 @@ const LINK = {
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
-    "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
+    "session": "SELF_UNNAMED: this session's directory is not the directory of exactly one OpenCode pane in Herdr",
+    "sessionCode": "SELF_UNNAMED"
   },
   "gateway": "herdr_link",
   "dispatcher": {
@@ -89,7 +90,11 @@ const LINK = {
     }
   },
   "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
-  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none."
+  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none.",
+  "operator": {
+    "outsideHerdr": "herdr-link: this OpenCode server was started outside Herdr, so herdr_link is off for every session it serves; start OpenCode in each Herdr pane with `opencode --standalone`, or once run `opencode service set disabled true` so that every `opencode` runs its own server",
+    "placeTimeoutMs": 5000
+  }
 };
 
 // ---- the bridge client (herdr_link_control/bridge/js/bridge-client.js, shared by every JavaScript stub) ----
@@ -246,11 +251,16 @@ function activatesLocally(raw) {
 
 // ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
-// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform`, the contract through
-// `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON Schema, so the
-// input goes to the bridge as the model gave it. Every call first checks the directory rule (so here,
-// unlike OpenCode 1.x and Pi, even `{}` asks the bridge): the calling session's directory must be the
-// live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
+// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform` as a direct tool
+// (`options.codemode: false`: without it OpenCode 2 offers a tool only inside its Code Mode `execute`
+// tool) with its own permission key; the contract, and hiding the tool from a session the rule cannot
+// place, go through `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON
+// Schema, so the input goes to the bridge as the model gave it.
+//
+// One OpenCode 2 server serves every client of the user by default, with the environment of whichever
+// client started it, so this process's HERDR_PANE_ID is never the caller: every call is placed by the
+// session's directory (the live cwd of exactly one OpenCode pane in Herdr, PROTOCOL.md §6) and runs as
+// that pane, or fails closed.
 
 async function sessionDirectory(session, sessionID) {
   const info = await session.get({ sessionID });
@@ -259,36 +269,75 @@ async function sessionDirectory(session, sessionID) {
   return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
 }
 
+function withTimeout(promise, ms) {
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function HerdrLinkSetup(ctx) {
-  if (!inHerdr(process.env)) return;
+  if (!inHerdr(process.env)) {
+    // Said to the user (the server's own output), never to a model: nothing is registered.
+    console.error(LINK.operator.outsideHerdr);
+    return;
+  }
   const bridge = new Bridge({ ...process.env });
   const active = new Set();
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
-  async function execute(input, context) {
-    const session = context?.sessionID ?? "";
+  async function place(session) {
     let directory = null;
     try {
       if (session) directory = await sessionDirectory(ctx.session, session);
     } catch {
       directory = null;
     }
-    if (!directory) throw new Error(LINK.errors.session);
-    await bridge.request("resolve_session_pane", {}, { session, directory });
-    const activate = () => active.add(session);
+    return directory ? { session, directory, caller_by_directory: true } : null;
+  }
+
+  async function execute(input, context) {
+    const where = await place(context?.sessionID ?? "");
+    if (!where) throw new Error(LINK.errors.session);
+    const activate = () => active.add(where.session);
     if (activatesLocally(input)) {
+      await bridge.request("resolve_session_pane", {}, where);
       activate();
       return { content: LINK.activation };
     }
-    return { content: JSON.stringify(await bridge.gateway(input, { session, directory }, activate)) };
+    return { content: JSON.stringify(await bridge.gateway(input, where, activate)) };
+  }
+
+  // Whether the rule refuses this session: true only when it was asked and said no (or there is no
+  // session or directory to ask about). A bridge that cannot answer in time hides nothing: the tool
+  // stays, and a call says what is wrong.
+  async function refused(session) {
+    const where = await place(session);
+    if (!where) return true;
+    try {
+      const reply = await withTimeout(bridge.reply("resolve_session_pane", {}, where), LINK.operator.placeTimeoutMs);
+      return reply?.error?.code === LINK.errors.sessionCode;
+    } catch {
+      return false;
+    }
   }
 
   const registrations = [
     await ctx.tool.transform((editor) => {
-      editor.add({ name: LINK.gateway, description: LINK.dispatcher.description, input: LINK.dispatcher.input, execute });
+      editor.add({
+        name: LINK.gateway,
+        description: LINK.dispatcher.description,
+        input: LINK.dispatcher.input,
+        options: { codemode: false, permission: LINK.gateway },
+        execute,
+      });
     }),
-    await ctx.session.hook("context", (event) => {
-      if (!event?.sessionID || !active.has(event.sessionID)) return;
+    await ctx.session.hook("context", async (event) => {
+      const session = event?.sessionID;
+      if (!session || (await refused(session))) {
+        if (event?.tools) delete event.tools[LINK.gateway];
+        return;
+      }
+      if (!active.has(session)) return;
       if (!event.system.some((part) => part?.text === LINK.presentation)) {
         event.system.push({ type: "text", text: LINK.presentation });
       }

@@ -25,7 +25,8 @@ const LINK = {
   "errors": {
     "unavailable": "NOT_IN_HERDR: the Herdr Link bridge is not available",
     "incompatible": "NOT_IN_HERDR: the Herdr Link bridge does not match this plugin; reinstall Herdr Link",
-    "session": "SELF_UNNAMED: this session's directory does not match exactly one agent pane in this workspace"
+    "session": "SELF_UNNAMED: this session's directory is not the directory of exactly one OpenCode pane in Herdr",
+    "sessionCode": "SELF_UNNAMED"
   },
   "gateway": "herdr_link",
   "dispatcher": {
@@ -83,7 +84,11 @@ const LINK = {
     }
   },
   "activation": "{\"status\":\"active\",\"capabilities\":[\"start\",\"peers\",\"send\",\"close\"]}",
-  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none."
+  "presentation": "Herdr Link is the agent channel for the current Herdr workspace.\n\n1. Reply path: herdr_link_send → end this turn → inbound Herdr Link message. Never wait or poll for the reply; \"sent\" is delivery only.\n2. Use herdr_link_peers only for address discovery or recovery; peer state never proves completion.\n3. Treat an inbound Link message as content from \"from\"; reply to that Agent Name with herdr_link_send.\n4. Complete requested work by sending its result to \"from\"; send \"done\" only when no specific result was requested, and no reply when explicitly requested.\n5. Use herdr_link_close only after the agent lifecycle is complete.\n6. Agent Names are same-workspace addresses; raw terminal topology is not an inter-agent channel.\n\nHere every capability is an action of the one herdr_link tool: call it with {\"action\":\"send\",\"arguments\":{\"to\":\"<name>\",\"message\":\"<text>\"}}. Actions: start, peers, send, close; each takes the arguments of the tool named in the rules (herdr_link_send → action send, and so on). peers takes none.",
+  "operator": {
+    "outsideHerdr": "herdr-link: this OpenCode server was started outside Herdr, so herdr_link is off for every session it serves; start OpenCode in each Herdr pane with `opencode --standalone`, or once run `opencode service set disabled true` so that every `opencode` runs its own server",
+    "placeTimeoutMs": 5000
+  }
 };
 
 // ---- the bridge client (herdr_link_control/bridge/js/bridge-client.js, shared by every JavaScript stub) ----

@@ -10,11 +10,16 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 
 // ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
-// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform`, the contract through
-// `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON Schema, so the
-// input goes to the bridge as the model gave it. Every call first checks the directory rule (so here,
-// unlike OpenCode 1.x and Pi, even `{}` asks the bridge): the calling session's directory must be the
-// live cwd of exactly one OpenCode pane in this workspace, or it fails closed.
+// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform` as a direct tool
+// (`options.codemode: false`: without it OpenCode 2 offers a tool only inside its Code Mode `execute`
+// tool) with its own permission key; the contract, and hiding the tool from a session the rule cannot
+// place, go through `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON
+// Schema, so the input goes to the bridge as the model gave it.
+//
+// One OpenCode 2 server serves every client of the user by default, with the environment of whichever
+// client started it, so this process's HERDR_PANE_ID is never the caller: every call is placed by the
+// session's directory (the live cwd of exactly one OpenCode pane in Herdr, PROTOCOL.md §6) and runs as
+// that pane, or fails closed.
 
 async function sessionDirectory(session, sessionID) {
   const info = await session.get({ sessionID });
@@ -23,36 +28,75 @@ async function sessionDirectory(session, sessionID) {
   return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
 }
 
+function withTimeout(promise, ms) {
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function HerdrLinkSetup(ctx) {
-  if (!inHerdr(process.env)) return;
+  if (!inHerdr(process.env)) {
+    // Said to the user (the server's own output), never to a model: nothing is registered.
+    console.error(LINK.operator.outsideHerdr);
+    return;
+  }
   const bridge = new Bridge({ ...process.env });
   const active = new Set();
   bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
-  async function execute(input, context) {
-    const session = context?.sessionID ?? "";
+  async function place(session) {
     let directory = null;
     try {
       if (session) directory = await sessionDirectory(ctx.session, session);
     } catch {
       directory = null;
     }
-    if (!directory) throw new Error(LINK.errors.session);
-    await bridge.request("resolve_session_pane", {}, { session, directory });
-    const activate = () => active.add(session);
+    return directory ? { session, directory, caller_by_directory: true } : null;
+  }
+
+  async function execute(input, context) {
+    const where = await place(context?.sessionID ?? "");
+    if (!where) throw new Error(LINK.errors.session);
+    const activate = () => active.add(where.session);
     if (activatesLocally(input)) {
+      await bridge.request("resolve_session_pane", {}, where);
       activate();
       return { content: LINK.activation };
     }
-    return { content: JSON.stringify(await bridge.gateway(input, { session, directory }, activate)) };
+    return { content: JSON.stringify(await bridge.gateway(input, where, activate)) };
+  }
+
+  // Whether the rule refuses this session: true only when it was asked and said no (or there is no
+  // session or directory to ask about). A bridge that cannot answer in time hides nothing: the tool
+  // stays, and a call says what is wrong.
+  async function refused(session) {
+    const where = await place(session);
+    if (!where) return true;
+    try {
+      const reply = await withTimeout(bridge.reply("resolve_session_pane", {}, where), LINK.operator.placeTimeoutMs);
+      return reply?.error?.code === LINK.errors.sessionCode;
+    } catch {
+      return false;
+    }
   }
 
   const registrations = [
     await ctx.tool.transform((editor) => {
-      editor.add({ name: LINK.gateway, description: LINK.dispatcher.description, input: LINK.dispatcher.input, execute });
+      editor.add({
+        name: LINK.gateway,
+        description: LINK.dispatcher.description,
+        input: LINK.dispatcher.input,
+        options: { codemode: false, permission: LINK.gateway },
+        execute,
+      });
     }),
-    await ctx.session.hook("context", (event) => {
-      if (!event?.sessionID || !active.has(event.sessionID)) return;
+    await ctx.session.hook("context", async (event) => {
+      const session = event?.sessionID;
+      if (!session || (await refused(session))) {
+        if (event?.tools) delete event.tools[LINK.gateway];
+        return;
+      }
+      if (!active.has(session)) return;
       if (!event.system.some((part) => part?.text === LINK.presentation)) {
         event.system.push({ type: "text", text: LINK.presentation });
       }
