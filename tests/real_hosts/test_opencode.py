@@ -9,7 +9,8 @@ What each scenario holds in place (issue: real hosts, part 3):
   form it teaches (nested ``arguments``) reach the peer;
 - ``{"action":"activate"}`` activates and an unknown action gets the protocol's error, not a
   JavaScript TypeError;
-- the V2 runtime, which OpenCode 1.x cannot load, is refused by the installer.
+- the file installed with ``--runtime v2`` (every file holds OpenCode 1.x's ``server`` and OpenCode
+  2's ``setup``) loads in OpenCode 1.x and serves it: a machine with both OpenCodes keeps working.
 """
 
 from pathlib import Path
@@ -48,19 +49,19 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
     return pair_workspace(herdr_sim, tmp_path, "opencode", "gemini")
 
 
-def installed(workdir: Path, env: dict[str, str]) -> OpenCode:
+def installed(workdir: Path, env: dict[str, str], runtime: str = "v1") -> OpenCode:
     host = OpenCode(workdir)
     host.prepare_config()
-    done = host.install(env, "--runtime", "v1")
+    done = host.install(env, "--runtime", runtime)
     assert done.returncode == 0, (done.stdout, done.stderr)
-    assert "installed:" in done.stdout and "is the current opencode-v1 bundle" in done.stdout
+    assert "installed:" in done.stdout and f"is the current opencode-{runtime} bundle" in done.stdout
     return host
 
 
 def run_opencode(
-    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go"
+    steps: list[Step], env: dict[str, str], workdir: Path, prompt: str = "go", runtime: str = "v1"
 ) -> tuple[HostRun, ScriptedModel]:
-    host = installed(workdir, env)
+    host = installed(workdir, env, runtime)
     model = ScriptedModel(DIALECT, NAMES, steps)
     with FakeModelServer(model) as api:
         done = host.run(prompt, env, api.url)
@@ -128,13 +129,12 @@ def test_outside_herdr_opencode_offers_nothing_of_ours(tmp_path):
     assert all(DIALECT.ours(r, PREFIX) == [] for r in model.primary_requests)
 
 
-def test_the_v2_runtime_is_refused_for_opencode_1(herdr_sim, tmp_path):
-    pane = herdr_sim.create_workspace(str(tmp_path))
-    host = OpenCode(tmp_path / "v2")
-    host.prepare_config()
-    for flags in (("--runtime", "v2"), ("--runtime", "v2", "--yes")):  # a yes does not override it
-        refused = host.install(herdr_sim.env(pane), *flags)
-        assert refused.returncode == 1 and "OpenCode 1.18.33 is 1.x: it cannot load the V2 bundle" in refused.stderr
-        assert not (host.config / "plugins" / "herdr-link.js").exists()
-    forced = host.install(herdr_sim.env(pane), "--runtime", "v2", "--force-runtime")
-    assert forced.returncode == 0 and "warning: --force-runtime" in forced.stdout
+def test_the_file_installed_for_opencode_2_serves_opencode_1(workspace, herdr_sim, tmp_path):
+    # `--runtime v2` on a machine whose `opencode` is 1.18.33: installed (a note says which half runs),
+    # loaded by the real OpenCode 1.x, and its gateway activates and sends.
+    send = {"to": "reviewer", "message": "from the v2-named file"}
+    steps = [Step("herdr_link"), Step("herdr_link_send", send)]
+    done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", runtime="v2")
+    assert rules_in(after_activation(DIALECT, model.primary_requests)) == 1
+    sent_to_reviewer(herdr_sim, workspace, send["message"])
+    record(row("the --runtime v2 file in OpenCode 1.x", done, model))

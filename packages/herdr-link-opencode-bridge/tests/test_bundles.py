@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from herdr_link_opencode_bridge import MANIFEST_FILE, OPENCODE_V2_REVISION, RUNTIMES, build, bundle_text, packaged_dir
 from herdr_link_opencode_bridge._bundles import link_data
@@ -59,23 +60,21 @@ def test_the_v2_bundle_cites_the_opencode_revision_it_is_modelled_on():
     assert OPENCODE_V2_REVISION in docs
 
 
-def test_the_v2_bundle_imports_nothing_but_node_builtins():
-    text = (packaged_dir() / V2.file).read_text()
+@pytest.mark.parametrize("runtime", ["opencode-v1", "opencode-v2"])
+def test_each_bundle_serves_both_runtimes_and_imports_the_plugin_package_only_for_1x(runtime):
+    # One file loads in OpenCode 1.x (default export's `server`) and 2 (`setup`); its static imports are
+    # Node's own, and `@opencode-ai/plugin` is imported only inside the 1.x half, when 1.x calls it.
+    text = (packaged_dir() / RUNTIMES[runtime].file).read_text()
     imports = re.findall(r'^import .* from "([^"]+)";$', text, flags=re.MULTILINE)
     assert imports and all(name.startswith("node:") for name in imports)
-    assert "@opencode-ai/" not in text.replace("@opencode-ai/plugin ^1.18.13", "")
-    assert "require(" not in text and "import(" not in text
+    assert re.findall(r"import\(([^)]*)\)", text) == ['"@opencode-ai/plugin"']
+    assert "require(" not in text
     assert re.findall(r"^export .*$", text, flags=re.MULTILINE) == [
-        'export default { id: "herdr-link", setup: HerdrLinkSetup };'
+        'export default { id: "herdr-link", server: HerdrLinkPlugin, setup: HerdrLinkSetup };'
     ]
-
-
-def test_the_v1_bundle_imports_only_the_plugin_package_and_node_builtins():
-    text = (packaged_dir() / V1.file).read_text()
-    imports = re.findall(r'^import .* from "([^"]+)";$', text, flags=re.MULTILINE)
-    assert imports and all(name == "@opencode-ai/plugin" or name.startswith("node:") for name in imports)
-    assert "require(" not in text and "import(" not in text
-    assert len(re.findall(r"^export ", text, flags=re.MULTILINE)) == 1
+    other = RUNTIMES["opencode-v2" if runtime == "opencode-v1" else "opencode-v1"]
+    body = text.split("\n", 1)[1].replace(runtime, "<runtime>")
+    assert body == (packaged_dir() / other.file).read_text().split("\n", 1)[1].replace(other.marker, "<runtime>")
 
 
 def test_every_model_facing_text_comes_from_the_protocol():

@@ -14,10 +14,11 @@ if TYPE_CHECKING:
         InstallError as InstallError,
         Plan as Plan,
         install as install,
+        opencode_major as opencode_major,
         plan_install as plan_install,
         plugin_package_version as plugin_package_version,
         plugin_version_ok as plugin_version_ok,
-        runtime_problem as runtime_problem,
+        runtime_note as runtime_note,
     )
     from ._paths import (
         Platform as Platform,
@@ -41,10 +42,11 @@ _EXPORTS = {
         "InstallError",
         "Plan",
         "install",
+        "opencode_major",
         "plan_install",
         "plugin_package_version",
         "plugin_version_ok",
-        "runtime_problem",
+        "runtime_note",
     ],
     "_paths": [
         "Platform",

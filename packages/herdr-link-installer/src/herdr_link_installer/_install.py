@@ -32,7 +32,6 @@ from herdr_link_control.userfiles import (
 from herdr_link_opencode_bridge import (
     MANIFEST_FILE,
     PLUGIN_FILE,
-    RUNTIMES as RUNTIME_BUNDLES,
     classify_plugin,
     packaged_dir,
 )
@@ -55,7 +54,8 @@ __all__ = [
     "plan_install",
     "plugin_package_version",
     "plugin_version_ok",
-    "runtime_problem",
+    "opencode_major",
+    "runtime_note",
 ]
 
 WORK_DIR: Final = "herdr-link-install"
@@ -233,20 +233,26 @@ def plugin_package_version(directory: Path) -> str | None:
     return walked
 
 
-def runtime_problem(runtime: str, opencode: str | None) -> str | None:
-    """Why the OpenCode of that version cannot load this runtime's bundle, or ``None``."""
-    head = (opencode or "").split(".", 1)[0]
-    if not head.isdigit():
+def runtime_note(runtime: str, opencode: str | None) -> str | None:
+    """What to know when the OpenCode of that version is not the runtime the user named, or ``None``.
+
+    Every bundle holds both halves (OpenCode 1.x's ``server`` and OpenCode 2's ``setup``), so none is
+    refused: the note says which half that OpenCode will run.
+    """
+    major = opencode_major(opencode)
+    if major is None:
         return None
-    major = int(head)
     if runtime == "opencode-v2" and major < 2:
-        return (
-            f"OpenCode {opencode} is 1.x: it cannot load the V2 bundle (it needs server(); the V2 bundle has "
-            "setup()), so it would drop Herdr Link; use --runtime v1"
-        )
+        return f"OpenCode {opencode} is 1.x: it runs the file's OpenCode 1.x half (server), needing @opencode-ai/plugin"
     if runtime == "opencode-v1" and major >= 2:
-        return f"OpenCode {opencode} is {major}.x: the V1 bundle is for OpenCode 1.x; use --runtime v2"
+        return f"OpenCode {opencode} is {major}.x: it runs the file's OpenCode 2 half (setup)"
     return None
+
+
+def opencode_major(opencode: str | None) -> int | None:
+    """The major version of what ``opencode --version`` reported, or ``None`` when it reported none."""
+    head = (opencode or "").split(".", 1)[0]
+    return int(head) if head.isdigit() else None
 
 
 def plan_install(
@@ -261,9 +267,10 @@ def plan_install(
 ) -> Plan:
     """Decide everything; write nothing. ``run`` runs ``opencode`` (injectable for tests).
 
-    A runtime the installed OpenCode cannot load is a blocker unless ``force_runtime``; so is a V1
-    bundle without a resolvable ``@opencode-ai/plugin`` in range. Without ``opencode`` on PATH the
-    runtime cannot be checked: a note says so and the install goes ahead.
+    Every bundle loads in OpenCode 1.x and 2, so no runtime is refused (``force_runtime`` is kept for
+    earlier commands and only noted). The OpenCode 1.x half needs ``@opencode-ai/plugin`` in range,
+    resolvable from the plugins folder: a blocker for ``--runtime v1`` and whenever the installed
+    OpenCode is 1.x.
 
     Raises:
         InstallError: when the bundle cannot be verified or the target is a symlink.
@@ -287,16 +294,14 @@ def plan_install(
         failed = None
     except ProgramFailed as failure:
         failed = str(failure)
-    problem = runtime_problem(runtime, plan.opencode)
+    note = runtime_note(runtime, plan.opencode)
     if failed is not None:
-        plan.notes.append(f"warning: {failed}, so which runtime it loads was not checked")
-    elif plan.opencode is None:
-        plan.notes.append("warning: opencode is not on PATH, so which runtime it loads was not checked")
-    elif problem and force_runtime:
-        plan.notes.append(f"warning: --force-runtime: {problem}")
-    elif problem:
-        plan.blockers.append(f"{problem} (or --force-runtime to install it anyway)")
-    if runtime == "opencode-v1":
+        plan.notes.append(f"note: {failed}, so which OpenCode runs the file was not checked")
+    elif note:
+        plan.notes.append(f"note: {note}")
+    if force_runtime:
+        plan.notes.append("note: --force-runtime is no longer needed: the file loads in OpenCode 1.x and 2")
+    if runtime == "opencode-v1" or (opencode_major(plan.opencode) or 2) < 2:
         try:
             found, where = plugin_package_version(target.parent), ""
         except ProgramFailed as failure:
@@ -316,8 +321,9 @@ def plan_install(
 
 
 def _export_shape_ok(data: bytes, runtime: str) -> bool:
-    entry = RUNTIME_BUNDLES[runtime].entry
-    shape = re.compile(rf'^export default \{{ id: "herdr-link", {entry}: [A-Za-z]+ \}};$', re.MULTILINE)
+    """One default export with both runtimes' entries (``runtime`` names the one the user runs)."""
+    del runtime  # every bundle has the same shape
+    shape = re.compile(r'^export default \{ id: "herdr-link", server: [A-Za-z]+, setup: [A-Za-z]+ \};$', re.MULTILINE)
     return len(shape.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
 
 
@@ -326,10 +332,11 @@ def _node_import_ok(path: Path, runtime: str) -> bool | None:
     node = shutil.which("node")
     if node is None:
         return None
-    entry = RUNTIME_BUNDLES[runtime].entry
+    del runtime  # both entries, whichever runtime was named
     script = (
         "import(process.argv[1]).then((m) => { const keys = Object.keys(m); "
-        f"if (keys.length !== 1 || typeof m.default?.{entry} !== 'function') process.exit(3); }})"
+        "if (keys.length !== 1 || typeof m.default?.server !== 'function' "
+        "|| typeof m.default?.setup !== 'function') process.exit(3); })"
     )
     try:
         done = subprocess.run(

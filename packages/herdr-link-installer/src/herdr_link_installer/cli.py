@@ -32,7 +32,8 @@ def _main(argv: list[str]) -> int:
         "--runtime",
         choices=["v1", "v2"],
         default="v1",
-        help="v1: OpenCode 1.x (default); v2: OpenCode 2 (experimental)",
+        help="which OpenCode you run: v1, OpenCode 1.x (default); v2, OpenCode 2 (experimental). The file "
+        "installed loads in both; the OpenCode 1.x half's @opencode-ai/plugin is required for v1",
     )
     parser.add_argument("--dry-run", action="store_true", help="print what would happen and write nothing")
     parser.add_argument(
@@ -41,7 +42,7 @@ def _main(argv: list[str]) -> int:
     parser.add_argument(
         "--force-runtime",
         action="store_true",
-        help="install a runtime the installed OpenCode cannot load (neither --yes nor answering y does)",
+        help="no longer needed (every file loads in OpenCode 1.x and 2); accepted and noted",
     )
     parser.add_argument(
         "--uninstall",

@@ -56,7 +56,9 @@ class Runtime:
     template: str
     plugin_api: str
     entry: str
-    """The member of the default export OpenCode calls: V1 ``server(input)``, V2 ``setup(ctx)``."""
+    """The member of the default export this runtime's OpenCode calls: V1 ``server(input)``, V2
+    ``setup(ctx)``. Every bundle has both (one file loads in OpenCode 1.x and 2); the runtime named is
+    the one the user said they run, and the one whose requirements the installer checks."""
 
 
 OPENCODE_V2_REVISION: Final = "anomalyco/opencode V2 plugin API @1001f905"
@@ -73,10 +75,10 @@ PLACE_TIMEOUT_MS: Final = 5000
 
 RUNTIMES: Final = {
     "opencode-v1": Runtime(
-        "opencode-v1", "herdr-link.opencode.js", "opencode-v1.js", "@opencode-ai/plugin ^1.18.13", "server"
+        "opencode-v1", "herdr-link.opencode.js", "opencode.js", "@opencode-ai/plugin ^1.18.13", "server"
     ),
     "opencode-v2": Runtime(
-        "opencode-v2", "herdr-link.opencode-v2.js", "opencode-v2.js", f"{OPENCODE_V2_REVISION} (experimental)", "setup"
+        "opencode-v2", "herdr-link.opencode-v2.js", "opencode.js", f"{OPENCODE_V2_REVISION} (experimental)", "setup"
     ),
 }
 """Each OpenCode runtime's bundle: its id, shipped file, template, plugin API and entry point."""
@@ -112,8 +114,7 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "description": TOOL_SPECS[GATEWAY_TOOL].description,
         "fields": fields,
     }
-    if runtime.marker == "opencode-v2":  # V2 takes the input as JSON Schema, which holds the fields
-        dispatcher["input"] = _dispatcher_input(dispatcher.pop("fields"))
+    dispatcher["input"] = _dispatcher_input(fields)  # V2 takes JSON Schema; V1 builds zod from the fields
     stub = bridge_client_data(f"{GENERATOR}/{package_version} ({runtime.marker})")
     return {
         "version": package_version,

@@ -18,8 +18,8 @@ from herdr_link_installer import (
     ProgramFailed,
     current_platform,
     herdr_link_plugins,
+    opencode_major,
     opencode_version,
-    runtime_problem,
 )
 from herdr_link_opencode_bridge import OPENCODE_V2_SETUP
 from herdr_link_pi_bridge import extension_status
@@ -70,20 +70,11 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
     flag = " --runtime v2" if runtime == "opencode-v2" or "runtime opencode-v2" in plugin.detail else ""
     if plugin.state == "current":
         try:
-            problem = runtime_problem(runtime, opencode_version())
-        except ProgramFailed as failure:
-            detail = (
-                f"{plugin.path} is the current {runtime} bundle; which runtime OpenCode loads is unknown: {failure}"
-            )
-            return Check(name, "WARN", detail)
-        if problem:
-            other = "v1" if runtime == "opencode-v2" else "v2"
-            return Check(
-                name, "FAIL", f"{plugin.path}: {problem.split('; use ')[0]}",
-                f"herdr-link-opencode-install --runtime {other} --yes",
-            )  # fmt: skip
-        detail = f"{plugin.path} is the current {runtime} bundle, the only one OpenCode loads"
-        if runtime == "opencode-v2":  # its default shared server is served only when started in a pane
+            major = opencode_major(opencode_version())
+        except ProgramFailed:
+            major = None  # which OpenCode runs it does not matter: the file loads in 1.x and 2
+        detail = f"{plugin.path} is the current {runtime} bundle (it loads in OpenCode 1.x and 2), the only one"
+        if runtime == "opencode-v2" or (major or 0) >= 2:  # OpenCode 2's shared server: served when in a pane
             detail += (
                 "; OpenCode 2 runs plugins in one server shared by every `opencode` by default, which serves "
                 f"Herdr Link only when that server was started in a Herdr pane: to be sure, {OPENCODE_V2_SETUP}"

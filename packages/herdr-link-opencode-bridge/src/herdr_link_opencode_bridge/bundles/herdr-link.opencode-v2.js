@@ -30,6 +30,57 @@ const LINK = {
   "gateway": "herdr_link",
   "dispatcher": {
     "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
+    "fields": {
+      "action": {
+        "enum": [
+          "start",
+          "peers",
+          "send",
+          "close"
+        ],
+        "description": "Omit to activate this session; then start, peers, send or close"
+      },
+      "arguments": {
+        "type": "object",
+        "description": "The action's arguments; or give them as top-level fields"
+      },
+      "to": {
+        "type": "string",
+        "description": "Recipient Agent Name"
+      },
+      "message": {
+        "type": "string",
+        "description": "Message text"
+      },
+      "agent": {
+        "type": "string",
+        "description": "Agent Name whose pane to close"
+      },
+      "name": {
+        "type": "string",
+        "description": "Agent Name for the new agent"
+      },
+      "with": {
+        "type": "string",
+        "description": "Agent to place it beside (no cwd then)"
+      },
+      "cwd": {
+        "type": "string",
+        "description": "New-tab working directory"
+      },
+      "config_agent": {
+        "type": "string",
+        "description": "Entry of .agents/agent_config.json"
+      },
+      "kind": {
+        "type": "string",
+        "description": "Agent kind: claude, codex, pi, opencode..."
+      },
+      "args": {
+        "type": "array",
+        "description": "Agent arguments; [] for none"
+      }
+    },
     "input": {
       "type": "object",
       "properties": {
@@ -249,6 +300,61 @@ function activatesLocally(raw) {
 }
 
 
+// One file for both OpenCode runtimes: OpenCode 1.x calls the default export's `server(input)`,
+// OpenCode 2 its `setup(ctx)` (it accepts a definition with an `id` and a `setup` function, and reads
+// nothing else of it). The 1.x half imports `@opencode-ai/plugin` only when 1.x calls it, so OpenCode 2
+// never needs that package. Which half the installer's `--runtime` named is in the first line only.
+
+// ---- the OpenCode 1.x plugin --------------------------------------------------------------------
+// One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
+// bridge as the model gave it, and the bridge's parse says what it is.
+// Activated sessions get the contract in their system prompt on every request; others get nothing.
+
+function dispatcherArgs(tool) {
+  const schema = tool.schema;
+  const args = {};
+  const kinds = {
+    array: () => schema.array(schema.string()),
+    object: () => schema.record(schema.string(), schema.any()),
+    string: () => schema.string(),
+  };
+  for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
+    const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
+    args[key] = base.optional().describe(field.description);
+  }
+  return args;
+}
+
+const HerdrLinkPlugin = async (input) => {
+  if (!inHerdr(process.env)) return {};
+  const { tool } = await import("@opencode-ai/plugin");
+  const bridge = new Bridge({ ...process.env });
+  const active = new Set();
+  bridge.request("bootstrap", {}, { session: "", directory: input?.directory }).catch(() => {});
+  return {
+    tool: {
+      [LINK.gateway]: tool({
+        description: LINK.dispatcher.description,
+        args: dispatcherArgs(tool),
+        async execute(raw, context) {
+          const session = context?.sessionID ?? "";
+          const activate = () => session && active.add(session);
+          if (activatesLocally(raw)) {
+            activate();
+            return LINK.activation;
+          }
+          return JSON.stringify(await bridge.gateway(raw, { session, directory: context?.directory }, activate));
+        },
+      }),
+    },
+    "experimental.chat.system.transform": async (hook, output) => {
+      if (!hook?.sessionID || !active.has(hook.sessionID)) return;
+      if (!output.system.includes(LINK.presentation)) output.system.push(LINK.presentation);
+    },
+    dispose: async () => bridge.stop(),
+  };
+};
+
 // ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
 // `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform` as a direct tool
@@ -349,4 +455,4 @@ async function HerdrLinkSetup(ctx) {
   };
 }
 
-export default { id: "herdr-link", setup: HerdrLinkSetup };
+export default { id: "herdr-link", server: HerdrLinkPlugin, setup: HerdrLinkSetup };

@@ -1,5 +1,4 @@
 // herdr-link-opencode-bridge 0.1.0 | runtime opencode-v1 | @opencode-ai/plugin ^1.18.13 | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
-import { tool } from "@opencode-ai/plugin";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -80,6 +79,64 @@ const LINK = {
       "args": {
         "type": "array",
         "description": "Agent arguments; [] for none"
+      }
+    },
+    "input": {
+      "type": "object",
+      "properties": {
+        "action": {
+          "type": "string",
+          "enum": [
+            "start",
+            "peers",
+            "send",
+            "close"
+          ],
+          "description": "Omit to activate this session; then start, peers, send or close"
+        },
+        "arguments": {
+          "type": "object",
+          "description": "The action's arguments; or give them as top-level fields"
+        },
+        "to": {
+          "type": "string",
+          "description": "Recipient Agent Name"
+        },
+        "message": {
+          "type": "string",
+          "description": "Message text"
+        },
+        "agent": {
+          "type": "string",
+          "description": "Agent Name whose pane to close"
+        },
+        "name": {
+          "type": "string",
+          "description": "Agent Name for the new agent"
+        },
+        "with": {
+          "type": "string",
+          "description": "Agent to place it beside (no cwd then)"
+        },
+        "cwd": {
+          "type": "string",
+          "description": "New-tab working directory"
+        },
+        "config_agent": {
+          "type": "string",
+          "description": "Entry of .agents/agent_config.json"
+        },
+        "kind": {
+          "type": "string",
+          "description": "Agent kind: claude, codex, pi, opencode..."
+        },
+        "args": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          },
+          "description": "Agent arguments; [] for none"
+        }
       }
     }
   },
@@ -243,12 +300,17 @@ function activatesLocally(raw) {
 }
 
 
+// One file for both OpenCode runtimes: OpenCode 1.x calls the default export's `server(input)`,
+// OpenCode 2 its `setup(ctx)` (it accepts a definition with an `id` and a `setup` function, and reads
+// nothing else of it). The 1.x half imports `@opencode-ai/plugin` only when 1.x calls it, so OpenCode 2
+// never needs that package. Which half the installer's `--runtime` named is in the first line only.
+
 // ---- the OpenCode 1.x plugin --------------------------------------------------------------------
 // One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
 // bridge as the model gave it, and the bridge's parse says what it is.
 // Activated sessions get the contract in their system prompt on every request; others get nothing.
 
-function dispatcherArgs() {
+function dispatcherArgs(tool) {
   const schema = tool.schema;
   const args = {};
   const kinds = {
@@ -265,6 +327,7 @@ function dispatcherArgs() {
 
 const HerdrLinkPlugin = async (input) => {
   if (!inHerdr(process.env)) return {};
+  const { tool } = await import("@opencode-ai/plugin");
   const bridge = new Bridge({ ...process.env });
   const active = new Set();
   bridge.request("bootstrap", {}, { session: "", directory: input?.directory }).catch(() => {});
@@ -272,7 +335,7 @@ const HerdrLinkPlugin = async (input) => {
     tool: {
       [LINK.gateway]: tool({
         description: LINK.dispatcher.description,
-        args: dispatcherArgs(),
+        args: dispatcherArgs(tool),
         async execute(raw, context) {
           const session = context?.sessionID ?? "";
           const activate = () => session && active.add(session);
@@ -292,4 +355,104 @@ const HerdrLinkPlugin = async (input) => {
   };
 };
 
-export default { id: "herdr-link", server: HerdrLinkPlugin };
+// ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
+// Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
+// `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform` as a direct tool
+// (`options.codemode: false`: without it OpenCode 2 offers a tool only inside its Code Mode `execute`
+// tool) with its own permission key; the contract, and hiding the tool from a session the rule cannot
+// place, go through `ctx.session.hook("context")`. No SDK import: `Tool.ValueSchema` accepts plain JSON
+// Schema, so the input goes to the bridge as the model gave it.
+//
+// One OpenCode 2 server serves every client of the user by default, with the environment of whichever
+// client started it, so this process's HERDR_PANE_ID is never the caller: every call is placed by the
+// session's directory (the live cwd of exactly one OpenCode pane in Herdr, PROTOCOL.md §6) and runs as
+// that pane, or fails closed.
+
+async function sessionDirectory(session, sessionID) {
+  const info = await session.get({ sessionID });
+  const base = info?.location?.directory ?? info?.directory;
+  if (typeof base !== "string" || base === "") return null;
+  return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
+}
+
+function withTimeout(promise, ms) {
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+async function HerdrLinkSetup(ctx) {
+  if (!inHerdr(process.env)) {
+    // Said to the user (the server's own output), never to a model: nothing is registered.
+    console.error(LINK.operator.outsideHerdr);
+    return;
+  }
+  const bridge = new Bridge({ ...process.env });
+  const active = new Set();
+  bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
+
+  async function place(session) {
+    let directory = null;
+    try {
+      if (session) directory = await sessionDirectory(ctx.session, session);
+    } catch {
+      directory = null;
+    }
+    return directory ? { session, directory, caller_by_directory: true } : null;
+  }
+
+  async function execute(input, context) {
+    const where = await place(context?.sessionID ?? "");
+    if (!where) throw new Error(LINK.errors.session);
+    const activate = () => active.add(where.session);
+    if (activatesLocally(input)) {
+      await bridge.request("resolve_session_pane", {}, where);
+      activate();
+      return { content: LINK.activation };
+    }
+    return { content: JSON.stringify(await bridge.gateway(input, where, activate)) };
+  }
+
+  // Whether the rule refuses this session: true only when it was asked and said no (or there is no
+  // session or directory to ask about). A bridge that cannot answer in time hides nothing: the tool
+  // stays, and a call says what is wrong.
+  async function refused(session) {
+    const where = await place(session);
+    if (!where) return true;
+    try {
+      const reply = await withTimeout(bridge.reply("resolve_session_pane", {}, where), LINK.operator.placeTimeoutMs);
+      return reply?.error?.code === LINK.errors.sessionCode;
+    } catch {
+      return false;
+    }
+  }
+
+  const registrations = [
+    await ctx.tool.transform((editor) => {
+      editor.add({
+        name: LINK.gateway,
+        description: LINK.dispatcher.description,
+        input: LINK.dispatcher.input,
+        options: { codemode: false, permission: LINK.gateway },
+        execute,
+      });
+    }),
+    await ctx.session.hook("context", async (event) => {
+      const session = event?.sessionID;
+      if (!session || (await refused(session))) {
+        if (event?.tools) delete event.tools[LINK.gateway];
+        return;
+      }
+      if (!active.has(session)) return;
+      if (!event.system.some((part) => part?.text === LINK.presentation)) {
+        event.system.push({ type: "text", text: LINK.presentation });
+      }
+    }),
+  ];
+  return async () => {
+    for (const registration of registrations) await registration?.dispose?.();
+    bridge.stop();
+  };
+}
+
+export default { id: "herdr-link", server: HerdrLinkPlugin, setup: HerdrLinkSetup };

@@ -8,6 +8,61 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 
 /*@BRIDGE_CLIENT@*/
 
+// One file for both OpenCode runtimes: OpenCode 1.x calls the default export's `server(input)`,
+// OpenCode 2 its `setup(ctx)` (it accepts a definition with an `id` and a `setup` function, and reads
+// nothing else of it). The 1.x half imports `@opencode-ai/plugin` only when 1.x calls it, so OpenCode 2
+// never needs that package. Which half the installer's `--runtime` named is in the first line only.
+
+// ---- the OpenCode 1.x plugin --------------------------------------------------------------------
+// One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
+// bridge as the model gave it, and the bridge's parse says what it is.
+// Activated sessions get the contract in their system prompt on every request; others get nothing.
+
+function dispatcherArgs(tool) {
+  const schema = tool.schema;
+  const args = {};
+  const kinds = {
+    array: () => schema.array(schema.string()),
+    object: () => schema.record(schema.string(), schema.any()),
+    string: () => schema.string(),
+  };
+  for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
+    const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
+    args[key] = base.optional().describe(field.description);
+  }
+  return args;
+}
+
+const HerdrLinkPlugin = async (input) => {
+  if (!inHerdr(process.env)) return {};
+  const { tool } = await import("@opencode-ai/plugin");
+  const bridge = new Bridge({ ...process.env });
+  const active = new Set();
+  bridge.request("bootstrap", {}, { session: "", directory: input?.directory }).catch(() => {});
+  return {
+    tool: {
+      [LINK.gateway]: tool({
+        description: LINK.dispatcher.description,
+        args: dispatcherArgs(tool),
+        async execute(raw, context) {
+          const session = context?.sessionID ?? "";
+          const activate = () => session && active.add(session);
+          if (activatesLocally(raw)) {
+            activate();
+            return LINK.activation;
+          }
+          return JSON.stringify(await bridge.gateway(raw, { session, directory: context?.directory }, activate));
+        },
+      }),
+    },
+    "experimental.chat.system.transform": async (hook, output) => {
+      if (!hook?.sessionID || !active.has(hook.sessionID)) return;
+      if (!output.system.includes(LINK.presentation)) output.system.push(LINK.presentation);
+    },
+    dispose: async () => bridge.stop(),
+  };
+};
+
 // ---- the OpenCode 2 plugin (experimental) -------------------------------------------------------
 // Modelled on OpenCode's own V2 plugin API (packages/plugin/src/promise, revision in the first line):
 // `{ id, setup(ctx) }`; the tool is added through `ctx.tool.transform` as a direct tool
@@ -108,4 +163,4 @@ async function HerdrLinkSetup(ctx) {
   };
 }
 
-export default { id: "herdr-link", setup: HerdrLinkSetup };
+export default { id: "herdr-link", server: HerdrLinkPlugin, setup: HerdrLinkSetup };
