@@ -131,7 +131,7 @@ def figures() -> list[tuple[str, int, int, str]]:
     rows.append(
         (
             "OpenCode dispatcher tool (description + argument descriptions)",
-            *measure(_compact({"description": v1["description"], "args": v1["fields"]})),
+            *measure(_compact({"description": v1["description"], "args": v1["input"]["properties"]})),
             "—",
         )
     )

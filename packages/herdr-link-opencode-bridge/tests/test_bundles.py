@@ -100,7 +100,7 @@ def test_build_stays_out_of_an_installed_packages_way(tmp_path, monkeypatch, cap
 
 def test_the_presentation_teaches_only_calls_the_schema_declares():
     # Every call form the OpenCode presentation shows must be one the tool's schema declares:
-    # the V1 fields (zod, built from them) and the V2 JSON Schema, for each action it names.
+    # the one JSON Schema input (OpenCode 2 takes it; the 1.x half builds its zod from it), per action named.
     presentation = active_presentation(PresentationForm.GATEWAY_DISPATCH)
     examples = [json.loads(m) for m in re.findall(r"\{\"action\".*?\}\}", presentation)]
     assert examples, "the presentation shows no dispatch example"
@@ -109,7 +109,7 @@ def test_the_presentation_teaches_only_calls_the_schema_declares():
     actions = named.group(1).split(", ")
     for runtime in (V1, V2):
         dispatcher = link_data(runtime)["dispatcher"]
-        fields = dispatcher.get("fields") or dispatcher["input"]["properties"]
+        fields = dispatcher["input"]["properties"]  # OpenCode 2's input, and what the 1.x half builds zod from
         assert fields["action"]["enum"] == actions  # the actions taught are exactly those declared
         assert fields["arguments"]["type"] == "object"
         for example in examples:

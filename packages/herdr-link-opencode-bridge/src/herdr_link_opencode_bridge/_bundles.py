@@ -112,9 +112,8 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
     fields = _field_descriptions()
     dispatcher: dict[str, Any] = {
         "description": TOOL_SPECS[GATEWAY_TOOL].description,
-        "fields": fields,
+        "input": _dispatcher_input(fields),  # OpenCode 2 takes it as it is; the 1.x half builds zod from it
     }
-    dispatcher["input"] = _dispatcher_input(fields)  # V2 takes JSON Schema; V1 builds zod from the fields
     stub = bridge_client_data(f"{GENERATOR}/{package_version} ({runtime.marker})")
     return {
         "version": package_version,

@@ -30,57 +30,6 @@ const LINK = {
   "gateway": "herdr_link",
   "dispatcher": {
     "description": "Herdr Link: message, start and close other coding agents in this Herdr workspace. Call with {} only when the user asks to use Herdr or a Herdr Link message arrives; the result explains the rest.",
-    "fields": {
-      "action": {
-        "enum": [
-          "start",
-          "peers",
-          "send",
-          "close"
-        ],
-        "description": "Omit to activate this session; then start, peers, send or close"
-      },
-      "arguments": {
-        "type": "object",
-        "description": "The action's arguments; or give them as top-level fields"
-      },
-      "to": {
-        "type": "string",
-        "description": "Recipient Agent Name"
-      },
-      "message": {
-        "type": "string",
-        "description": "Message text"
-      },
-      "agent": {
-        "type": "string",
-        "description": "Agent Name whose pane to close"
-      },
-      "name": {
-        "type": "string",
-        "description": "Agent Name for the new agent"
-      },
-      "with": {
-        "type": "string",
-        "description": "Agent to place it beside (no cwd then)"
-      },
-      "cwd": {
-        "type": "string",
-        "description": "New-tab working directory"
-      },
-      "config_agent": {
-        "type": "string",
-        "description": "Entry of .agents/agent_config.json"
-      },
-      "kind": {
-        "type": "string",
-        "description": "Agent kind: claude, codex, pi, opencode..."
-      },
-      "args": {
-        "type": "array",
-        "description": "Agent arguments; [] for none"
-      }
-    },
     "input": {
       "type": "object",
       "properties": {
@@ -318,7 +267,7 @@ function dispatcherArgs(tool) {
     object: () => schema.record(schema.string(), schema.any()),
     string: () => schema.string(),
   };
-  for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
+  for (const [key, field] of Object.entries(LINK.dispatcher.input.properties)) {
     const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
     args[key] = base.optional().describe(field.description);
   }

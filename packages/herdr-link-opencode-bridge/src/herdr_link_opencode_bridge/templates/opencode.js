@@ -26,7 +26,7 @@ function dispatcherArgs(tool) {
     object: () => schema.record(schema.string(), schema.any()),
     string: () => schema.string(),
   };
-  for (const [key, field] of Object.entries(LINK.dispatcher.fields)) {
+  for (const [key, field] of Object.entries(LINK.dispatcher.input.properties)) {
     const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
     args[key] = base.optional().describe(field.description);
   }
