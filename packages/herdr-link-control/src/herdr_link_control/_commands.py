@@ -53,7 +53,7 @@ __all__ = [
 class Role(enum.Enum):
     """The step a Herdr call is in an operation; with the Herdr code, it decides the Link error."""
 
-    SELF = "self"  # agent get <own pane> for peers, send and the OpenCode 2 rule (bootstrap may follow)
+    SELF = "self"  # agent get <own pane> for peers and send (bootstrap may follow)
     CALLER_WORKSPACE = "caller_workspace"  # agent get <own pane> for close, which needs only the workspace
     START_CALLER = "start_caller"  # agent get <own pane> at the beginning of a start
     BOOTSTRAP_RENAME = "bootstrap_rename"  # agent rename <own pane> <hl-…>
