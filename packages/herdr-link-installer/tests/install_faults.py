@@ -66,7 +66,7 @@ def inject(step: str, action: str, target: Path, patch: Patch = setattr) -> None
 
         patch(Path, "read_bytes", read_bytes)
     elif step == "node-check":
-        patch(_install, "_node_import_ok", lambda path, runtime: _act(action, step))
+        patch(_install, "_node_import_ok", lambda path: _act(action, step))
     elif step == "before-location":
         patch(_install, "write_location_file", lambda *args, **kwargs: _act(action, step))
     else:

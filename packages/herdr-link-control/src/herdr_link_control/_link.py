@@ -213,22 +213,23 @@ class Link:
             LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
         """
         if not self.tracer.enabled:
-            return await self._run(parsed, context_directory, session, caller_pane)
-        started, receipt, failure = time.perf_counter(), None, None
+            return await self._run(parsed, context_directory, session, *self._require(caller_pane))
+        started, receipt, failure, caller = time.perf_counter(), None, None, None
         with self.tracer.call():
             try:
-                receipt = await self._run(parsed, context_directory, session, caller_pane)
+                ops, starter = self._require(caller_pane)
+                caller = ops.identity
+                receipt = await self._run(parsed, context_directory, session, ops, starter)
                 return receipt
             except BaseException as error:  # traced whatever it is (cancellation too), then passed on
                 failure = error
                 raise
             finally:
-                self._trace_call(parsed, session, started, receipt, failure, caller_pane)
+                self._trace_call(parsed, session, started, receipt, failure, caller, caller_pane)
 
     async def _run(
-        self, parsed: ParsedCall, context_directory: str | None, session: str, caller_pane: str | None
+        self, parsed: ParsedCall, context_directory: str | None, session: str, ops: Operations, starter: Starter
     ) -> LinkModel:
-        ops, starter = self._require(caller_pane)
         if parsed.ignored:
             log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
         call = parsed.call
@@ -267,15 +268,17 @@ class Link:
         started: float,
         receipt: LinkModel | None,
         failure: BaseException | None,
+        caller: Identity | None,
         caller_pane: str | None,
     ) -> None:
-        """One ``call`` event: who called what, for whom, and what Link answered (raw ids are fine here)."""
+        """One ``call`` event: who called what, for whom, and what Link answered (raw ids are fine here).
+        ``caller``: the identity the call ran as (``None`` outside Herdr); ``caller_pane``: the session's
+        pane when a session rule placed the call."""
         call = parsed.call
-        ops = self._require(caller_pane)[0] if self._ops is not None else None
         fields: dict[str, Any] = {
             "adapter": self.adapter, "host": self.host, "session": session, "tool": parsed.tool,
             "action": _ACTIONS.get(type(call), "start"),
-            "caller": ops.identity.last_name if ops is not None else None,
+            "caller": caller.last_name if caller is not None else None,
         }  # fmt: skip
         if caller_pane is not None:
             fields["caller_pane"] = caller_pane

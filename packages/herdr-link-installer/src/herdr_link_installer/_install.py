@@ -301,7 +301,8 @@ def plan_install(
         plan.notes.append(f"note: {note}")
     if force_runtime:
         plan.notes.append("note: --force-runtime is no longer needed: the file loads in OpenCode 1.x and 2")
-    if runtime == "opencode-v1" or (opencode_major(plan.opencode) or 2) < 2:
+    major = opencode_major(plan.opencode)
+    if runtime == "opencode-v1" or (major is not None and major < 2):  # the 1.x half will run
         try:
             found, where = plugin_package_version(target.parent), ""
         except ProgramFailed as failure:
@@ -320,19 +321,18 @@ def plan_install(
     return plan
 
 
-def _export_shape_ok(data: bytes, runtime: str) -> bool:
-    """One default export with both runtimes' entries (``runtime`` names the one the user runs)."""
-    del runtime  # every bundle has the same shape
+def _export_shape_ok(data: bytes) -> bool:
+    """One default export with both runtimes' entries: every bundle has this shape."""
     shape = re.compile(r'^export default \{ id: "herdr-link", server: [A-Za-z]+, setup: [A-Za-z]+ \};$', re.MULTILINE)
     return len(shape.findall(data.decode("utf-8", "replace"))) == 1 and data.count(b"\nexport ") == 1
 
 
-def _node_import_ok(path: Path, runtime: str) -> bool | None:
-    """Import the file with Node when it is there: ``None`` when Node is missing."""
+def _node_import_ok(path: Path) -> bool | None:
+    """Import the file with Node when it is there (both entries must be functions): ``None`` when Node
+    is missing."""
     node = shutil.which("node")
     if node is None:
         return None
-    del runtime  # both entries, whichever runtime was named
     script = (
         "import(process.argv[1]).then((m) => { const keys = Object.keys(m); "
         "if (keys.length !== 1 || typeof m.default?.server !== 'function' "
@@ -432,7 +432,7 @@ def install(
     state = _State(plan.target)
 
     def matches_manifest(data: bytes) -> bool:
-        return _sha(data) == plan.sha256 and _export_shape_ok(data, plan.runtime)
+        return _sha(data) == plan.sha256 and _export_shape_ok(data)
 
     def temporary_matches(path: Path) -> None:
         if not matches_manifest(path.read_bytes()):
@@ -457,7 +457,7 @@ def install(
             tell("not checked: Node is not on PATH, so whether the installed plugin imports was not tried")
         elif resolvable:
             tell("checking that Node can import the installed plugin (up to 60 s)…")
-            if _node_import_ok(plan.target, plan.runtime) is False:
+            if _node_import_ok(plan.target) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
             tell("checked: Node imports the installed plugin, with exactly one plugin export")
         state.plugin = f"the current {plan.runtime} bundle"

@@ -49,16 +49,13 @@ MANIFEST_FILE: Final = "herdr-link.opencode.manifest.json"
 
 @dataclass(frozen=True)
 class Runtime:
-    """One OpenCode runtime's bundle."""
+    """One OpenCode runtime's bundle. Every bundle has both entry points (OpenCode 1.x's ``server``, 2's
+    ``setup``); the runtime is the one the user said they run, whose requirements the installer checks."""
 
     marker: str
     file: str
     template: str
     plugin_api: str
-    entry: str
-    """The member of the default export this runtime's OpenCode calls: V1 ``server(input)``, V2
-    ``setup(ctx)``. Every bundle has both (one file loads in OpenCode 1.x and 2); the runtime named is
-    the one the user said they run, and the one whose requirements the installer checks."""
 
 
 OPENCODE_V2_REVISION: Final = "anomalyco/opencode V2 plugin API @1001f905"
@@ -74,14 +71,12 @@ PLACE_TIMEOUT_MS: Final = 5000
 """How long the plugin's ``context`` hook waits for the session rule before it leaves the tool shown."""
 
 RUNTIMES: Final = {
-    "opencode-v1": Runtime(
-        "opencode-v1", "herdr-link.opencode.js", "opencode.js", "@opencode-ai/plugin ^1.18.13", "server"
-    ),
+    "opencode-v1": Runtime("opencode-v1", "herdr-link.opencode.js", "opencode.js", "@opencode-ai/plugin ^1.18.13"),
     "opencode-v2": Runtime(
-        "opencode-v2", "herdr-link.opencode-v2.js", "opencode.js", f"{OPENCODE_V2_REVISION} (experimental)", "setup"
+        "opencode-v2", "herdr-link.opencode-v2.js", "opencode.js", f"{OPENCODE_V2_REVISION} (experimental)"
     ),
 }
-"""Each OpenCode runtime's bundle: its id, shipped file, template, plugin API and entry point."""
+"""Each OpenCode runtime's bundle: its id, shipped file, template and plugin API."""
 
 
 def _field_descriptions() -> dict[str, dict[str, Any]]:
