@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -279,6 +281,24 @@ enabled = false
 so it defers MCP tools behind its client-side ``tool_search`` as it does for users."""
 
 
+@contextmanager
+def pane_terminal() -> Iterator[Callable[[], None]]:
+    """A fresh pseudo-terminal, and what a child runs (after ``start_new_session``) to make it its
+    controlling terminal: as a Herdr pane's process has its pane's (PROTOCOL.md §6.1). A headless run
+    whose host may share one process between panes (Codex) needs it to show which pane it runs in."""
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+
+    def attach() -> None:
+        os.close(os.open(path, os.O_RDWR))  # a session leader opening a terminal acquires it
+
+    try:
+        yield attach
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 class Codex:
     """Codex CLI 0.171.0, ``codex exec``, configured from our ``wiring`` output."""
 
@@ -300,9 +320,11 @@ class Codex:
         argv = [str(self.package.executable), "exec", "--skip-git-repo-check", "--json", "--disable", "plugins",
                 *flags, prompt]  # fmt: skip
         spawned = time.monotonic()
-        done = subprocess.run(
-            argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL
-        )
+        with pane_terminal() as attach:
+            done = subprocess.run(
+                argv, env=full, cwd=self.workdir, capture_output=True, text=True, timeout=240,
+                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=attach,
+            )  # fmt: skip
         return HostRun(done.returncode, done.stdout, done.stderr, spawned)
 
 

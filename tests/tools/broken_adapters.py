@@ -99,6 +99,11 @@ BREAKS: dict[str, Break] = {
         "the host's own files are not read (started with an empty HOME)",
         ("start-would-ask-refused", "send-at-a-question-refused"),
     ),
+    "identity-from-the-environment": Break(
+        "the pane in its environment is taken as the caller whatever the host (its client is told to the "
+        "server as a host that spawns per pane)",
+        ("pane-shown-not-assumed",),
+    ),
     "settings-ignored": Break(
         "the user's Herdr Link settings are not read (the loop guard's limit)", ("send-loop-guard",)
     ),
@@ -275,6 +280,8 @@ class Proxy:
     # -- the kit's requests
 
     def from_kit(self, message: dict[str, Any]) -> None:
+        if message.get("method") == "initialize" and self.name == "identity-from-the-environment":
+            (message.get("params") or {}).get("clientInfo", {})["name"] = "claude-code"
         if message.get("method") == "tools/call":
             params = message.get("params") or {}
             self.calls[message.get("id")] = params

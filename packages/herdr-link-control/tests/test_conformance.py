@@ -235,7 +235,7 @@ async def test_send_and_close_never_depend_on_the_targets_state(herdr_sim: Herdr
         with pytest.raises(LinkError) as caught:
             await subject.send("reviewer", "while blocked")
         assert str(caught.value) == str(LinkError(Cause.SEND_TARGET_BLOCKED))
-        assert herdr_sim.log.commands()[-1][:3] == ("agent", "prompt", "reviewer")
+        assert herdr_sim.log.commands()[-1][:3] == ("agent", "prompt", reviewer)
     else:
         await subject.send("reviewer", f"while {state.value}")
         [delivery] = herdr_sim.deliveries(reviewer)

@@ -6,6 +6,7 @@ import re
 import anyio
 import pytest
 from hypothesis import given, settings, strategies as st
+from scripted_herdr import IN_PANE
 
 from herdr_link_control import Link, Timeouts
 from herdr_link_protocol import Cause, ErrorCode, LinkError, extract_envelope
@@ -28,7 +29,8 @@ def team(herdr_sim: HerdrSim, tmp_path):
 
 
 def caller(sim: HerdrSim, pane: str, **kwargs) -> Link:
-    return Link(sim.env(pane), **kwargs)
+    """The Link of an adapter a host spawned in ``pane`` (its terminal shows the pane)."""
+    return Link(sim.env(pane), pane_evidence=IN_PANE, **kwargs)
 
 
 async def test_peers_send_and_close_end_to_end(herdr_sim: HerdrSim, team):
@@ -43,7 +45,8 @@ async def test_peers_send_and_close_end_to_end(herdr_sim: HerdrSim, team):
     assert envelope is not None and envelope.id == receipt.id and envelope.from_ == "brain"
     assert delivery.raw_controls == () and delivery.submitted_lines == 1
     assert sorted(herdr_sim.log.commands()[:2]) == sorted([("agent", "get", brain), ("agent", "get", "reviewer")])
-    assert herdr_sim.log.commands()[2][:3] == ("agent", "prompt", "reviewer")
+    # typed into the pane resolved, once it still holds that agent (PROTOCOL.md §4.4)
+    assert herdr_sim.log.commands()[2:4] == [("agent", "get", reviewer), ("agent", "prompt", reviewer, delivery.text)]
     closed = await subject.close("reviewer")
     assert closed.agent == "reviewer" and not herdr_sim.exists(reviewer)
 

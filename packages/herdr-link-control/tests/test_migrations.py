@@ -160,7 +160,7 @@ async def test_a_send_to_a_codex_at_the_notice_types_nothing_and_once_answered_i
     _config(home, 'model = "gpt-5.5"\n' + ANSWERED)  # the user answered in the pane; Codex recorded it
     runner = scripted(answers)
     receipt = await link(runner, HOME=str(home), PATH=path).send("worker", "hello")
-    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "worker")
+    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")
 
 
 async def test_a_start_where_codex_offers_nothing_goes_ahead(home, work, path):

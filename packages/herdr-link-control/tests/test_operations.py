@@ -87,7 +87,7 @@ async def test_send_delivers_the_wrapper_as_one_argument_without_wait():
     runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): REVIEWER, ("agent", "prompt"): ok({"result": {}})})
     receipt = await link(runner).send("reviewer", "please review the design")
     prompt = runner.calls[-1]
-    assert prompt[:3] == ("agent", "prompt", "reviewer") and len(prompt) == 4 and "--wait" not in prompt
+    assert prompt[:3] == ("agent", "prompt", "w1:p2") and len(prompt) == 4 and "--wait" not in prompt
     assert prompt[3].startswith(WRAPPER_HEADER)
     envelope = extract_envelope(prompt[3])
     assert envelope is not None and (envelope.from_, envelope.to, envelope.message) == (
@@ -323,3 +323,35 @@ async def test_the_survey_lists_only_named_agents_and_none_for_a_caller_without_
     rows = listing(homeless, agent("drifter", ws="", pane="w1:p4"), agent("reviewer", pane="w1:p3"))
     survey = await link(scripted({SELF: got(homeless), ("agent", "list"): rows})).survey()
     assert survey.workspace_id == "" and survey.peers == ()  # no workspace, no peers: not even another without one
+
+
+@pytest.mark.parametrize(
+    "now",
+    [
+        got(agent("reviewer", pane="w1:p2", terminal_id="term_2b")),  # another terminal in the pane
+        got(agent("reviewer", pane="w1:p2", agent="claude")),  # another kind took the pane and the name
+        got(agent("someone", pane="w1:p2")),  # another agent in the pane
+        got(agent(None, pane="w1:p2")),  # the name was released
+        err("agent_not_found"),  # the pane holds no agent any more
+    ],
+)
+async def test_a_send_types_only_into_the_pane_it_resolved_while_it_holds_the_same_occupant(now):
+    runner = scripted(
+        {
+            SELF: BRAIN,
+            ("agent", "get", "reviewer"): got(agent("reviewer", pane="w1:p2", terminal_id="term_2a")),
+            ("agent", "get", "w1:p2"): now,
+            ("agent", "prompt"): ok({"result": {}}),
+        }
+    )
+    with pytest.raises(LinkError) as caught:
+        await link(runner).send("reviewer", "hello")
+    assert caught.value.cause is Cause.SEND_TARGET_CHANGED and "w1:p2" not in str(caught.value)
+    assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
+
+
+async def test_a_send_pins_the_resolved_pane_by_its_canonical_id_never_the_name():
+    pinned = got(agent("reviewer", pane="w1:p2", terminal_id="term_2a", agent="codex"))
+    runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): pinned, ("agent", "prompt"): ok({"result": {}})})
+    await link(runner).send("reviewer", "hello")
+    assert runner.calls[-2:][0] == ("agent", "get", "w1:p2") and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")

@@ -189,7 +189,7 @@ async def test_a_send_once_the_user_answered_is_delivered(home, work):
     _gemini(home, {str(work): "TRUST_FOLDER"})
     runner = _send_runner(work)
     receipt = await link(runner, HOME=str(home)).send("worker", "hello")
-    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "worker")
+    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")
 
 
 async def test_the_checks_that_came_first_still_win(home, work):

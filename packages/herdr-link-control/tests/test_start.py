@@ -368,3 +368,22 @@ async def test_not_in_herdr_is_never_relabelled_within_start():
     with pytest.raises(LinkError) as caught:
         await link(runner).start({"name": "w", "kind": "pi", "args": []})
     assert caught.value.code is ErrorCode.NOT_IN_HERDR
+
+
+@pytest.mark.parametrize(
+    ("kind", "args", "typed"),
+    [
+        ("codex", [], ("--no-daemon",)),  # Codex's default joins its shared daemon: the worker gets its own process
+        ("codex", ["-m", "o3"], ("--no-daemon", "-m", "o3")),
+        ("codex", ["exec", "task"], ("--no-daemon", "exec", "task")),  # a global flag, before the subcommand
+        ("codex", ["--no-daemon"], ("--no-daemon",)),  # the args already choose
+        ("codex", ["--remote=ws://127.0.0.1:7"], ("--remote=ws://127.0.0.1:7",)),
+        ("codex", ["--remote", "ws://127.0.0.1:7"], ("--remote", "ws://127.0.0.1:7")),
+        ("pi", [], ()),  # a host that spawns per pane gets nothing added
+    ],
+)
+async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(kind, args, typed, tmp_path):
+    runner = scripted(BASE)
+    await link(runner).start({"name": "w", "kind": kind, "args": args}, context_directory=str(tmp_path))
+    start = runner.calls[-1]
+    assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed

@@ -172,12 +172,16 @@ def _args(*argv: str) -> argparse.Namespace:
 async def test_one_messages_path_by_its_id_and_the_receivers_next_calls_as_inference(tmp_path):
     path = tmp_path / "trace.jsonl"
     receipt = await link(scripted(TABLE), HERDR_LINK_TRACE=str(path)).send("reviewer", "please review")
-    replying = {**TABLE, SELF: got(agent("reviewer", pane="w1:p2")), ("agent", "get", "brain"): got(agent("brain"))}
+    replying = {
+        **TABLE,
+        SELF: got(agent("reviewer", pane="w1:p2")),
+        ("agent", "get", "brain"): got(agent("brain", pane="w1:p3")),
+    }
     await link(scripted(replying), HERDR_LINK_TRACE=str(path), HERDR_PANE_ID="w1:p1").send("brain", "done")
     out = io.StringIO()
     assert run_trace(_args("--id", receipt.id), {"HERDR_LINK_TRACE": str(path)}, out) == 0
     shown = out.getvalue()
-    assert f"message {receipt.id}, on the sender's side" in shown and "herdr agent prompt reviewer <" in shown
+    assert f"message {receipt.id}, on the sender's side" in shown and "herdr agent prompt w1:p2 <" in shown
     assert "it does not show that the receiver read it" in shown
     assert "inferred by name and time" in shown and "send reviewer → brain" in shown
     out = io.StringIO()

@@ -16,7 +16,7 @@ from mcp import Client, ClientSession
 from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
-from herdr_link_control import Link, RunResult, ScriptedRunner
+from herdr_link_control import Link, PaneEvidence, RunResult, ScriptedRunner, TerminalPane
 from herdr_link_mcp import create_server, initialization_options
 from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, tools_list, tools_list_json
 from herdr_link_testkit import HerdrSim
@@ -35,7 +35,25 @@ def brain(herdr_sim: HerdrSim, tmp_path) -> Link:
     pane = herdr_sim.create_workspace(str(tmp_path))
     herdr_sim.add_agent(pane, "claude", name="brain")
     herdr_sim.add_agent(herdr_sim.split(pane), "codex", name="reviewer")
-    return Link(herdr_sim.env(pane))
+    return Link(herdr_sim.env(pane), pane_evidence=IN_PANE)
+
+
+IN_PANE = PaneEvidence(TerminalPane.SAME, "the server runs in its pane's terminal session")
+NO_TERMINAL = PaneEvidence(TerminalPane.NONE, "no controlling terminal (a shared daemon's child)")
+
+
+async def test_a_codex_session_that_cannot_show_its_pane_is_not_activated_and_runs_nothing(herdr_sim, tmp_path):
+    pane = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(pane, "codex", name="alpha")
+    info = types.Implementation(name="codex-mcp-client", version="0.171.0")
+    link = Link(herdr_sim.env(pane), pane_evidence=NO_TERMINAL)
+    herdr_sim.log.clear()
+    async with Client(create_server(link, relist_wait=0), mode="legacy", client_info=info) as client:
+        for tool, arguments in (("herdr_link", {}), ("herdr_link", {"action": "peers"}), ("herdr_link_peers", {})):
+            result = await client.call_tool(tool, arguments)
+            assert result.is_error and text(result) == str(LinkError(Cause.SELF_UNPROVEN))
+        assert [tool.name for tool in (await client.list_tools()).tools] == ["herdr_link"]  # still dormant
+    assert herdr_sim.log.commands() == []  # nothing asked of Herdr: no bootstrap, no lookup
 
 
 def text(result: types.CallToolResult) -> str:
@@ -247,7 +265,7 @@ def _held(release: anyio.Event, seen: list[tuple[str, ...]], prompted: anyio.Eve
             prompted.set()
             await release.wait()
         if argv[:2] == ["agent", "get"]:
-            record = reviewer if argv[2] == "reviewer" else agent
+            record = reviewer if argv[2] in ("reviewer", "w1:p2") else agent
             return RunResult(0, json.dumps({"result": {"agent": record}}), "")
         return RunResult(0, json.dumps({"result": {"type": "ok", "agents": [agent, reviewer]}}), "")
 
@@ -306,7 +324,7 @@ async def test_start_uses_the_clients_first_file_root(brain, herdr_sim: HerdrSim
 async def test_the_bootstrap_runs_in_the_background_at_connection_start(herdr_sim: HerdrSim, tmp_path):
     pane = herdr_sim.create_workspace(str(tmp_path))
     herdr_sim.add_agent(pane, "codex")  # unnamed
-    async with Client(create_server(Link(herdr_sim.env(pane))), mode="legacy") as client:
+    async with Client(create_server(Link(herdr_sim.env(pane), pane_evidence=IN_PANE)), mode="legacy") as client:
         await client.list_tools()  # served at once, whatever the bootstrap is doing
         # The simulator runs in its own threads, where an anyio.Event cannot be set: poll, bounded.
         with anyio.fail_after(10):

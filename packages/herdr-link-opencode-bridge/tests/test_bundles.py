@@ -110,7 +110,8 @@ def test_the_presentation_teaches_only_calls_the_schema_declares():
     for runtime in (V1, V2):
         dispatcher = link_data(runtime)["dispatcher"]
         fields = dispatcher["input"]["properties"]  # OpenCode 2's input, and what the 1.x half builds zod from
-        assert fields["action"]["enum"] == actions  # the actions taught are exactly those declared
+        # the actions taught are exactly those declared, besides the activation forms of PROTOCOL.md §4.1
+        assert fields["action"]["enum"] == [*actions, "activate", None]
         assert fields["arguments"]["type"] == "object"
         for example in examples:
             assert set(example) <= set(fields) and example["action"] in actions

@@ -82,7 +82,7 @@ def test_activation_is_idempotent_per_session_and_the_contract_follows_it(drive,
         assert results[index]["system"][1].startswith(COMMUNICATION_CONTRACT)
     assert results[6]["system"] == ["You are OpenCode."]  # another session stays dormant
     assert results[7]["system"] == ["You are OpenCode."]  # no session id: fail closed
-    assert "invalid" in results[8]  # "activate" is not an action: {} activates
+    assert results[8] == {"ok": ACTIVE}  # "activate" is {} (PROTOCOL.md §4.1), which the schema admits
 
 
 def test_every_action_dispatches_to_the_control_layer(drive, herdr_sim: HerdrSim, team, tmp_path):

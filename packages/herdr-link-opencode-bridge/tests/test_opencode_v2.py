@@ -5,12 +5,14 @@ zero, one and two matching panes, one server serving several panes' sessions, di
 """
 
 import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
+from herdr_link_control import surface_violation
 from herdr_link_opencode_bridge import OPENCODE_V2_SETUP, RUNTIMES
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_protocol import (
@@ -76,8 +78,8 @@ def test_outside_herdr_it_registers_nothing_spawns_nothing_and_tells_the_user(dr
 def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, herdr_sim: HerdrSim, team, project):
     report = drive_v2(herdr_sim.env(team[0]), [], {"s1": at(project)})
     assert report["tools"] == ["herdr_link"] and report["transforms"] == 1
-    assert report["hooks"] == ["context"]
-    assert report["cleanup"] == "function" and report["disposed"] == 2  # both registrations released
+    assert report["hooks"] == ["context", "compaction", "generate"]
+    assert report["cleanup"] == "function" and report["disposed"] == 4  # every registration released
     assert report["description"] == TOOL_SPECS["herdr_link"].description
     # A direct tool with its own permission key: OpenCode 2 puts every other tool in Code Mode.
     assert report["options"] == {"codemode": False, "permission": "herdr_link"}
@@ -88,7 +90,7 @@ def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, her
         "action", "arguments", "to", "message", "agent", "name", "with", "cwd", "config_agent", "kind", "args"
     ]  # fmt: skip
     assert schema["properties"]["arguments"]["type"] == "object"
-    assert schema["properties"]["action"]["enum"] == ["start", "peers", "send", "close"]
+    assert schema["properties"]["action"]["enum"] == ["start", "peers", "send", "close", "activate", None]
     assert schema["properties"]["args"] == {
         **schema["properties"]["args"],
         "type": "array",
@@ -110,15 +112,108 @@ def test_activation_is_per_session_and_the_contract_follows_it(drive_v2, herdr_s
     assert "ok" in results[8] and results[9] == {"system": [BASE, PRESENTATION]}  # any action activates
 
 
-def test_the_directory_is_compared_after_resolving_symlinks_and_may_carry_a_subpath(
-    drive_v2, herdr_sim: HerdrSim, team, project, tmp_path
-):
+def test_the_directory_is_compared_after_resolving_symlinks(drive_v2, herdr_sim: HerdrSim, team, project, tmp_path):
     link = tmp_path / "link"
     link.symlink_to(project)
-    sessions = {"s1": at(link), "s2": at(tmp_path, subpath="project"), "s3": {"directory": str(project)}}
-    steps = [call("s1", action="peers"), call("s2", action="peers"), call("s3", action="peers")]
+    sessions = {"s1": at(link), "s3": {"directory": str(project)}}
+    steps = [call("s1", action="peers"), call("s3", action="peers")]
     results = drive_v2(herdr_sim.env(team[0]), steps, sessions)["results"]
     assert all("ok" in result for result in results), results
+
+
+def test_a_session_in_a_subdirectory_is_placed_by_its_own_folder(drive_v2, herdr_sim: HerdrSim, project):
+    # OpenCode 2: location.directory is the session's own folder; subpath is that folder relative to the
+    # project root (so joining the two names a folder that does not exist).
+    app = project / "app"
+    app.mkdir()
+    pane = herdr_sim.create_workspace(str(app))
+    herdr_sim.add_agent(pane, "opencode", name="appdev")
+    sessions = {"s1": at(app, subpath="app")}
+    results = drive_v2(herdr_sim.env(pane), [call("s1", action="peers")], sessions)["results"]
+    assert json.loads(results[0]["ok"])["self"] == {"name": "appdev", "state": "idle"}
+
+
+@pytest.mark.parametrize("form", [{}, {"action": "activate"}, {"action": None}, {"action": None, "arguments": {}}])
+def test_every_activation_form_passes_opencodes_input_check_and_activates(
+    drive_v2, herdr_sim: HerdrSim, team, project, form
+):
+    # OpenCode 2 checks a tool's input against its JSON Schema before the plugin sees it.
+    schema = link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
+    jsonschema.Draft202012Validator(schema).validate(form)
+    results = drive_v2(herdr_sim.env(team[0]), [call("s1", raw=form), context("s1")], {"s1": at(project)})["results"]
+    assert results == [{"ok": ACTIVE}, {"system": [BASE, PRESENTATION]}]
+
+
+def test_the_input_check_still_refuses_what_the_protocol_does_not_know():
+    schema = link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema).validate({"action": "teleport"})
+
+
+def test_no_instance_bootstraps_the_unnamed_pane_that_started_the_server(drive_v2, herdr_sim: HerdrSim, project):
+    host = herdr_sim.create_workspace(str(project.parent))
+    herdr_sim.add_agent(host, "claude")  # unnamed, in the pane the shared server was started from
+    brain = herdr_sim.split(host, cwd=str(project))
+    herdr_sim.add_agent(brain, "opencode")  # unnamed: the session's own pane gets the name
+    results = drive_v2(herdr_sim.env(host), [call("s1", action="peers")], {"s1": at(project)})["results"]
+    me = json.loads(results[0]["ok"])["self"]["name"]
+    assert herdr_sim.name_of(brain) == me and me.startswith("hl-")
+    assert herdr_sim.name_of(host) is None
+    assert not [c for c in herdr_sim.log.commands() if c[:2] == ("agent", "rename") and c[2] == host]
+
+
+@pytest.mark.parametrize("kind", ["compaction", "generate"])
+def test_every_request_kind_of_an_unplaced_session_hides_the_tool(drive_v2, herdr_sim: HerdrSim, team, tmp_path, kind):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sessions = {"s1": at(elsewhere), "s2": at(herdr_sim.agent("brain")["cwd"])}
+    steps = [{"kind": kind, "session": "s1"}, {"kind": kind, "session": "s2"}]
+    results = drive_v2(herdr_sim.env(team[0]), steps, sessions)["results"]
+    assert results == [{"system": [BASE], "hidden": True}, {"system": [BASE]}]  # no contract outside context
+
+
+class TestAUserActsInHerdrBetweenRequests:
+    """The user (not Link) runs Herdr's own commands mid-scenario, so ``pane report-agent`` (how Herdr's own
+    tests start an agent) is allowed here beside spec §8's surface."""
+
+    @pytest.fixture
+    def herdr_command_policy(self) -> Callable[[Sequence[str]], str | None]:
+        return lambda argv: None if tuple(argv[:2]) == ("pane", "report-agent") else surface_violation(argv)
+
+    def test_a_session_whose_pane_closed_is_refused_and_never_placed_elsewhere(
+        self, drive_v2, herdr_sim: HerdrSim, team, project
+    ):
+        brain, reviewer = team
+        later = herdr_sim.create_workspace(str(project))  # another workspace's shell, in the same folder
+        steps = [
+            call("s1", action="peers"),
+            {"kind": "herdr", "argv": ["pane", "close", brain]},  # the session's pane closes
+            # an OpenCode then starts in the other workspace's pane in the same folder
+            {
+                "kind": "herdr",
+                "argv": [
+                    "pane",
+                    "report-agent",
+                    later,
+                    "--source",
+                    "custom:test",
+                    "--agent",
+                    "opencode",
+                    "--state",
+                    "idle",
+                ],
+            },  # fmt: skip
+            call("s1", action="peers"),
+            call("s1", action="send", to="reviewer", message="x"),
+            context("s1"),
+        ]
+        results = drive_v2(herdr_sim.env(brain), steps, {"s1": at(project)})["results"]
+        assert json.loads(results[0]["ok"])["self"]["name"] == "brain"
+        assert results[1] == {"herdr": 0} and results[2] == {"herdr": 0}
+        left = str(LinkError(Cause.SESSION_PANE_LEFT))
+        assert results[3] == {"error": left} and results[4] == {"error": left}
+        assert results[5] == {"system": [BASE], "hidden": True}
+        assert herdr_sim.deliveries(reviewer) == [] and herdr_sim.name_of(later) is None  # nothing as the newcomer
 
 
 def test_zero_matching_panes_fail_closed_and_do_not_activate(drive_v2, herdr_sim: HerdrSim, team, tmp_path):
@@ -147,18 +242,21 @@ def test_a_codex_pane_in_the_same_directory_does_not_count(drive_v2, herdr_sim: 
     assert json.loads(results[0]["ok"])["self"] == {"name": "brain", "state": "idle"}
 
 
-def test_two_opencode_agents_started_with_each_other_share_a_directory_and_fail_closed(
+def test_two_opencode_agents_started_with_each_other_share_a_directory_so_only_new_sessions_fail_closed(
     drive_v2, herdr_sim: HerdrSim, team, project
 ):
     steps = [
         call("s1", action="start", name="twin", kind="opencode", args=[], **{"with": "brain"}),
         call("s1", action="peers"),
-        call("s1"),
+        call("s2", action="peers"),
+        call("s2"),
     ]
-    results = drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project)})["results"]
+    results = drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project), "s2": at(project)})["results"]
     assert json.loads(results[0]["ok"]) == {"status": "started", "agent": "twin", "kind": "opencode"}
     assert herdr_sim.agent("twin")["cwd"] == str(project)
-    assert results[1] == {"error": UNRESOLVED} and results[2] == {"error": UNRESOLVED}
+    # s1 was placed on brain before the twin came: it stays there; a session placed now cannot be
+    assert json.loads(results[1]["ok"])["self"]["name"] == "brain"
+    assert results[2] == {"error": UNRESOLVED} and results[3] == {"error": UNRESOLVED}
 
 
 def test_every_action_dispatches_to_the_control_layer(drive_v2, herdr_sim: HerdrSim, team, project):
@@ -227,13 +325,14 @@ def test_a_dead_bridge_fails_clearly_and_is_started_again(drive_v2, herdr_sim: H
     assert "ok" in results[0] and results[1] == {"killed": True} and "ok" in results[2]
 
 
-def test_a_send_costs_the_directory_rule_plus_the_send(drive_v2, herdr_sim: HerdrSim, team, project):
+def test_a_send_costs_the_sessions_pane_check_plus_the_send(drive_v2, herdr_sim: HerdrSim, team, project):
     steps = [call("s1"), call("s1", action="send", to="reviewer", message="hi")]
     drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project)})
     commands = [command[:2] for command in herdr_sim.log.commands()]
-    send = commands[commands.index(("agent", "prompt")) - 3 :]
-    # directory rule: the list; then the V1 send path as the pane it found: self ∥ target, the prompt.
-    assert send == [("agent", "list"), ("agent", "get"), ("agent", "get"), ("agent", "prompt")]
+    assert commands[0] == ("agent", "list")  # the activation placed the session by its directory, once
+    send = commands[commands.index(("agent", "prompt")) - 4 :]
+    # the pane it was placed on still holds it; the send as that pane: self ∥ target, the target pinned, the prompt
+    assert send == [("agent", "get"), ("agent", "get"), ("agent", "get"), ("agent", "get"), ("agent", "prompt")]
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -56,7 +57,8 @@ async def test_the_demo_runs_the_whole_story(configured):
     assert ("pane", "split") in start_commands and ("agent", "start") in start_commands
     assert calls["brain", "herdr_link_close"].commands[-1][:2] == ("pane", "close")
     text = out.getvalue()
-    assert "$ herdr agent prompt worker '<wrapper," in text and "Done in" in text
+    # typed into the pane the send resolved (its canonical id), never by name
+    assert re.search(r"\$ herdr agent prompt w\d+:p\d+ '<wrapper,", text) and "Done in" in text
 
 
 @pytest.mark.anyio

@@ -219,7 +219,8 @@ HOOK_HOSTS = [host.title for host in hosts_with("hook") if host.servers is not N
 NAMES = [
     "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", *MCP_HOSTS,
     *(f"{title} hint hook" for title in HOOK_HOSTS), "OpenCode plugin", "Pi extension", "bridge",
-    *(f"worker here: {title}" for title in MCP_HOSTS), "Node", "settings", "trace", "hosts",
+    *(f"worker here: {title}" for title in MCP_HOSTS),
+    *(f"{host.title} shared process" for host in hosts_with("shared")), "Node", "settings", "trace", "hosts",
 ]  # fmt: skip
 """The doctor's lines: one per fact, and one wiring, hint hook and worker line per host of the table."""
 TODAYS_HOSTS = [

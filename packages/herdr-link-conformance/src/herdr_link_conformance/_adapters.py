@@ -14,9 +14,10 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -62,6 +63,8 @@ CAPABILITY_MEANINGS: Final = {
     "loop_guard": "a loop guard whose limit the user's settings file sets (HERDR_LINK_CONFIG)",
     "session_placement": "a caller found from its session's directory, not from the process's pane "
     "(OpenCode 2's server, shared by every pane)",
+    "pane_proof": "the pane in its environment taken as the caller only where it can show it runs there "
+    "(for a client whose host shares one process between panes: Codex's daemon)",
 }
 """Every capability an adapter can claim, and what it means."""
 CAPABILITIES_MCP: Final = frozenset(CAPABILITY_MEANINGS) - {"session_placement"}
@@ -445,16 +448,32 @@ class _Stub:
         return Outcome(False, text, protocol_error=protocol_error, blocks=blocks)
 
 
+DETACHED: Final = (
+    "-c",
+    "import os, sys\ntry:\n    os.setsid()\nexcept OSError:\n    pass\nos.execvp(sys.argv[1], sys.argv[1:])",
+)
+"""Run a command in a session of its own with no controlling terminal, as a host's background server
+spawns our adapter (Codex's app-server daemon): ``python -c DETACHED <argv>`` (a process that already
+leads its own session, as the SDK may start it, has none either)."""
+
+
 @asynccontextmanager
-async def open_adapter(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[Adapter]:
+async def open_adapter(
+    spec: AdapterSpec, env: Mapping[str, str], cwd: str, *, client: str | None = None, detached: bool = False
+) -> AsyncIterator[Adapter]:
     """Start the adapter in a pane's environment; stop it (stdin closed, then terminated) after.
+
+    ``client``: the ``clientInfo.name`` an MCP adapter is told (default the SDK's); ``detached``: the
+    adapter runs in a session of its own with no controlling terminal.
 
     What goes wrong starting, running or stopping the adapter is an :class:`AdapterError`; what the
     body raises passes through unchanged (a check's verdict, or the kit's own error).
     """
+    if detached:
+        spec = replace(spec, argv=(sys.executable, *DETACHED, *spec.argv))
     from_body: list[BaseException] = []
     try:
-        async with _opened(spec, env, cwd) as adapter:
+        async with _opened(spec, env, cwd, client) as adapter:
             try:
                 yield adapter
             except BaseException as error:
@@ -476,7 +495,7 @@ def _holds(group: BaseException, error: BaseException) -> bool:
 
 
 @asynccontextmanager
-async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncIterator[Adapter]:
+async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str, client: str | None) -> AsyncIterator[Adapter]:
     if spec.kind == "mcp":
         notices: list[str] = []
 
@@ -486,8 +505,9 @@ async def _opened(spec: AdapterSpec, env: Mapping[str, str], cwd: str) -> AsyncI
         params = StdioServerParameters(command=spec.argv[0], args=list(spec.argv[1:]), env=dict(env), cwd=cwd)
         # The adapter's operator log is not the kit's output; opening /dev/null never blocks.
         with open(os.devnull, "w") as quiet:  # noqa: ASYNC230
+            info = types.Implementation(name=client, version="1") if client else None
             async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(
-                read, write, message_handler=on_message
+                read, write, message_handler=on_message, client_info=info
             ) as session:  # fmt: skip
                 async with _adapter_faults("initialize"):
                     with anyio.fail_after(CALL_TIMEOUT):

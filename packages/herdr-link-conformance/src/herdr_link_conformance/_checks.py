@@ -98,12 +98,19 @@ class Context:
 
     @asynccontextmanager
     async def adapter(
-        self, pane: str | None = None, env: Mapping[str, str] | None = None, cwd: Path | None = None
+        self,
+        pane: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        *,
+        client: str | None = None,
+        detached: bool = False,
     ) -> AsyncIterator[Adapter]:
         """The adapter, started in ``pane`` (default ``brain``) with that pane's environment, in
-        ``cwd`` (default the workspace's directory)."""
+        ``cwd`` (default the workspace's directory); ``client`` and ``detached`` as :func:`open_adapter`."""
         environment = dict(env) if env is not None else self.sim.env(pane or self.brain)
-        async with open_adapter(self.spec, environment, str(cwd or self.root)) as adapter:
+        opened = open_adapter(self.spec, environment, str(cwd or self.root), client=client, detached=detached)
+        async with opened as adapter:
             yield adapter
 
     def commands(self) -> list[tuple[str, ...]]:
@@ -271,6 +278,38 @@ async def _dormant_text(ctx: Context) -> None:
 
 
 # ---- §6 the OpenCode 2 session rule (an addition): one server, many panes ----------------------
+
+
+SHARED_PROCESS_CLIENT: Final = "codex-mcp-client"
+"""The ``clientInfo.name`` of Codex 0.171, whose default runs every pane's session in one background
+app-server that spawns MCP servers with the environment of the pane that started it."""
+
+
+@check(
+    "pane-shown-not-assumed",
+    "6.1",
+    "a server with one pane's environment, in another pane's folder and without a terminal, under a host "
+    "that shares one process between panes, never answers or sends as the pane in its environment",
+    needs=("gateway", "pane_proof"),
+    addition=True,
+)
+async def _pane_shown(ctx: Context) -> None:
+    there = ctx.root / "beta-home"
+    there.mkdir()
+    beta = ctx.sim.split(ctx.reviewer, cwd=str(there))
+    ctx.sim.add_agent(beta, "codex", name="beta")
+    # brain's environment (as the pane that started the host's shared process left it), beta's folder,
+    # a session of its own with no controlling terminal: nothing here shows it runs in brain's pane
+    async with ctx.adapter(cwd=there, client=SHARED_PROCESS_CLIENT, detached=True) as adapter:
+        await adapter.call(GATEWAY_TOOL, {})
+        peers = await adapter.call(GATEWAY_TOOL, {"action": "peers"})
+        await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "who sends this?"})
+    me = (peers.payload or {}).get("self", {}).get("name") if peers.ok else None
+    expect(me in (None, "beta"), f"peers answered as {me!r}, the pane in its environment: {peers.text!r}")
+    senders = [envelope_of(delivery).from_ for delivery in delivered(ctx, ctx.reviewer)]
+    expect(all(sender == "beta" for sender in senders), f"a message went out as {senders}")
+    if not peers.ok:
+        tool_error(peers, "SELF_UNNAMED", "the refusal")
 
 
 @check(

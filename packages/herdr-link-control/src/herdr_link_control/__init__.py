@@ -50,6 +50,11 @@ if TYPE_CHECKING:
         Survey as Survey,
     )
     from ._ordering import CallOrder as CallOrder, Turn as Turn
+    from ._pane_proof import (
+        PaneEvidence as PaneEvidence,
+        TerminalPane as TerminalPane,
+        read_pane_evidence as read_pane_evidence,
+    )
     from ._questions import HostQuestions as HostQuestions, Question as Question
     from ._runner import (
         ProcessRunner as ProcessRunner,
@@ -142,6 +147,11 @@ _EXPORTS = {
     "_ordering": [
         "CallOrder",
         "Turn",
+    ],
+    "_pane_proof": [
+        "PaneEvidence",
+        "TerminalPane",
+        "read_pane_evidence",
     ],
     "_questions": [
         "HostQuestions",

@@ -322,6 +322,13 @@ class AgentRecord:
     cwd: str
     kind: str = ""
     """Herdr's agent label (``claude``, ``opencode``, ...), empty when not detected."""
+    terminal_id: str = ""
+    """The terminal the pane holds (a pane's occupant is its terminal, kind and name)."""
+
+    @property
+    def occupant(self) -> tuple[str, str, str, str | None]:
+        """What a send pins before it types: the pane, its terminal, the agent's kind and name."""
+        return (self.pane_id, self.terminal_id, self.kind, self.name)
 
 
 def _agent_object(reply: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -347,6 +354,7 @@ def _record(agent: Mapping[str, Any]) -> AgentRecord:
         state=normalize_agent_state(agent.get("agent_status", agent.get("status"))),
         cwd=_text(agent.get("cwd")),
         kind=_text(agent.get("agent")),
+        terminal_id=_text(agent.get("terminal_id")),
     )
 
 

@@ -26,6 +26,7 @@ from herdr_link_protocol import (
     SendCall,
     SentReceipt,
     StartedReceipt,
+    host_for_client,
     parse_call,
 )
 
@@ -34,6 +35,7 @@ from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
+from ._pane_proof import PaneEvidence, read_pane_evidence
 from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
@@ -49,6 +51,9 @@ log: Final = logging.getLogger("herdr_link")
 CALLERS_KEPT: Final = 64
 """Session callers (panes other than the process's own) whose operations a Link keeps: their bootstrap
 and start placement state; the least recently used beyond this are dropped (and rebuilt if they call)."""
+
+SESSIONS_KEPT: Final = 4096
+"""Sessions whose first placement a Link remembers (a dropped one is placed again by its directory)."""
 
 FALLBACK: Final = {
     START_TOOL: Cause.START_REJECTED,
@@ -74,6 +79,7 @@ class Link:
         timeouts: Timeouts = DEFAULT_TIMEOUTS,
         process_cwd: Callable[[], str] = os.getcwd,
         delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
+        pane_evidence: PaneEvidence | None = None,
     ) -> None:
         """Args:
         environ: the process environment (default ``os.environ``), read once.
@@ -81,12 +87,19 @@ class Link:
         timeouts: per-call timeouts.
         process_cwd: the last resort for the start context directory.
         delivery_limit: the largest wrapper ``send`` delivers, in bytes.
+        pane_evidence: what this process's controlling terminal shows about its pane; default read
+            from ``/proc`` (:func:`read_pane_evidence`).
         """
         environ = os.environ if environ is None else environ
         self.environment = HerdrEnvironment.detect(environ)
+        self.pane_evidence = pane_evidence or read_pane_evidence(environ)
+        """Whether this process can show it runs in the pane its environment names (PROTOCOL.md §6.1)."""
+        self._unproven_logged = False
         self._ops: Operations | None = None
         self._starter: Starter | None = None
         self._callers: OrderedDict[str, tuple[Operations, Starter]] = OrderedDict()
+        self._session_panes: OrderedDict[str, str] = OrderedDict()
+        """Each session's pane, as first placed (least recently used dropped past :data:`SESSIONS_KEPT`)."""
         self._process_cwd = process_cwd
         self.adapter = ""
         """What this Link serves, for the trace: ``mcp``, ``bridge`` (set by the adapter)."""
@@ -114,12 +127,20 @@ class Link:
         """Whether the environment gate passes (spec §6.1)."""
         return self.environment is not None
 
-    def _require(self, caller_pane: str | None = None) -> tuple[Operations, Starter]:
+    def _require(self, caller_pane: str | None = None, *, acting: bool = True) -> tuple[Operations, Starter]:
         """The operations for the process's own pane, or for ``caller_pane`` when a session's caller
-        was found elsewhere (:meth:`session_pane`): the same Herdr, settings and guard, another identity."""
+        was found elsewhere (:meth:`session_pane`): the same Herdr, settings and guard, another identity.
+
+        ``acting``: the call acts as the process's own pane, which it may only where
+        :meth:`own_pane_problem` finds nothing (reads that act for no pane pass ``False``)."""
         if self._ops is None or self._starter is None:
             raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
-        if caller_pane is None or caller_pane == self._ops.identity.pane_id:
+        if caller_pane is None:
+            problem = self.own_pane_problem() if acting else None
+            if problem is not None:
+                raise problem
+            return self._ops, self._starter
+        if caller_pane == self._ops.identity.pane_id:
             return self._ops, self._starter
         kept = self._callers.get(caller_pane)
         if kept is None:
@@ -133,11 +154,40 @@ class Link:
         self._callers.move_to_end(caller_pane)
         return kept
 
+    def own_pane_problem(self) -> LinkError | None:
+        """Why this process may not act as the pane its environment names for its host (``self.host``),
+        or ``None`` when it may (PROTOCOL.md §6.1).
+
+        It may when its controlling terminal shows it runs in that pane. When the terminal shows another
+        pane of this Herdr it never may. With no such terminal it may only for a host that spawns our
+        adapter in each pane's own process: a host whose default shares one process between panes
+        (:attr:`herdr_link_protocol.Host.shared`) could have spawned it for any pane.
+        """
+        evidence = self.pane_evidence
+        if evidence.proves_pane:
+            return None
+        host = host_for_client(self.host) if self.host else None
+        shared = host.shared if host is not None else None
+        if not evidence.against_pane and shared is None:
+            return None
+        setup = shared.setup if shared is not None else "run the host in the pane's own process"
+        detail = f"{evidence.detail}; host {self.host or 'unknown'!r}: {setup}"
+        if not self._unproven_logged:
+            self._unproven_logged = True
+            log.warning("this process cannot show which Herdr pane it serves (%s); Link refuses every call", detail)
+        return LinkError(Cause.SELF_UNPROVEN, detail)
+
     async def bootstrap(self) -> str | None:
         """The start-up self identity bootstrap: returns the caller's Agent Name, or ``None``.
 
+        It names only a pane this process may act for (:meth:`own_pane_problem`); before the adapter knows
+        its host (an MCP server before ``initialize``) only where the controlling terminal shows the pane.
+        Otherwise the first call names the caller, if it may act for it.
         Never raises; failures go to the operator log and the communication paths retry later.
         """
+        if not self.pane_evidence.proves_pane and (not self.host or self.own_pane_problem() is not None):
+            log.info("start-up bootstrap skipped: %s", self.pane_evidence.detail)
+            return None
         try:
             ops, _ = self._require()
             name = (await ops.identity.ensure_name()).name
@@ -166,12 +216,27 @@ class Link:
 
     async def survey(self) -> Survey:
         """See :meth:`Operations.survey`."""
-        return await self._require()[0].survey()
+        return await self._require(acting=False)[0].survey()
 
-    async def session_pane(self, directory: str | None) -> str:
-        """The pane of the session whose directory is ``directory`` (see :meth:`Operations.session_pane`);
-        pass it to :meth:`run` as ``caller_pane``."""
-        return await self._require()[0].session_pane(directory)
+    async def session_pane(self, directory: str | None, session: str = "") -> str:
+        """The pane of ``session``, whose directory is ``directory``; pass it to :meth:`run` as ``caller_pane``.
+
+        A session is placed once, by its directory (:meth:`Operations.session_pane`), and stays on that
+        pane: later calls check that the pane still holds its OpenCode and are refused once it does not
+        (:meth:`Operations.session_pane_holds`), never placed again on another pane with that directory.
+        """
+        ops = self._require(acting=False)[0]
+        pinned = self._session_panes.get(session) if session else None
+        if pinned is not None:
+            self._session_panes.move_to_end(session)
+            await ops.session_pane_holds(pinned)
+            return pinned
+        pane = await ops.session_pane(directory)
+        if session:
+            self._session_panes[session] = pane
+            while len(self._session_panes) > SESSIONS_KEPT:
+                self._session_panes.popitem(last=False)
+        return pane
 
     async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
         """Start an agent from raw ``herdr_link_start`` arguments (see :meth:`Starter.start`)."""

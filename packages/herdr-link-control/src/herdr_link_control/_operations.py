@@ -12,6 +12,7 @@ from herdr_link_protocol import (
     CloseCall,
     ClosedReceipt,
     Envelope,
+    ErrorCode,
     LinkError,
     PeerEntry,
     PeersReceipt,
@@ -204,8 +205,29 @@ class Operations:
                 f"session {session or '(this connection)'} has sent {to} {guard.messages} messages within "
                 f"{guard.seconds:g} s; the user can raise [loop_guard] messages or seconds in {guard.where}",
             )
-        await self.cli.call(agent_prompt(to, wrapper), Role.PROMPT)
+        await self._still_there(target)
+        await self.cli.call(agent_prompt(target.pane_id, wrapper), Role.PROMPT)
         return SentReceipt(id=envelope.id, to=to)
+
+    async def _still_there(self, target: AgentRecord) -> None:
+        """The send types into the pane it resolved (by its canonical id: Herdr hands a name to another
+        agent while the old one's record lingers), and only while that pane still holds the occupant the
+        send checked (PROTOCOL.md §4.4).
+
+        Raises:
+            LinkError: ``SEND_FAILED`` (nothing typed), ``NOT_IN_HERDR``.
+        """
+        if not target.pane_id:
+            raise LinkError(Cause.SEND_TARGET_CHANGED, f"agent get {target.name} reported no pane")
+        try:
+            now = parse_agent_record(await self.cli.call(agent_get(target.pane_id), Role.TARGET))
+        except LinkError as error:
+            if error.code is not ErrorCode.PEER_NOT_FOUND:
+                raise
+            now = None
+        if now is None or now.occupant != target.occupant:
+            seen = now.occupant if now is not None else "no agent"
+            raise LinkError(Cause.SEND_TARGET_CHANGED, f"{target.pane_id} held {target.occupant}, now {seen}")
 
     async def session_pane(self, directory: str | None, kind: str = "opencode") -> str:
         """OpenCode 2's session rule: the pane of the one agent whose live cwd is ``directory``.
@@ -230,6 +252,24 @@ class Operations:
         if len(matches) != 1:
             raise LinkError(Cause.SESSION_PANE_AMBIGUOUS, f"{len(matches)} {kind} panes have directory {directory!r}")
         return matches[0].pane_id
+
+    async def session_pane_holds(self, pane_id: str, kind: str = "opencode") -> None:
+        """The pane a session was first placed on still holds an agent of ``kind`` (or one Herdr has not
+        labelled yet): a session is never placed anew elsewhere (PROTOCOL.md §6).
+
+        Raises:
+            LinkError: ``SELF_UNNAMED`` (the pane closed, or its agent is gone or of another kind),
+                ``NOT_IN_HERDR``.
+        """
+        try:
+            record = parse_agent_record(await self.cli.call(agent_get(pane_id), Role.TARGET))
+        except LinkError as error:
+            if error.code is not ErrorCode.PEER_NOT_FOUND:
+                raise
+            record = None
+        if record is None or record.pane_id != pane_id or record.kind not in (kind, ""):
+            held = f"{record.kind or 'an unlabelled agent'}" if record is not None else "no agent"
+            raise LinkError(Cause.SESSION_PANE_LEFT, f"{pane_id} holds {held}, not {kind}")
 
     async def close(self, call: CloseCall) -> ClosedReceipt:
         """Close the named agent's current pane (own workspace ∥ target, then ``pane close``).

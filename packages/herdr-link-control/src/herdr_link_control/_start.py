@@ -25,6 +25,7 @@ from herdr_link_protocol import (
     StartRequest,
     WithPlacement,
     check_agent_kind,
+    host_for_kind,
     parse_agent_config,
     resolve_placement,
 )
@@ -127,6 +128,9 @@ class Starter:
             pane_id, rollback = await self._new_tab(me, kind, args, placement, context)
         else:
             pane_id, rollback = await self._beside(me, kind, args, placement)
+        host = host_for_kind(kind)
+        if host is not None and host.shared is not None:  # its own process, so it answers as its own pane
+            args = host.shared.worker_args(args)
         async with self._undone_on_failure(rollback):
             await self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START)
 

@@ -203,6 +203,10 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
         if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
             await _activate(ctx, wait=False)
         return _failure(error)
+    unproven = link.own_pane_problem() if link.in_herdr else None
+    if unproven is not None:  # a session that cannot show its pane is not activated (PROTOCOL.md §6.1)
+        link.trace_refused(params.name, unproven)
+        return _failure(unproven)
     turn = ctx.lifespan_context.order.begin()
     try:
         activation = isinstance(parsed.call, Activate)

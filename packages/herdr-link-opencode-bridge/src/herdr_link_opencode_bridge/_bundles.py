@@ -17,6 +17,7 @@ from herdr_link_protocol import (
     CAPABILITIES,
     DISPATCH_ACTION_DESCRIPTION,
     DISPATCH_ARGUMENTS_DESCRIPTION,
+    GATEWAY_ACTIVATE,
     GATEWAY_TOOL,
     TOOL_SPECS,
     ActiveReceipt,
@@ -80,8 +81,10 @@ RUNTIMES: Final = {
 
 
 def _field_descriptions() -> dict[str, dict[str, Any]]:
+    # "activate" and null are the gateway's {} too (PROTOCOL.md §4.1); OpenCode 2 checks a tool's input
+    # against this schema before the plugin sees it, so it admits every form the parse accepts.
     fields: dict[str, dict[str, Any]] = {
-        "action": {"enum": list(CAPABILITIES), "description": DISPATCH_ACTION_DESCRIPTION}
+        "action": {"enum": [*CAPABILITIES, GATEWAY_ACTIVATE, None], "description": DISPATCH_ACTION_DESCRIPTION}
     }
     fields["arguments"] = {"type": "object", "description": DISPATCH_ARGUMENTS_DESCRIPTION}
     for name in ("herdr_link_send", "herdr_link_close", "herdr_link_start"):
@@ -94,7 +97,7 @@ def _dispatcher_input(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The dispatcher's input as plain JSON Schema, which OpenCode 2's ``Tool.ValueSchema`` accepts."""
     properties: dict[str, Any] = {}
     for key, field in fields.items():
-        prop: dict[str, Any] = {"type": "string"} if "enum" in field else {"type": field["type"]}
+        prop: dict[str, Any] = {"type": ["string", "null"]} if "enum" in field else {"type": field["type"]}
         if field.get("type") == "array":
             prop["items"] = {"type": "string"}
         properties[key] = {**prop, **field}

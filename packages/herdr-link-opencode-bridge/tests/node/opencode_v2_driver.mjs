@@ -1,9 +1,10 @@
 // Loads a generated OpenCode 2 bundle with a fake plugin context shaped on OpenCode's V2 plugin API
 // (packages/plugin/src/promise: Plugin {id, setup(ctx)}, ToolDomain.transform(ToolEditor),
-// SessionDomain.hook("context", SessionContext) with its mutable `tools` of the request's direct tools
+// SessionDomain.hook("context" | "compaction" | "generate", …) with the request's mutable `tools` of direct tools
 // (`options.codemode === false`, packages/core/src/tool.ts) and SessionApi.get -> Session.Info with
 // location.directory), runs the steps given on stdin and prints one JSON report. The plugin runs with
 // the environment the test gives it: another pane's, for a server shared by several panes.
+import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -14,7 +15,7 @@ const plugin = module.default;
 report.id = plugin.id;
 
 const tools = new Map();
-const contextHooks = [];
+const sessionHooks = { context: [], compaction: [], generate: [] };
 const registration = () => ({ dispose: async () => { report.disposed += 1; } });
 const editor = {
   list: () => [...tools.values()],
@@ -37,7 +38,7 @@ const ctx = {
   session: {
     hook: async (name, callback) => {
       report.hooks.push(name);
-      if (name === "context") contextHooks.push(callback);
+      sessionHooks[name]?.push(callback);
       return registration();
     },
     get: async ({ sessionID }) => {
@@ -70,20 +71,26 @@ for (const step of scenario.steps) {
     } catch (error) {
       report.results.push({ error: error.message });
     }
-  } else if (step.kind === "context") {
-    // The request's direct tools, keyed by name (SessionContext.tools): a hook may delete one to hide it.
+  } else if (step.kind in sessionHooks) {
+    // A request of that kind (SessionContext, or SessionCompaction / SessionGenerate, which extend it):
+    // the request's direct tools, keyed by name; a hook may delete one to hide it.
     const offered = Object.fromEntries(
       [...tools.values()].filter((tool) => tool.options?.codemode === false)
         .map((tool) => [tool.name, { description: tool.description, input: tool.input }]),
     );
     const event = {
-      sessionID: step.session, agent: "build", model: { providerID: "p", modelID: "m" }, kind: "primary",
+      sessionID: step.session, agent: "build", model: { providerID: "p", modelID: "m" },
+      kind: step.kind === "context" ? "primary" : step.kind,
       system: [{ type: "text", text: "You are OpenCode." }], messages: [], options: {}, tools: offered,
     };
-    for (const hook of contextHooks) await hook(event, { signal: new AbortController().signal });
+    for (const hook of sessionHooks[step.kind]) await hook(event, { signal: new AbortController().signal });
     const result = { system: event.system.map((part) => part.text) };
     if (!Object.hasOwn(event.tools, "herdr_link")) result.hidden = true;
     report.results.push(result);
+  } else if (step.kind === "herdr") {
+    // The user acts in Herdr between two requests (closes a pane, starts an agent): its own CLI.
+    const done = spawnSync(process.env.HERDR_BIN_PATH, step.argv, { encoding: "utf8" });
+    report.results.push({ herdr: done.status });
   } else if (step.kind === "kill-bridge") {
     process.kill(Number(readFileSync(step.pidFile, "utf8").trim()), "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, 300));

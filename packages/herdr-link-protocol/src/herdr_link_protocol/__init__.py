@@ -93,9 +93,11 @@ if TYPE_CHECKING:
         Place as Place,
         Requirement as Requirement,
         Servers as Servers,
+        SharedProcess as SharedProcess,
         Trust as Trust,
         find_host as find_host,
         host_for_client as host_for_client,
+        host_for_kind as host_for_kind,
         hosts_with as hosts_with,
     )
     from ._jsonline import (
@@ -245,9 +247,11 @@ _EXPORTS = {
         "Place",
         "Requirement",
         "Servers",
+        "SharedProcess",
         "Trust",
         "find_host",
         "host_for_client",
+        "host_for_kind",
         "hosts_with",
     ],
     "_jsonline": [

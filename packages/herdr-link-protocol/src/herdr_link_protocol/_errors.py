@@ -62,6 +62,16 @@ class Cause(enum.Enum):
         ErrorCode.SELF_UNNAMED,
         "this session's directory is not the directory of exactly one OpenCode pane in Herdr",
     )
+    SESSION_PANE_LEFT = (
+        ErrorCode.SELF_UNNAMED,
+        "the OpenCode pane this session was placed on has closed or no longer runs OpenCode, so this session "
+        "speaks for no pane any more, and nothing was done",
+    )
+    SELF_UNPROVEN = (
+        ErrorCode.SELF_UNNAMED,
+        "this session runs in a process that several panes may share, so Herdr Link cannot show which pane it "
+        "speaks for, and nothing was done: ask your user to run this host in its own pane's process",
+    )
     # PEER_NOT_FOUND (deliberately one reason for every lookup failure: scope privacy, spec §5)
     NOT_A_PEER = (ErrorCode.PEER_NOT_FOUND, "target agent is not a live peer")
     PEER_ARGUMENT_INVALID = (ErrorCode.PEER_NOT_FOUND, '"{field}" must be an Agent Name')
@@ -86,6 +96,11 @@ class Cause(enum.Enum):
         ErrorCode.SEND_FAILED,
         "the target agent is not ready for messages yet (still starting, or its program is not in the "
         "foreground), so nothing was delivered",
+    )
+    SEND_TARGET_CHANGED = (
+        ErrorCode.SEND_FAILED,
+        "the target agent's pane no longer holds the agent that was looked up (it exited, or another agent took "
+        "its place or its name), so nothing was typed",
     )
     SEND_LOOP_SUSPECTED = (
         ErrorCode.SEND_FAILED,

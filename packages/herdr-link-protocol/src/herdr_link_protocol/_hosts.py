@@ -19,7 +19,7 @@ from ._contract import PresentationForm
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Final
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SharedProcess",
     "Trust",
     "find_host",
     "host_for_client",
@@ -285,6 +286,46 @@ class Migration:
         """What the operator log and the doctor say (``{model}``, ``{target}``)."""
 
 
+class SharedProcess:
+    """A host whose default set-up runs the sessions of several panes in one background process, which
+    spawns our adapter with the environment of whichever pane started it (PROTOCOL.md §6.1).
+
+    An adapter such a host spawns acts as the pane in its environment only where its controlling
+    terminal shows it runs in that pane; a worker Link starts gets the per-pane mode (:attr:`per_pane`).
+    """
+
+    __slots__ = ("chosen_by", "daemon_pid_file", "per_pane", "program", "setup")
+
+    def __init__(
+        self,
+        *,
+        per_pane: tuple[str, ...],
+        chosen_by: tuple[str, ...],
+        setup: str,
+        program: str,
+        daemon_pid_file: Place | None = None,
+    ) -> None:
+        self.per_pane = per_pane
+        """Arguments put before a started worker's own, so that its session runs in its pane's process."""
+        self.chosen_by = chosen_by
+        """Arguments by which the given ones already choose (with or without ``=value``): nothing is added."""
+        self.setup = setup
+        """The set-up that works, for the operator log and the doctor."""
+        self.program = program
+        """The executable name of the shared process (``/proc/<pid>/comm`` or its argv[0]'s basename)."""
+        self.daemon_pid_file = daemon_pid_file
+        """Where the host records its running shared process (a JSON object with ``pid``), for the doctor."""
+
+    def worker_args(self, args: Sequence[str]) -> tuple[str, ...]:
+        """``args`` with :attr:`per_pane` before them, unless they already choose a mode."""
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.split("=", 1)[0] in self.chosen_by:
+                return tuple(args)
+        return (*self.per_pane, *args)
+
+
 class Host:
     """One host kind: its names, how it presents tools, its files, its hint and its trust."""
 
@@ -301,6 +342,7 @@ class Host:
         "project_notes",
         "relists",
         "servers",
+        "shared",
         "title",
         "trust",
         "user_notes",
@@ -321,6 +363,7 @@ class Host:
         allow: Allow | None = None,
         trust: Trust | None = None,
         migration: Migration | None = None,
+        shared: SharedProcess | None = None,
         notes: tuple[str, ...] = (),
         user_notes: tuple[str, ...] = (),
         project_notes: tuple[str, ...] = (),
@@ -345,6 +388,8 @@ class Host:
         self.allow = allow
         self.trust = trust
         self.migration = migration
+        self.shared = shared
+        """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
         self.notes = notes
         """What ``wiring`` says under the files (``{allow}`` is the allow rule), then at one scope only:"""
         self.user_notes = user_notes
@@ -510,6 +555,18 @@ HOSTS: Final[tuple[Host, ...]] = (
             question='a Codex worker whose model is {model} first shows a notice offering {target} ("Try new model / '
             "Use existing model\"; Herdr reads it as idle, so a message's Enter would switch the model for the user)",
         ),  # fmt: skip
+        shared=SharedProcess(
+            per_pane=("--no-daemon",),
+            chosen_by=("--no-daemon", "--remote"),
+            setup="start Codex with `codex --no-daemon` in each Herdr pane (its default runs every pane's session "
+            "in one background app-server that has the environment of the pane that started it)",
+            program="codex",
+            daemon_pid_file=Place(
+                "~/.codex/app-server-daemon/daemon.pid",
+                variable="CODEX_HOME",
+                under_variable="app-server-daemon/daemon.pid",
+            ),
+        ),
         notes=(
             "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
             "server sees no Herdr and lists no tools.",
@@ -659,3 +716,16 @@ def host_for_client(client_name: str | None) -> Host | None:
             if (name == needle[1:]) if needle.startswith("=") else (needle in name):
                 return host
     return None
+
+
+KIND_ALIASES: Final = {"claude-code": "claude", "antigravity": "agy"}
+"""The aliases Herdr's ``parse_agent_label`` accepts for the kinds in this table (docs/herdr.md §7)."""
+
+
+def host_for_kind(kind: str) -> Host | None:
+    """The host whose Herdr agent kind ``kind`` is, read as Herdr reads it (any case, its aliases)."""
+    label = kind.strip().lower()
+    for suffix in (".exe", ".cmd", ".bat", ".ps1", ".js"):
+        label = label.removesuffix(suffix)
+    label = KIND_ALIASES.get(label, label)
+    return next((host for host in _table() if host.kind == label), None)

@@ -30,6 +30,7 @@ from herdr_link_protocol import LinkError, hosts_with
 from ._check import Check
 from ._files import bridge_check, config_check, opencode_check, pi_check
 from ._hint_checks import check_hint
+from ._shared_checks import check_shared
 from ._wiring_checks import check_wiring
 from ._worker_checks import check_worker, node_check
 
@@ -125,7 +126,8 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     checks.extend([*wiring.values(), *hints.values(), *stubs])
     checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
     workers = [check_worker(host, home, cwd, wiring[host.name], hints.get(host.name)) for host in mcp_hosts]
-    checks.extend([*workers, node_check(), *settings_check(environ, home)])
+    shared = [check_shared(host, environ, home) for host in hosts_with("shared")]
+    checks.extend([*workers, *shared, node_check(), *settings_check(environ, home)])
     if all(c.status == "SKIP" for c in hosts):
         fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))

@@ -172,7 +172,7 @@ class BridgeServer:
                 caller_pane = None
                 if request.context.caller_by_directory:
                     try:
-                        caller_pane = await self.link.session_pane(request.context.directory)
+                        caller_pane = await self.link.session_pane(request.context.directory, request.context.session)
                     except LinkError:
                         if activates:  # a session that cannot be placed is not activated
                             activates = False
@@ -199,7 +199,8 @@ class BridgeServer:
     async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
         if request.op == "bootstrap":
             return {"name": await self.link.bootstrap()}
-        await self.link.session_pane(request.context.directory)  # resolve_session_pane: the pane stays here
+        # resolve_session_pane: the pane stays here
+        await self.link.session_pane(request.context.directory, request.context.session)
         return {"status": "resolved"}
 
 

@@ -27,7 +27,10 @@ function dispatcherArgs(tool) {
     string: () => schema.string(),
   };
   for (const [key, field] of Object.entries(LINK.dispatcher.input.properties)) {
-    const base = field.enum ? schema.enum(field.enum) : kinds[field.type]();
+    const names = field.enum?.filter((value) => typeof value === "string");
+    const type = [field.type].flat().find((value) => value !== "null");
+    let base = names ? schema.enum(names) : kinds[type]();
+    if (field.enum?.includes(null)) base = base.nullable();
     args[key] = base.optional().describe(field.description);
   }
   return args;
@@ -76,11 +79,12 @@ const HerdrLinkPlugin = async (input) => {
 // session's directory (the live cwd of exactly one OpenCode pane in Herdr, PROTOCOL.md §6) and runs as
 // that pane, or fails closed.
 
+// The session's own folder: `location.directory` (its `subpath` is that same folder relative to the
+// project root, so it is never joined to it).
 async function sessionDirectory(session, sessionID) {
   const info = await session.get({ sessionID });
-  const base = info?.location?.directory ?? info?.directory;
-  if (typeof base !== "string" || base === "") return null;
-  return typeof info.subpath === "string" && info.subpath !== "" ? join(base, info.subpath) : base;
+  const directory = info?.location?.directory ?? info?.directory;
+  return typeof directory === "string" && directory !== "" ? directory : null;
 }
 
 function withTimeout(promise, ms) {
@@ -95,9 +99,10 @@ async function HerdrLinkSetup(ctx) {
     console.error(LINK.operator.outsideHerdr);
     return;
   }
+  // No start-up bootstrap: the pane that started this server is not a session's caller (each call names
+  // only the pane its session was placed on, when it runs there).
   const bridge = new Bridge({ ...process.env });
   const active = new Set();
-  bridge.request("bootstrap", {}, { session: "" }).catch(() => {});
 
   async function place(session) {
     let directory = null;
@@ -135,6 +140,14 @@ async function HerdrLinkSetup(ctx) {
     }
   }
 
+  // Hides the tool from a request of a session the rule cannot place; says whether it did.
+  async function hidden(event) {
+    const session = event?.sessionID;
+    if (session && !(await refused(session))) return false;
+    if (event?.tools) delete event.tools[LINK.gateway];
+    return true;
+  }
+
   const registrations = [
     await ctx.tool.transform((editor) => {
       editor.add({
@@ -146,16 +159,16 @@ async function HerdrLinkSetup(ctx) {
       });
     }),
     await ctx.session.hook("context", async (event) => {
-      const session = event?.sessionID;
-      if (!session || (await refused(session))) {
-        if (event?.tools) delete event.tools[LINK.gateway];
-        return;
-      }
-      if (!active.has(session)) return;
+      if (await hidden(event)) return;
+      if (!active.has(event.sessionID)) return;
       if (!event.system.some((part) => part?.text === LINK.presentation)) {
         event.system.push({ type: "text", text: LINK.presentation });
       }
     }),
+    // Every other request kind that lists tools (SessionCompaction and SessionGenerate extend
+    // SessionContext): the tool is hidden there too; the contract goes with the agent loop's requests only.
+    await ctx.session.hook("compaction", hidden),
+    await ctx.session.hook("generate", hidden),
   ];
   return async () => {
     for (const registration of registrations) await registration?.dispose?.();

@@ -1,0 +1,122 @@
+"""Which pane a process can show it runs in (PROTOCOL.md §6.1): read in real sessions and terminals, and
+what the Link does with it for each kind of host."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from scripted_herdr import IN_PANE, agent, got, ok, scripted
+
+from herdr_link_control import Link, PaneEvidence, TerminalPane
+from herdr_link_protocol import Cause, LinkError
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pane is read from /proc (Linux)")
+
+PANE_ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": "/run/h.sock"}
+READ = "import json, os; from herdr_link_control import read_pane_evidence as r; print(r(os.environ).terminal.name)"
+
+
+def evidence_in(command: str, *, leader_pane: str, own_env: dict[str, str] | None = None, tty: bool = True) -> str:
+    """What a process sees: its session led by a shell Herdr would start for ``leader_pane`` (``setsid -c``
+    on a fresh pseudo-terminal, as portable-pty does), ``command`` run there with ``own_env`` on top."""
+    leader_env = {**os.environ, **PANE_ENV, "HERDR_PANE_ID": leader_pane}
+    child = " ".join(f"{k}={v}" for k, v in (own_env or {}).items())
+    script = f"env {child} {sys.executable} -c '{command}'; true"  # `; true`: the shell stays the leader
+    if not tty:
+        done = subprocess.run(["sh", "-c", script], env=leader_env, capture_output=True, text=True, timeout=60,
+                              start_new_session=True, stdin=subprocess.DEVNULL)  # fmt: skip
+        return done.stdout.strip()
+    master, slave = os.openpty()
+    try:
+        done = subprocess.run(["setsid", "-c", "sh", "-c", script], env=leader_env, stdin=slave,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    finally:
+        os.close(master)
+        os.close(slave)
+    return done.stdout.strip()
+
+
+def test_a_process_in_its_panes_terminal_session_is_proven():
+    assert evidence_in(READ, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "SAME"
+
+
+def test_another_panes_environment_in_this_panes_terminal_is_shown_to_be_elsewhere():
+    assert evidence_in(READ, leader_pane="w1:p2", own_env={"HERDR_PANE_ID": "w1:p1"}) == "OTHER"
+
+
+def test_a_process_without_a_controlling_terminal_proves_nothing_whatever_its_environment():
+    # a shared host process (Codex's app-server daemon): its own session, no terminal, a pane's environment
+    assert evidence_in(READ, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}, tty=False) == "NONE"
+
+
+def test_a_terminal_another_herdr_started_is_not_this_herdrs_pane():
+    own = {"HERDR_PANE_ID": "w1:p1", "HERDR_SOCKET_PATH": "/run/another.sock"}
+    assert evidence_in(READ, leader_pane="w1:p1", own_env=own) == "FOREIGN"
+
+
+def test_this_test_process_is_not_in_a_pane_of_a_made_up_herdr():
+    from herdr_link_control import read_pane_evidence
+
+    assert not read_pane_evidence({**PANE_ENV, "HERDR_PANE_ID": "w9:p9"}).proves_pane
+
+
+NO_TERMINAL = PaneEvidence(TerminalPane.NONE, "test: no controlling terminal")
+ELSEWHERE = PaneEvidence(TerminalPane.OTHER, "test: the terminal is another pane's")
+ENV = {**PANE_ENV, "HERDR_PANE_ID": "w1:p1"}
+TABLE = {
+    ("agent", "get", "w1:p1"): got(agent("alpha")),
+    ("agent", "get", "beta"): got(agent("beta", pane="w1:p2")),
+    ("agent", "list"): ok({"result": {"agents": [agent("alpha"), agent("beta", pane="w1:p2")]}}),
+    ("agent", "prompt"): ok({"result": {}}),
+    ("agent", "rename"): ok({"result": {}}),
+}
+
+
+def subject(evidence: PaneEvidence, host: str) -> tuple[Link, list[tuple[str, ...]]]:
+    runner = scripted(TABLE)
+    link = Link(ENV, runner=runner, pane_evidence=evidence)
+    link.host = host
+    return link, runner.calls
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("evidence", "host"),
+    [(NO_TERMINAL, "codex-mcp-client"), (ELSEWHERE, "codex-mcp-client"), (ELSEWHERE, "claude-code"), (ELSEWHERE, "")],
+)
+async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(evidence, host):
+    link, calls = subject(evidence, host)
+    for call in (link.peers(), link.send("beta", "hi"), link.start({"name": "w", "kind": "pi", "args": []})):
+        with pytest.raises(LinkError) as caught:
+            await call
+        assert caught.value.cause is Cause.SELF_UNPROVEN
+    assert await link.bootstrap() is None
+    assert calls == []  # nothing asked of Herdr: nothing sent, renamed or started
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("evidence", "host"),
+    [(IN_PANE, "codex-mcp-client"), (NO_TERMINAL, "claude-code"), (NO_TERMINAL, "gemini-cli-mcp-client")],
+)
+async def test_a_proven_pane_or_a_host_that_spawns_per_pane_acts_as_its_pane(evidence, host):
+    link, calls = subject(evidence, host)
+    assert (await link.peers()).self_.name == "alpha"
+    assert (await link.send("beta", "hi")).to == "beta"
+
+
+@pytest.mark.anyio
+async def test_before_the_host_is_known_only_the_terminal_allows_the_start_up_bootstrap():
+    unnamed = {**TABLE, ("agent", "get", "w1:p1"): [got(agent(None)), got(agent("hl-x"))]}
+    runner = scripted(unnamed)
+    assert await Link(ENV, runner=runner, pane_evidence=NO_TERMINAL).bootstrap() is None and runner.calls == []
+    runner = scripted(unnamed)
+    assert await Link(ENV, runner=runner, pane_evidence=IN_PANE).bootstrap() == "hl-x"
+
+
+def test_the_operator_log_names_the_set_up_that_works(caplog):
+    link, _ = subject(NO_TERMINAL, "codex-mcp-client")
+    problem = link.own_pane_problem()
+    assert problem is not None and "codex --no-daemon" in problem.detail and "codex" not in str(problem)
+    assert "codex --no-daemon" in caplog.text

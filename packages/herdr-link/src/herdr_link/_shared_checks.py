@@ -1,0 +1,55 @@
+"""The doctor's line for a host whose default shares one background process between panes (Codex's
+app-server daemon): whether one runs, and which pane's environment it holds (PROTOCOL.md §6.1)."""
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from herdr_link_control.userfiles import place_path
+from herdr_link_protocol import Host
+
+from ._check import Check
+
+__all__ = ["check_shared"]
+
+
+def _running(pid_file: Path, program: str) -> int | None:
+    """The pid the host recorded, when that process still runs its shared server."""
+    try:
+        pid = json.loads(pid_file.read_text(encoding="utf-8"))["pid"]
+        argv = Path(f"/proc/{int(pid)}/cmdline").read_bytes().split(b"\0")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    runs = Path(argv[0].decode("utf-8", "replace")).name == program and b"app-server" in argv
+    return int(pid) if runs else None
+
+
+def _pane_of(pid: int) -> str | None:
+    """``HERDR_PANE_ID`` of the environment the process was started with (``None``: outside Herdr)."""
+    try:
+        raw = Path(f"/proc/{pid}/environ").read_bytes()
+    except OSError:
+        return None
+    for item in raw.split(b"\0"):
+        if item.startswith(b"HERDR_PANE_ID="):
+            return item.split(b"=", 1)[1].decode("utf-8", "replace") or None
+    return None
+
+
+def check_shared(host: Host, environ: Mapping[str, str], home: Path) -> Check:
+    """``<title> shared process``: SKIP when none runs; WARN when one does, naming whose environment it has
+    and the set-up under which each pane's session runs in its own process."""
+    shared = host.shared
+    name = f"{host.title} shared process"
+    if shared is None or shared.daemon_pid_file is None:
+        return Check(name, "SKIP", f"{host.title} runs each pane's session in that pane")
+    pid = _running(place_path(shared.daemon_pid_file, "user", environ, home, home), shared.program)
+    if pid is None:
+        return Check(name, "SKIP", f"no {host.title} background server is running")
+    pane = _pane_of(pid)
+    whose = f"was started from Herdr pane {pane}" if pane else "was started outside Herdr"
+    detail = (
+        f"a {host.title} background server (pid {pid}) {whose}: a plain `{shared.program}` in any pane runs its "
+        "session there, and Herdr Link refuses that session's calls (it cannot show which pane it speaks for)"
+    )
+    return Check(name, "WARN", detail, shared.setup)

@@ -1,0 +1,225 @@
+"""Codex 0.171.0's shared app-server daemon, in real panes (issue 60): a plain ``codex`` runs its session in
+one background process that spawns our server with the environment of the pane that started it. Each pane
+answers as itself or is refused; nothing ever goes out under another pane's name.
+
+A user followed the README (``herdr-link-mcp install --host codex``) and typed ``codex`` into panes of the
+simulated Herdr, then a request into each composer. One scripted Responses model serves every session
+(each conversation carries its own progress): activate, peers, then a send to the agent the request names.
+"""
+
+import asyncio
+import json
+import re
+import subprocess
+from functools import partial
+from pathlib import Path
+
+import pytest
+from fake_model import Body, Decision, FakeModelServer, Responses, ScriptedModel, Step, Text
+from hosts import HOSTS, install_wiring
+from interactive import WAIT, at_prompt, lead_pane, say, settled, status, user_machine
+from matrix import SCENARIOS
+from scenarios import CANONICAL
+
+from herdr_link_protocol import Cause, LinkError, extract_envelope
+from herdr_link_testkit import HerdrSim
+
+NAMES = {tool: f"mcp__herdr_link.{tool}" for tool in CANONICAL}
+DIALECT = Responses()
+UNPROVEN = str(LinkError(Cause.SELF_UNPROVEN))
+
+
+@pytest.fixture
+def allowed_lookups() -> frozenset[str]:
+    """Interactive Codex fetches its announcement tip from raw.githubusercontent.com; nothing waits for it."""
+    return frozenset({"raw.githubusercontent.com"})
+
+
+def _target(body: Body) -> dict[str, str]:
+    # the user's request, wherever it is in the conversation (a message from another agent may have
+    # arrived as a later user turn while this one ran: Codex adds it to the running turn)
+    named = re.search(r"Tell (\w+) hello", json.dumps(body))
+    return {"to": named.group(1) if named else "nobody", "message": "hello"}
+
+
+class _OnRequest(ScriptedModel):
+    """Acts only in a session whose user asked it to tell someone hello; a session whose first turn is a
+    message from another agent just notes it (and acts once its user asks)."""
+
+    def decide(self, body: Body) -> Decision:
+        if self.dialect.primary(body) and "Tell " not in json.dumps(body):
+            return Text("noted")
+        return super().decide(body)
+
+
+def _model() -> ScriptedModel:
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", _target)]
+    return _OnRequest(DIALECT, NAMES, steps)
+
+
+def _codex_pane(sim: HerdrSim, workspace: str | None, folder: Path, name: str, command: str) -> str:
+    """A pane in ``folder`` named ``name`` in Herdr, where the user typed ``command`` and waits for its composer."""
+    folder.mkdir(parents=True, exist_ok=True)
+    pane = sim.create_workspace(str(folder)) if workspace is None else sim.new_tab(workspace, cwd=str(folder))
+    at_prompt(sim, pane)
+    sim.type_text(pane, f"{command}\r")
+    sim.wait_for(lambda: status(sim, pane) is not None, timeout=WAIT, what=f"Codex detected in {pane}")
+    sim.wait_for(lambda: sim.bracketed_paste(pane), timeout=WAIT, what="its composer")
+    settled(sim, pane, quiet=1.0)
+    sim.request("agent.rename", target=pane, name=name)
+    return pane
+
+
+def _results_of(model: ScriptedModel, name: str) -> list[str]:
+    """Every tool result in the newest request of the session the user asked to tell ``name`` hello."""
+    mine = [b for b in model.primary_requests if f"Tell {name} hello" in json.dumps(b)]
+    return DIALECT.results(mine[-1]) if mine else []
+
+
+def _turn_done(model: ScriptedModel, name: str) -> bool:
+    return len(_results_of(model, name)) >= 3  # activation, peers, send: each answered
+
+
+def _daemon_env(home: Path) -> dict[str, str]:
+    """The environment of the user's running Codex app-server daemon (found in /proc by its command line:
+    an ``app-server`` installed under this user's ``~/.codex``, not its updater loop)."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            raw = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(home).encode() in argv[0] and b"app-server" in argv and b"pid-update-loop" not in argv:
+            return dict(item.decode("utf-8", "replace").split("=", 1) for item in raw if b"=" in item)
+    return {}
+
+
+def test_plain_codex_panes_on_one_daemon_never_speak_as_another_pane(tmp_path: Path) -> None:
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            # alpha's Codex started the daemon: it has alpha's environment, and every later plain codex joins it
+            started = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
+            sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+            workspace = alpha.split(":")[0]
+            beta = _codex_pane(sim, workspace, machine.project / "b", "beta", "codex")
+            # the trap: a pane in alpha's own folder (codex -C would do the same), and one more in beta's
+            same = _codex_pane(sim, workspace, machine.project / "a", "gamma", "codex")
+            aimed = _codex_pane(sim, workspace, machine.project / "b", "delta", f"codex -C {machine.project / 'a'}")
+            say(sim, beta, "Tell alpha hello")
+            say(sim, alpha, "Tell beta hello")
+            say(sim, same, "Tell beta hello")
+            say(sim, aimed, "Tell gamma hello")
+            for name in ("alpha", "beta", "gamma"):
+                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+            for pane in (alpha, beta, same, aimed):
+                assert sim.deliveries(pane) == []  # nothing typed into any pane
+            names = {sim.agent(p).get("name") for p in (alpha, beta, same, aimed)}
+    for name in ("alpha", "beta", "gamma"):
+        results = _results_of(model, name)
+        assert results and all(UNPROVEN in text for text in results), results  # refused, each call
+        assert not any('"self"' in text or '"sent"' in text for text in results)
+    assert names == {"alpha", "beta", "gamma", "delta"}  # nobody renamed
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "plain `codex` in four panes on its shared app-server daemon (two in one folder, one with "
+            "`-C` naming another pane's folder)",
+            "outcome": f"every call `{UNPROVEN.split(':')[0]}` (the server cannot show its pane); nothing sent, "
+            "nobody renamed; the operator log names `codex --no-daemon`",
+            "prompts": [],
+        }
+    )
+
+
+def test_codex_no_daemon_panes_answer_as_themselves_while_a_daemon_runs(tmp_path: Path) -> None:
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            lead, link = lead_pane(sim, machine.project)
+            workspace = lead.split(":")[0]
+            alpha = _codex_pane(sim, workspace, machine.project / "a", "alpha", "codex")  # starts the daemon
+            running = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
+            sim.wait_for(running, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+            beta = _codex_pane(sim, workspace, machine.project / "a", "beta", "codex --no-daemon")
+            delta = _codex_pane(sim, workspace, machine.project / "d", "delta", "codex --no-daemon")
+            # a worker the lead starts while the daemon runs: Link asks for its own process
+            asyncio.run(link.start({"name": "worker", "kind": "codex", "args": [], "cwd": str(machine.project / "a")}))
+            worker = sim.agent("worker")["pane_id"]
+            sim.wait_for(lambda: sim.bracketed_paste(worker), timeout=WAIT, what="the worker's composer")
+            settled(sim, worker, quiet=1.0)
+            typed = next(c for c in sim.log.commands() if c[:2] == ("agent", "start"))
+            # one turn at a time: a message that reached a pane before its user's request would be its turn
+            for pane, name in ((worker, "beta"), (beta, "delta"), (delta, "worker")):
+                say(sim, pane, f"Tell {name} hello")
+                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+            received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
+                        for name, pane in (("beta", beta), ("delta", delta), ("worker", worker))}  # fmt: skip
+            assert sim.deliveries(alpha) == []
+    assert typed[typed.index("--") + 1 :] == ("--no-daemon",)
+    for sender, receiver in (("beta", "delta"), ("delta", "worker"), ("worker", "beta")):
+        results = _results_of(model, receiver)
+        assert any(f'"self":{{"name":"{sender}"' in text for text in results), results
+        assert [(e.from_, e.to) for e in received[receiver] if e is not None] == [(sender, receiver)], results
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "`codex --no-daemon` in two panes (one in the daemon pane's folder), and a Codex worker Link "
+            "started, while the daemon runs",
+            "outcome": "the worker is started as `codex --no-daemon`; each answers `peers` as itself and its "
+            "message reaches the next from its own name",
+            "prompts": [],
+        }
+    )
+
+
+def _doctor(sim: HerdrSim, pane: str, home: Path) -> str:
+    """``herdr-link doctor`` as the user runs it in ``pane``."""
+    env = {**sim.env(pane), "HOME": str(home)}
+    done = subprocess.run(["herdr-link", "doctor"], env=env, capture_output=True, text=True, timeout=120)
+    return done.stdout
+
+
+def test_the_doctor_names_a_daemon_started_outside_herdr_or_from_another_pane(tmp_path: Path) -> None:
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        codex = str(HOSTS["codex"].executable)
+        # the user started Codex's daemon from a terminal outside Herdr
+        outside = {k: v for k, v in machine.env.items() if not k.startswith("HERDR_")}
+        started = subprocess.run([codex, "app-server", "daemon", "start"], env=outside, cwd=machine.home,
+                                 capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+        assert started.returncode == 0, started.stderr
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            say(sim, alpha, "Tell beta hello")
+            sim.wait_for(lambda: "cannot call" in sim.read(alpha), timeout=WAIT * 2, what="the model without the tool")
+            before = _doctor(sim, alpha, machine.home)
+            # the user restarts the daemon from another pane
+            third = sim.new_tab(alpha.split(":")[0], cwd=str(machine.project))
+            at_prompt(sim, third)
+            sim.type_text(third, f"{codex} app-server daemon restart\r")
+            restarted = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == third  # noqa: E731
+            sim.wait_for(restarted, timeout=WAIT, what="the daemon restarted from the third pane")
+            after = _doctor(sim, alpha, machine.home)
+    assert not any(NAMES["herdr_link"] in DIALECT.callable(b) for b in model.primary_requests)  # no tools at all
+    line = next(line for line in before.splitlines() if "Codex shared process" in line)
+    assert line.startswith("WARN") and "started outside Herdr" in line, before
+    assert "codex --no-daemon" in before
+    line = next(line for line in after.splitlines() if "Codex shared process" in line)
+    assert f"was started from Herdr pane {third}" in line, after
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "its daemon started outside Herdr, then restarted from another pane",
+            "outcome": "a plain `codex` gets no Herdr Link tools; `herdr-link doctor` warns which it is and names "
+            "`codex --no-daemon`",
+            "prompts": [],
+        }
+    )
