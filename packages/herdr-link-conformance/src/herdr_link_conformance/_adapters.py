@@ -73,12 +73,13 @@ CAPABILITIES_BRIDGE: Final = frozenset({"start", "bootstrap", "unlisted_calls"})
 STUB_RUNTIMES: Final = {
     "opencode-v1": ("opencode", frozenset({"tools", "gateway", "quiet_activation", "start", "bootstrap"}) | _GUARD),
     "opencode-v2": ("opencode", frozenset({"tools", "gateway", "start", "bootstrap", "session_placement"}) | _GUARD),
-    "pi": ("pi", CAPABILITIES_MCP - {"unlisted_calls"}),
+    "pi": ("pi", CAPABILITIES_MCP - {"unlisted_calls", "pane_proof"}),
 }
 """Each stub runtime the host shim runs: the agent kind of its host's pane, and what it offers. OpenCode
 has one gateway tool, no Tier 1 tools and no list signal (PROTOCOL.md §6, single-gateway dispatch);
 OpenCode 2's session rule asks Herdr before every call, activation included (§6); a plugin host
-offers no call to a tool its plugin did not register."""
+offers no call to a tool its plugin did not register, and none is an MCP client of a host that shares
+one process between panes (``pane_proof``)."""
 HOST_SHIM: Final = Path(__file__).with_name("host_shim.mjs")
 """The Node program that runs a stub the way its host would (its own header says what it offers)."""
 

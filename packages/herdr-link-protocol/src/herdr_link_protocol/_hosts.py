@@ -39,6 +39,7 @@ __all__ = [
     "Trust",
     "find_host",
     "host_for_client",
+    "host_for_kind",
     "hosts_with",
 ]
 
