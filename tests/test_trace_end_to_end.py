@@ -42,6 +42,6 @@ async def test_a_message_is_found_by_its_id_from_the_call_to_herdrs_answer(tmp_p
     )
     stdout = shown.stdout.decode()
     assert shown.returncode == 0, shown.stderr
-    assert "herdr agent prompt beta <" in stdout and "exit 0" in stdout
+    assert f"herdr agent prompt {right} <" in stdout and "exit 0" in stdout  # typed into the pane resolved
     assert "peers beta" in stdout.split("inferred by name and time")[1]  # beta's next call, inferred
     assert "please review" not in (home / "trace.jsonl").read_text()

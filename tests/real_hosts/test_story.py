@@ -286,7 +286,8 @@ def _traced(trace: Path, story: Story, workers: dict[str, Worker]) -> None:
     command = [str(Path(sys.executable).parent / "herdr-link"), "trace", "--file", str(trace), "--id", task]
     shown = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
     assert shown.returncode == 0, shown.stderr
-    assert f"send lead → {RING[0]} {task}" in shown.stdout and f"herdr agent prompt {RING[0]} <" in shown.stdout
+    pane = workers[RING[0]].pane
+    assert f"send lead → {RING[0]} {task}" in shown.stdout and f"herdr agent prompt {pane} <" in shown.stdout
     assert f"send {RING[0]} → lead" in shown.stdout.split("inferred by name and time")[1]  # its result, inferred
 
 

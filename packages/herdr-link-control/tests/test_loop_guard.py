@@ -167,3 +167,22 @@ async def test_fifty_sends_at_once_to_one_agent_pass_at_the_default_limit_and_th
     with pytest.raises(LinkError) as refused:
         await subject.send("reviewer", "one more")
     assert refused.value.cause is Cause.SEND_LOOP_SUSPECTED
+
+
+def test_a_limit_of_one_lets_one_message_through_per_window():
+    clock = Clock()
+    guard = LoopGuard(1, 60, clock=clock)
+    assert guard.admit("s", "reviewer") and not guard.admit("s", "reviewer")
+    clock.now += 60
+    assert guard.admit("s", "reviewer")
+
+
+def test_forgetting_old_pairs_never_forgets_a_pair_whose_window_is_still_live():
+    clock = Clock()
+    guard = LoopGuard(2, 100, clock=clock)
+    for index in range(300):  # more pairs than it keeps without forgetting, every window live
+        assert guard.admit("s", f"agent-{index}") and guard.admit("s", f"agent-{index}")
+        clock.now += 0.1
+    assert not any(guard.admit("s", f"agent-{index}") for index in range(300))  # each is at its limit
+    clock.now += 100
+    assert all(guard.admit("s", f"agent-{index}") for index in range(300))  # each window moved on

@@ -180,3 +180,57 @@ async def test_a_start_whose_arguments_choose_the_model_is_not_predicted(home, w
     receipt = await link(runner, HOME=str(home), PATH=path).start({"name": "worker", "kind": "codex", "args": args})
     assert receipt.agent == "worker" and "its arguments choose the model" in caplog.text
     assert HostQuestions({"HOME": str(home), "PATH": path}).ahead("codex", str(work), ["--search"]) is not None
+
+
+# ---- what a mutation of the rule showed no test noticed (issue 61, item 6) ---------------------------
+
+
+def test_a_codex_whose_version_cannot_run_or_exits_non_zero_is_not_predicted(home, work, tmp_path, caplog):
+    caplog.set_level(logging.INFO, "herdr_link")
+    _config(home, 'model = "gpt-5.5"\n')
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "codex").write_text("#!/nonexistent/interpreter\n")  # found on PATH, cannot be run
+    (broken / "codex").chmod(0o755)
+    assert _asks(home, work, str(broken)) is None and "--version failed" in caplog.text
+    failing = tmp_path / "failing"
+    failing.mkdir()
+    (failing / "codex").write_text("#!/bin/sh\necho 'codex-cli 0.171.0'\nexit 3\n")  # prints, then fails
+    (failing / "codex").chmod(0o755)
+    assert _asks(home, work, str(failing)) is None and "--version exited 3" in caplog.text
+
+
+@pytest.mark.parametrize("cached", ['{"models": 5}', '{"fetched_at": "x"}', "[]"])
+def test_a_catalogue_that_is_json_but_no_list_of_models_is_a_logged_reason(home, work, path, caplog, cached):
+    caplog.set_level(logging.INFO, "herdr_link")
+    _config(home, 'model = "gpt-5.5"\n')
+    (home / ".codex" / "models_cache.json").write_text(cached)
+    assert _asks(home, work, path) is None
+    assert "not predicted" in caplog.text and "models_cache.json" in caplog.text
+
+
+def test_a_profile_whose_model_is_empty_falls_back_to_the_top_level_one(home, work, path):
+    _config(home, 'profile = "p"\nmodel = "gpt-5.5"\n[profiles.p]\nmodel = ""\n')
+    assert "offering gpt-6-sol" in (_asks(home, work, path) or "")
+    _config(home, 'profile = "missing"\nmodel = "gpt-5.5"\n')
+    assert "offering gpt-6-sol" in (_asks(home, work, path) or "")
+
+
+def test_a_relative_or_project_local_codex_on_path_is_never_run(home, work, tmp_path, caplog, monkeypatch):
+    caplog.set_level(logging.INFO, "herdr_link")
+    _config(home, 'model = "gpt-5.5"\n')
+    local = work / "node_modules" / ".bin"
+    local.mkdir(parents=True)
+    (local / "codex").write_text(f"#!/bin/sh\ntouch '{tmp_path / 'ran'}'\necho 'codex-cli 0.171.0'\n")
+    (local / "codex").chmod(0o755)
+    monkeypatch.chdir(work)  # the adapter runs in the caller's project
+    for entry in ("node_modules/.bin", str(local)):  # relative, and absolute inside the project
+        assert _asks(home, work, entry) is None and "no codex on PATH" in caplog.text
+    assert not (tmp_path / "ran").exists()
+
+
+def test_a_catalogue_with_odd_entries_offers_only_what_it_lists(home, work, path):
+    _config(home, 'model = "gpt-5.5"\n')
+    odd = [5, "x", None, {"slug": ["not", "a", "name"]}, {"slug": "gpt-5.5", "upgrade": {"model": ["gpt-7"]}}]
+    (home / ".codex" / "models_cache.json").write_text(json.dumps({"models": odd}))
+    assert _asks(home, work, path) is None  # nothing it lists is offered: no notice, and no crash

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
@@ -58,7 +58,10 @@ async def test_a_send_is_traced_with_the_commands_under_it_and_no_message_text(t
     events = _lines(path)
     call = next(e for e in events if e["event"] == "call")
     assert call["action"] == "send" and call["target"] == "reviewer" and call["id"] == receipt.id
-    assert call["message"] == {"length": len(SECRET), "hash": fingerprint(SECRET)} and call["code"] == "ok"
+    key = (tmp_path / "state" / "trace.jsonl.key").read_bytes()  # the trace's own key, beside it, private
+    assert (tmp_path / "state" / "trace.jsonl.key").stat().st_mode & 0o777 == 0o600 and len(key) == 32
+    assert call["message"] == {"length": len(SECRET), "hash": fingerprint(SECRET, key)} and call["code"] == "ok"
+    assert call["message"]["hash"] != fingerprint(SECRET)  # unkeyed, a short text is found by guessing
     assert call["caller"] == "brain" and isinstance(call["ms"], float)
     herdr = [e for e in events if e["event"] == "herdr"]
     assert {e["role"] for e in herdr} == {"self", "target", "prompt"} and call["call"]
@@ -114,13 +117,27 @@ async def test_an_unwritable_trace_is_one_warning_and_the_call_still_answers(tmp
     assert caplog.text.count("cannot be written") == 1 and not subject.tracer.enabled
 
 
-async def test_a_full_disk_stops_tracing_after_one_warning(tmp_path, caplog):
-    caplog.set_level(logging.WARNING, "herdr_link")
-    full = tmp_path / "trace.jsonl"
-    full.symlink_to("/dev/full")  # Linux's device whose every write fails with ENOSPC, as a full disk's does
-    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(full))
-    assert (await subject.send("reviewer", "one")).to == "reviewer"
-    assert caplog.text.count("No space left on device") == 1 and not subject.tracer.enabled
+FULL: Final = """
+import logging, resource, signal, sys
+from pathlib import Path
+from herdr_link_control import Tracer
+logging.basicConfig(level=logging.WARNING, format="%(message)s")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the kernel then answers a write past the limit with EFBIG
+tracer = Tracer(Path(sys.argv[1]))
+tracer.event("first")
+resource.setrlimit(resource.RLIMIT_FSIZE, (Path(sys.argv[1]).stat().st_size, resource.RLIM_INFINITY))
+tracer.event("second")
+tracer.event("third")
+print(tracer.enabled)
+"""
+
+
+def test_a_write_the_kernel_refuses_stops_tracing_after_one_warning(tmp_path):
+    # A real refused write (the file-size limit; /dev/full is a device, which the trace no longer opens)
+    path = tmp_path / "trace.jsonl"
+    done = subprocess.run([sys.executable, "-c", FULL, str(path)], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False" and done.stderr.count("cannot be written") == 1, done.stderr
+    assert "File too large" in done.stderr and [e["event"] for e in _lines(path)] == ["first"]
 
 
 def test_past_its_size_the_file_is_rotated_and_one_older_kept(tmp_path):

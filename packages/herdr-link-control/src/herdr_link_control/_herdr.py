@@ -10,7 +10,7 @@ from herdr_link_protocol import Cause, LinkError
 
 from ._commands import Role, classify, herdr_error_code
 from ._runner import Runner, RunResult, SpawnFailed
-from ._trace import Tracer, elapsed_ms, redact_argv
+from ._trace import Tracer, elapsed_ms
 
 __all__ = ["DEFAULT_TIMEOUTS", "HerdrCLI", "Timeouts"]
 
@@ -81,7 +81,7 @@ class HerdrCLI:
     ) -> None:  # fmt: skip
         if not self.tracer.enabled:
             return
-        fields: dict[str, Any] = {"role": role.value, "argv": redact_argv(argv), "ms": elapsed_ms(started)}
+        fields: dict[str, Any] = {"role": role.value, "argv": self.tracer.redact(argv), "ms": elapsed_ms(started)}
         if result is not None:
             fields.update(exit=result.returncode, herdr_error=herdr_error_code(result))
         fields.update(timeout=timeout_hit)

@@ -34,6 +34,8 @@ def host_version(program: Path | str, environ: Mapping[str, str]) -> tuple[str |
         )  # fmt: skip
     except (OSError, subprocess.SubprocessError) as error:
         return None, f"{program} --version failed: {error}"
+    if done.returncode != 0:  # a broken install may still print a version: it is not the one that runs
+        return None, f"{program} --version exited {done.returncode}"
     match = _VERSION.search(done.stdout)
     return (match.group(1), "") if match else (None, f"{program} --version printed no version")
 
@@ -54,7 +56,7 @@ def _upgrades(catalogue: Mapping[str, Any]) -> dict[str, str] | None:
     models = catalogue.get("models")
     if not isinstance(models, list):
         return None
-    slugs = {dig(model, "slug") for model in models}
+    slugs = {slug for model in models if isinstance(slug := dig(model, "slug"), str)}
     found: dict[str, str] = {}
     for model in models:
         slug, target = dig(model, "slug"), dig(model, "upgrade", "model")

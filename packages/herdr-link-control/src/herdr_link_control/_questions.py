@@ -12,6 +12,7 @@ operator log says why.
 """
 
 import logging
+import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Final
 
 import anyio
 
-from herdr_link_protocol import Host, hosts_with
+from herdr_link_protocol import Host, host_for_kind
 
 from ._migrations import host_version, pending_migration
 from ._trust import NotPredicted, folder_trust, git_root, trust_command
@@ -46,6 +47,22 @@ class Question:
         return f"{self.asks}; the user can run: {self.fix}"
 
 
+def trusted_path(path: str, cwd: str) -> str:
+    """``PATH`` without what a project folder could put first: relative entries (``.``, ``node_modules/.bin``),
+    and absolute ones inside ``cwd`` (a project's own ``node_modules/.bin``, which ``npm run`` adds).
+    Link runs a host's ``--version`` only from what remains."""
+    here = os.path.realpath(cwd) if cwd else ""
+    kept = []
+    for entry in path.split(os.pathsep):
+        if not entry or not os.path.isabs(entry):
+            continue
+        real = os.path.realpath(entry)
+        if here and here != os.sep and (real == here or real.startswith(here + os.sep)):
+            continue
+        kept.append(entry)
+    return os.pathsep.join(kept)
+
+
 class HostQuestions:
     """Predicts, for a host kind and a folder, the question its program would ask first."""
 
@@ -63,7 +80,8 @@ class HostQuestions:
         """The host of ``kind`` if it has a question to predict and there is something to read."""
         if not folder or self.home is None:
             return None
-        return next((host for host in (*hosts_with("trust"), *hosts_with("migration")) if host.kind == kind), None)
+        host = host_for_kind(kind)  # as Herdr reads a kind: any case, its aliases
+        return host if host is not None and (host.trust is not None or host.migration is not None) else None
 
     async def ahead_async(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
         """:meth:`ahead` in a worker thread: a long-used ``~/.claude.json`` takes tens of milliseconds to
@@ -105,9 +123,9 @@ class HostQuestions:
 
     def _version(self, program: str) -> str:
         """``program``'s version, asked once per installed program (its path and modification time)."""
-        found = shutil.which(program, path=self.environ.get("PATH"))
+        found = shutil.which(program, path=trusted_path(self.environ.get("PATH", ""), os.getcwd()))
         if found is None:
-            raise NotPredicted(f"no {program} on PATH", absent=True)
+            raise NotPredicted(f"no {program} on PATH's absolute entries outside a project", absent=True)
         key = (found, Path(found).stat().st_mtime_ns)
         if key not in self._versions:
             self._versions[key] = host_version(found, self.environ)

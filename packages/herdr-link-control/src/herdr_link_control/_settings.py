@@ -10,6 +10,10 @@ unreadable or invalid one is the defaults plus one operator-log warning: a setti
     messages = 50   # at most this many messages from one session to the same agent …
     seconds = 600   # … within this many seconds; messages = 0 turns the guard off
 
+Every number must be finite and in its range (``messages`` at least 1, or 0 for off; ``seconds`` above 0;
+``max_bytes`` at least 4096), and ``file`` absolute or ``~/…``: anything else is the default and one
+warning (the doctor shows it).
+
     [trace]
     file = "~/.local/state/herdr-link/trace.jsonl"   # switches the trace on (off without it)
     content = false                                   # true: messages' text too
@@ -17,6 +21,7 @@ unreadable or invalid one is the defaults plus one operator-log warning: a setti
 """
 
 import logging
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -34,6 +39,10 @@ __all__ = [
 
 log: Final = logging.getLogger("herdr_link")
 
+MOST: Final = 1e12
+"""No setting is larger (a limit past it is a typo, and keeps every computation finite)."""
+SMALLEST_TRACE_BYTES: Final = 4096
+"""A rotation size below this would rotate at every line."""
 DEFAULT_TRACE_BYTES: Final = 20_000_000
 """The size at which the trace is rotated (one older file is kept): about 60,000 calls."""
 DEFAULT_LOOP_MESSAGES: Final = 50
@@ -65,13 +74,31 @@ def settings_path(environ: Mapping[str, str]) -> Path | None:
 
 def _number(
     table: Mapping[str, Any], key: str, default: float, path: Path | None, problems: list[str],
-    section: str = "loop_guard",
+    section: str = "loop_guard", *, least: float = 0, zero: bool = False, most: float = MOST,
 ) -> float:  # fmt: skip
+    """``key``'s value where it is a finite number in ``[least, most]`` (or exactly 0 where ``zero`` says
+    0 is a documented setting: "off"); anything else, ``inf`` and ``nan`` included, is the default, logged."""
     value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        problems.append(f"{path}: {section}.{key} must be a number of at least 0, not {value!r}: {default:g} is used")
-        return default
-    return float(value)
+    number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if number and (least <= value <= most or (zero and value == 0)):
+        return float(value)
+    span = f"from {least:g} to {most:g}" + (" (or 0: off)" if zero else "")
+    problems.append(f"{path}: {section}.{key} must be a number {span}, not {value!r}: {default:g} is used")
+    return default
+
+
+def _trace_path(file: str, path: Path | None, problems: list[str]) -> str | None:
+    """``[trace] file`` where it can name one file for every process: absolute (or ``~/…``), no NUL."""
+    if "\0" in file:
+        problems.append(f"{path}: trace.file holds a NUL character: the trace is off")
+        return None
+    if not (file == "~" or file.startswith(("~/", "~\\")) or Path(file).is_absolute()):
+        problems.append(
+            f"{path}: trace.file must be an absolute path or start with ~/, not {file!r} (a relative one would "
+            "put the trace in every folder an adapter runs in): the trace is off"
+        )
+        return None
+    return file
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +118,8 @@ class LinkSettings:
     """Whether ``HERDR_LINK_TRACE`` chose ``trace_file`` (for this process only)."""
     trace_content: bool = False
     trace_bytes: int = DEFAULT_TRACE_BYTES
+    trace_problems: tuple[str, ...] = ()
+    """The problems of :attr:`problems` that concern the trace (the doctor fails its trace line on them)."""
 
     @classmethod
     def load(cls, environ: Mapping[str, str]) -> "LinkSettings":
@@ -108,8 +137,9 @@ class LinkSettings:
         if not isinstance(guard, dict):
             problems.append(f"{path}: [loop_guard] is not a table: the defaults are used")
             guard = {}
-        messages = _number(guard, "messages", DEFAULT_LOOP_MESSAGES, path, problems)
-        seconds = _number(guard, "seconds", DEFAULT_LOOP_SECONDS, path, problems)
+        messages = _number(guard, "messages", DEFAULT_LOOP_MESSAGES, path, problems, least=1, zero=True)
+        seconds = _number(guard, "seconds", DEFAULT_LOOP_SECONDS, path, problems, least=0.001)
+        before_trace = len(problems)
         trace = data.get("trace", {})
         if not isinstance(trace, dict):
             problems.append(f"{path}: [trace] is not a table: the trace is off")
@@ -118,20 +148,26 @@ class LinkSettings:
         if file is not None and (not isinstance(file, str) or not file):
             problems.append(f"{path}: trace.file must be a path, not {file!r}: the trace is off")
             file = None
+        if file is not None:
+            file = _trace_path(file, path, problems)
         content = trace.get("content", False)
         if not isinstance(content, bool):
             problems.append(f"{path}: trace.content must be true or false, not {content!r}: false is used")
             content = False
-        size = int(_number(trace, "max_bytes", DEFAULT_TRACE_BYTES, path, problems, "trace"))
+        size = int(
+            _number(trace, "max_bytes", DEFAULT_TRACE_BYTES, path, problems, "trace", least=SMALLEST_TRACE_BYTES)
+        )
+        override = environ.get("HERDR_LINK_TRACE") or None
+        if override is not None:
+            override = _trace_path(override, Path("HERDR_LINK_TRACE"), problems)
         for problem in problems:
             log.warning("%s", problem)
-        override = environ.get("HERDR_LINK_TRACE")
         chosen = override or file
         trace_file = expand_home(chosen, environ) if chosen else None
+        trace_problems = tuple(problems[before_trace:])
         return cls(
-            int(messages), seconds, path, tuple(problems), trace_file, bool(override), content,
-            size or DEFAULT_TRACE_BYTES,
-        )  # fmt: skip
+            int(messages), seconds, path, tuple(problems), trace_file, bool(override), content, size, trace_problems
+        )
 
     def describe_trace(self) -> str:
         """Whether the trace is on and where it goes (the doctor's line)."""

@@ -16,6 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from herdr_link_protocol import escape_unsafe
+
 from ._settings import LinkSettings
 
 __all__ = ["TraceQuery", "read_trace", "run_trace"]
@@ -109,11 +111,13 @@ def _row(event: Mapping[str, Any]) -> str:
 
 
 def _print(events: Sequence[Mapping[str, Any]], as_json: bool, out: TextIO) -> None:
+    """Each event on one line; anything in it that a terminal would act on (a label, a tool name, a text
+    someone else wrote) is shown escaped."""
     for event in events:
         line = (
             json.dumps(event, ensure_ascii=False) if as_json else f"{event['t']}  pid {event.get('pid')}  {_row(event)}"
         )
-        out.write(line + "\n")
+        out.write(escape_unsafe(line) + "\n")
 
 
 def _say(text: str, out: TextIO) -> None:
@@ -171,6 +175,8 @@ def _follow(path: Path, query: TraceQuery, as_json: bool, out: TextIO) -> int:
                 continue
             if (where.st_dev, where.st_ino) != identity:
                 identity, offset = (where.st_dev, where.st_ino), 0  # rotated: the new file from its start
+            if where.st_size < offset:
+                offset = 0  # emptied in place (truncated): its new lines from its start
             if where.st_size <= offset:
                 continue
             with path.open("rb") as file:

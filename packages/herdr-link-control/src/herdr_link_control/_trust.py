@@ -6,14 +6,15 @@ send can ask it without reading the pane (spec §8).
 """
 
 import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from herdr_link_protocol import Host, Place
 
-from .userfiles import json_value, place_path, real_file
+from .userfiles import json_value, place_path
 
 __all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
 
@@ -26,17 +27,71 @@ def git_root(folder: Path) -> Path | None:
     return None
 
 
-def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None, str]:
-    """A host's file parsed as the host parses it, or ``None`` and why (a missing file: no reason)."""
+HOST_FILE_BYTES: Final = 64 * 1024 * 1024
+"""The largest host file read (a long-used ``~/.claude.json`` holds a few megabytes)."""
+HOST_FILE_DEPTH: Final = 64
+"""The deepest nesting read: a host's settings are a few levels deep; deeper is not read (never a crash)."""
+
+
+def _bounded_text(path: Path) -> str:
+    """The text of the regular file at ``path`` (or where its links lead), read without waiting on a FIFO,
+    a device or a link to one, and refused past :data:`HOST_FILE_BYTES`.
+
+    Raises:
+        OSError: it cannot be opened or read, or is not a regular file, or is too large.
+    """
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(target, flags)  # non-blocking: opening a FIFO never waits for a writer
     try:
-        text = real_file(path).read_text(encoding="utf-8")
+        found = os.fstat(fd)
+        if not stat.S_ISREG(found.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if found.st_size > HOST_FILE_BYTES:
+            raise OSError(f"{path} is larger than {HOST_FILE_BYTES} bytes")
+        with os.fdopen(os.dup(fd), "rb") as file:
+            data = file.read(HOST_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > HOST_FILE_BYTES:
+        raise OSError(f"{path} is larger than {HOST_FILE_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+def _depth(text: str) -> int:
+    """How deeply JSON (or JSONC) text nests its arrays and objects, strings skipped."""
+    deepest = level = 0
+    quoted = escaped = False
+    for char in text:
+        if quoted:
+            escaped, quoted = (False, True) if escaped else (char == "\\", char != '"')
+        elif char == '"':
+            quoted = True
+        elif char in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif char in "]}":
+            level -= 1
+    return deepest
+
+
+def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None, str]:
+    """A host's file parsed as the host parses it, or ``None`` and why (a missing file: no reason).
+
+    Bounded: only a regular file (a FIFO, a device or a link to one is a reason, never a wait), at most
+    :data:`HOST_FILE_BYTES`, nested at most :data:`HOST_FILE_DEPTH` deep.
+    """
+    try:
+        text = _bounded_text(path)
     except FileNotFoundError:
         return None, ""
     except (OSError, UnicodeDecodeError) as error:
         return None, f"{path} cannot be read: {getattr(error, 'strerror', None) or error}"
+    if file_format != "toml" and _depth(text) > HOST_FILE_DEPTH:
+        return None, f"{path} nests deeper than {HOST_FILE_DEPTH} levels: not read"
     try:
         value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         kind = "TOML" if file_format == "toml" else "JSON"
         return None, f"{path} is not valid {kind}: {error}"
     return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")

@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from ._escape import (
         UNSAFE_CODE_POINT_RANGES as UNSAFE_CODE_POINT_RANGES,
         dumps_terminal_safe as dumps_terminal_safe,
+        escape_unsafe as escape_unsafe,
         is_terminal_safe as is_terminal_safe,
     )
     from ._hosts import (
@@ -232,6 +233,7 @@ _EXPORTS = {
     "_escape": [
         "UNSAFE_CODE_POINT_RANGES",
         "dumps_terminal_safe",
+        "escape_unsafe",
         "is_terminal_safe",
     ],
     "_hosts": [

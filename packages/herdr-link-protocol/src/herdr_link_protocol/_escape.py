@@ -14,7 +14,13 @@ import json
 import re
 from typing import Final
 
-__all__ = ["SHELL_ACTIVE_CHARACTERS", "UNSAFE_CODE_POINT_RANGES", "dumps_terminal_safe", "is_terminal_safe"]
+__all__ = [
+    "SHELL_ACTIVE_CHARACTERS",
+    "UNSAFE_CODE_POINT_RANGES",
+    "dumps_terminal_safe",
+    "escape_unsafe",
+    "is_terminal_safe",
+]
 
 UNSAFE_CODE_POINT_RANGES: Final = (
     (0x0000, 0x001F), (0x007F, 0x009F), (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C),
@@ -61,3 +67,10 @@ def dumps_terminal_safe(value: object) -> str:
 def is_terminal_safe(text: str) -> bool:
     """Return whether ``text`` contains no code point from :data:`UNSAFE_CODE_POINT_RANGES`."""
     return _UNSAFE.search(text) is None
+
+
+def escape_unsafe(text: str) -> str:
+    """``text`` with every code point of :data:`UNSAFE_CODE_POINT_RANGES` written as its ``\\uXXXX``
+    escape: what came from outside (a label, a tool name, a message) shown on a terminal as text, never
+    as a control sequence. Inside a JSON line it keeps the line valid and its value unchanged."""
+    return _UNSAFE.sub(_escape, text)

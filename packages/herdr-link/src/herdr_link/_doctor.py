@@ -100,6 +100,9 @@ def settings_check(environ: Mapping[str, str], home: Path) -> list[Check]:
         guard = Check("settings", "WARN", settings.describe())
     else:
         guard = Check("settings", "PASS", settings.describe())
+    if settings.trace_problems:
+        fix = f"correct {'HERDR_LINK_TRACE' if environ.get('HERDR_LINK_TRACE') else settings.path}"
+        return [guard, Check("trace", "FAIL", "; ".join(settings.trace_problems), fix)]
     return [guard, Check("trace", "PASS", settings.describe_trace())]
 
 
