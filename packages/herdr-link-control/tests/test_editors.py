@@ -184,7 +184,11 @@ def test_reading_a_json_file_gives_what_the_editor_reads(text):
 
 
 def test_reading_jsonc_and_invalid_json():
-    assert json_value('{"a": 1, // note\n "b": [2,],}', jsonc=True) == {"a": 1, "b": [2]}
+    assert json_value('{"a": 1, // note\n "b": /* two */ [2]}', jsonc=True) == {"a": 1, "b": [2]}
     for bad in ("{not json", '{"a": 1,}'):
         with pytest.raises(ValueError):
             json_value(bad)
+    # Gemini CLI strips comments, then JSON.parse: a trailing comma or a byte-order mark it cannot read
+    for unreadable in ('{"a": 1, // note\n "b": [2,],}', '\ufeff{"a": 1}'):
+        with pytest.raises(ValueError):
+            json_value(unreadable, jsonc=True)

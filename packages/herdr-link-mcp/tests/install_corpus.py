@@ -106,7 +106,7 @@ def _special() -> list[Case]:
             "gemini",
             ".gemini/settings.json",
             '// my Gemini settings\n{\n  "ui": {"theme": "GitHub"}, // dark later\n  /* servers */\n'
-            '  "mcpServers": {\n    "other": {"command": "x"},\n  },\n}\n',
+            '  "mcpServers": {\n    "other": {"command": "x"}\n  }\n}\n',  # comments, as Gemini CLI reads them
         ),
         ("gemini", ".gemini/settings.json", '{\n  "hooks": {\n    "SessionStart": []\n  }\n}\n'),
         ("gemini", ".gemini/trustedFolders.json", '{\n  // mine\n  "/home/me": "TRUST_PARENT"\n}\n'),

@@ -22,6 +22,7 @@ from herdr_link_control.userfiles import (
     ChangedMeanwhile,
     DocumentError,
     JsonDocument,
+    NotAFileToEdit,
     Replaced,
     TomlDocument,
     backups_root,
@@ -30,6 +31,7 @@ from herdr_link_control.userfiles import (
     put_back,
     read_current,
     real_file,
+    regular_file,
     replace_file,
 )
 
@@ -366,11 +368,13 @@ def _expand(shown: str, home: Path, cwd: Path) -> Path:
 
 def _read(path: Path) -> bytes | None:
     try:
-        return real_file(path).read_bytes()
+        return regular_file(path).read_bytes()
     except FileNotFoundError:
         return None
     except IsADirectoryError as error:
         raise InstallError(f"{path} is a folder, not a file: nothing was changed") from error
+    except NotAFileToEdit as error:
+        raise InstallError(f"{error}; nothing was changed") from error
     except OSError as error:
         raise InstallError(f"{path} cannot be read: {error.strerror or error}; nothing was changed") from error
 
@@ -478,7 +482,13 @@ def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False, envi
     """
     environ = os.environ if environ is None else environ
     record_path = config_dir(environ, home) / record.RECORD_NAME
-    record_before, entries = record.load_record(record_path)
+    try:
+        record_before, entries = record.load_record(record_path)
+    except OSError as error:  # a folder at its name, or a file another user (a `sudo install`) left
+        raise InstallError(
+            f"{record_path} (Herdr Link's install record) cannot be read: {error.strerror or error}; "
+            "nothing was changed (remove it, or give it back to you, and run again)"
+        ) from error
     legacy = record_before is None
     files = [_plan_file(f, home, cwd, uninstall, entries, legacy) for f in wiring.files]
     record_after = record.dump_record(entries) if any(f.action != "unchanged" for f in files) else record_before

@@ -80,7 +80,8 @@ class Place:
         self.variable = variable
         self.under_variable = under_variable
         self.format = format
-        """``json`` (strict), ``jsonc`` (the host strips comments and trailing commas) or ``toml``."""
+        """``json`` (strict), ``jsonc`` (the host strips comments, then parses strict JSON: no trailing comma,
+        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``) or ``toml``."""
         self.private = private
         """At user scope, created readable by its owner only, as the host creates it (state and trust files)."""
         self.user_note = user_note

@@ -57,10 +57,12 @@ if TYPE_CHECKING:
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
         LinkError as LinkError,
+        NotAFileToEdit as NotAFileToEdit,
         Replaced as Replaced,
         clear_partials as clear_partials,
         put_back as put_back,
         real_file as real_file,
+        regular_file as regular_file,
         replace_file as replace_file,
     )
 
@@ -114,10 +116,12 @@ _EXPORTS = {
     ],
     "_userfile": [
         "LinkError",
+        "NotAFileToEdit",
         "Replaced",
         "clear_partials",
         "put_back",
         "real_file",
+        "regular_file",
         "replace_file",
     ],
 }

@@ -106,7 +106,7 @@ def _put_in_place(partial: Path, path: Path, expect: bytes | None) -> None:
                 raise _changed(path) from None
             os.replace(partial, path)
             return
-        partial.unlink()
+        _discard(partial)
         return
     if read_current(path) != expect:
         raise _changed(path)
@@ -114,13 +114,26 @@ def _put_in_place(partial: Path, path: Path, expect: bytes | None) -> None:
     if not _exchange(partial, path):
         os.replace(partial, path)  # the compare just before is the only window: microseconds
         return
-    if partial.read_bytes() == expect:  # what the swap took out is what the run read
-        partial.unlink()
+    try:
+        taken = partial.read_bytes()
+    except OSError:  # ours is in place; what it took out stays beside it (as private as the file)
+        return
+    if taken == expect:  # what the swap took out is what the run read
+        _discard(partial)
         return
     if os.stat(path).st_ino == ours:  # a write landed between the compare and the swap: give it back
         _exchange(partial, path)
     partial.unlink()  # ours, or (when a newer write replaced ours) the older write it supersedes
     raise _changed(path)
+
+
+def _discard(partial: Path) -> None:
+    """Remove a copy once the file is in place: failing to is no failure of the write, which is done
+    (the copy is as private as the file; the next run removes it)."""
+    try:
+        partial.unlink()
+    except OSError:
+        pass
 
 
 def remove_unchanged(path: Path, expect: bytes, *, aside: Path) -> None:

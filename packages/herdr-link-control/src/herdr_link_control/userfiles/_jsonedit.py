@@ -2,8 +2,9 @@
 
 A user's ``settings.json`` is re-serialised by no one but its owner: this module parses the text
 into spans (where each member, key and value starts and ends), and each edit replaces one span with
-text in the file's own style (its indentation, line ending, separators). Comments and trailing
-commas are kept where the host reads them (``jsonc=True``, as Gemini CLI reads its settings).
+text in the file's own style (its indentation, line ending, separators). Comments are kept where the
+host reads them (``jsonc=True``): Gemini CLI strips comments, then ``JSON.parse``s (strip-json-comments'
+defaults), so a trailing comma or a byte-order mark is a file it cannot read, and is refused here too.
 Every edit is checked by parsing the result again: the new document must equal the old one with
 exactly that change, or the edit raises :class:`DocumentError` and the text is not changed.
 
@@ -137,7 +138,7 @@ class _Parser:
             if self.text.startswith(",", self.at):
                 self.at += 1
                 self.skip()
-                if self.text.startswith(close, self.at) and not self.jsonc:
+                if self.text.startswith(close, self.at):  # JSON.parse refuses it, after comments too
                     raise self.fail("a trailing comma")
                 continue
             if not self.text.startswith(close, self.at):
@@ -182,6 +183,8 @@ class JsonDocument:
 
     def __init__(self, text: str, *, jsonc: bool = False) -> None:
         self.jsonc = jsonc
+        if jsonc and text.startswith("\ufeff"):
+            raise DocumentError("a byte-order mark, which the host (stripping comments, then JSON.parse) cannot read")
         self._bom = "\ufeff" if text.startswith("\ufeff") else ""
         self._blank = text[len(self._bom) :] if not text[len(self._bom) :].strip() else None
         # A blank file holds an empty object, as the hosts read it; ours is written in their style.
@@ -351,7 +354,7 @@ def json_value(text: str, *, jsonc: bool = False) -> Any:
     Raises:
         ValueError: the text is not valid JSON (or JSONC).
     """
-    body = text.removeprefix("\ufeff")
+    body = text if jsonc else text.removeprefix("\ufeff")
     if not body.strip():
         return {}
     return JsonDocument(body, jsonc=True).value if jsonc else json.loads(body)

@@ -2,13 +2,23 @@
 the run did not see, backed up by its path, and put back the same way."""
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._backups import back_up, backup_folder
 from ._complete import ChangedMeanwhile, read_current, remove_unchanged, write_complete
 
-__all__ = ["LinkError", "Replaced", "clear_partials", "put_back", "real_file", "replace_file"]
+__all__ = [
+    "LinkError",
+    "NotAFileToEdit",
+    "Replaced",
+    "clear_partials",
+    "put_back",
+    "real_file",
+    "regular_file",
+    "replace_file",
+]
 
 PARTIAL_SUFFIX = ".herdr-link.partial"
 """The partial copy's name beside the file it will replace."""
@@ -30,6 +40,36 @@ def real_file(path: Path) -> Path:
     real = Path(os.path.realpath(path))
     if not real.exists():
         raise LinkError(f"{path} is a symbolic link to {real}, which does not exist: nothing was written through it")
+    return real
+
+
+class NotAFileToEdit(OSError):
+    """The file (or what its links lead to) is not one regular file with one name: a device, a FIFO, a
+    socket, or a file with other hard links, which a replace would split off. Nothing is written."""
+
+
+def regular_file(path: Path) -> Path:
+    """:func:`real_file`, which must be absent or one regular file with one name (checked without opening
+    it, so a FIFO never blocks, not even a ``--dry-run``).
+
+    Raises:
+        LinkError: a link to nothing; IsADirectoryError: a folder; NotAFileToEdit: anything else.
+    """
+    real = real_file(path)
+    try:
+        found = os.stat(real)
+    except FileNotFoundError:
+        return real
+    via = f" (a link to {real})" if real != path else ""
+    if stat.S_ISDIR(found.st_mode):
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    if not stat.S_ISREG(found.st_mode):
+        raise NotAFileToEdit(f"{path}{via} is not a regular file (a device, a FIFO or a socket): nothing was written")
+    if found.st_nlink > 1:
+        raise NotAFileToEdit(
+            f"{path}{via} has {found.st_nlink} names (hard links): replacing it would split it from the others, "
+            "so nothing was written; make it one file (or a symbolic link) first"
+        )
     return real
 
 
@@ -76,7 +116,8 @@ def replace_file(
         ChangedMeanwhile: the file no longer holds ``before``; nothing was written over it.
         LinkError, OSError: nothing was changed.
     """
-    real = real_file(path)
+    real = regular_file(path)
+    _private_root(backups)
     if read_current(real) != before:
         raise ChangedMeanwhile(f"{path} changed while this run was planning (another program wrote it)")
     backup = back_up(real, backup_folder(backups, path)) if before is not None else None
@@ -88,6 +129,15 @@ def replace_file(
         mode = None if before is not None else (0o600 if private else None)
         write_complete(real, after, partial=real.with_name(real.name + PARTIAL_SUFFIX), mode=mode, expect=before)
     return Replaced(path, real, before, after, backup)
+
+
+def _private_root(backups: Path) -> None:
+    """The backups folder readable by its owner only (0.1.0 made it 0755)."""
+    try:
+        if backups.is_dir() and backups.stat().st_mode & 0o077:
+            os.chmod(backups, 0o700)
+    except OSError:
+        pass  # a backup still goes into a private folder of its own below it
 
 
 def put_back(replaced: Replaced) -> str:
