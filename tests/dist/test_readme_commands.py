@@ -115,19 +115,41 @@ def test_the_install_sections_commands_run_as_written(clone: Path, tmp_path: Pat
     wheelhouse = os.environ.get("HERDR_LINK_WHEELHOUSE")
     assert wheelhouse, "run by nox -s dist, which builds the wheelhouse"
     block = next(b for b in _blocks() if "tool install --find-links dist" in b)
-    set_up, install = (line.split("  #")[0].strip() for line in block.splitlines())
+    set_up, server, everything = (line.split("  #")[0].strip() for line in block.splitlines())
     assert set_up.endswith("nox -s dist")  # the wheelhouse it writes is the one this run built
     work = tmp_path / "work"
     work.mkdir()
     tools = _run(set_up.split(" && ")[0], work, tmp_path)  # the line's first half: uv into .tools
     assert tools.returncode == 0, tools.stderr[-2000:]
     (work / "dist").symlink_to(wheelhouse)
-    done = _run(install, work, tmp_path, timeout=600)
+    done = _run(server, work, tmp_path, timeout=600)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     installed = tmp_path / ".local" / "bin" / "herdr-link-mcp"
     version = subprocess.run([str(installed), "--version"], capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("herdr-link-mcp "), version.stderr
     assert sys.executable not in installed.read_text(errors="replace")  # its own environment, not ours
+    done = _run(everything, work, tmp_path, timeout=600)  # "everything": every command a user is told to run
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for command in EVERY_COMMAND:
+        answered = subprocess.run([str(tmp_path / ".local" / "bin" / command), "--version"], capture_output=True,
+                                  text=True, timeout=120)  # fmt: skip
+        assert answered.returncode == 0 and answered.stdout.strip(), (command, answered.stderr[-500:])
+
+
+EVERY_COMMAND = (
+    "herdr-link", "herdr-link-mcp", "herdr-link-opencode-install", "herdr-link-pi-bridge", "herdr-link-bridge",
+    "herdr-sim", "herdr-link-conformance",
+)  # fmt: skip
+"""Every command the README tells a user to run."""
+
+
+def test_the_trace_lines_run_as_written(clone: Path, tmp_path: Path):
+    block = next(b for b in _blocks() if "HERDR_LINK_TRACE=" in b)
+    assert _run(_blocks()[0], clone, tmp_path).returncode == 0  # the demo command first, as the section says
+    done = _run(block, clone, tmp_path, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "start brain → worker: started" in done.stdout and "send brain → worker hl_" in done.stdout
+    assert "close brain → worker: closed" in done.stdout
 
 
 def test_the_try_it_without_herdr_lines_run_as_written(clone: Path, tmp_path: Path):

@@ -147,6 +147,33 @@ def test_what_is_not_ours_is_replaced_only_when_confirmed(home: Path) -> None:
     assert distrust.returncode == 1 and '"DO_NOT_TRUST"' in distrust.stdout
 
 
+@pytest.mark.parametrize(
+    "written",
+    [
+        '[mcp_servers.herdr_link]\ncommand = "npx"\nargs = ["-y", "herdr-link"]\n',  # the TypeScript README's form
+        '[mcp_servers]\nherdr_link = { command = "npx", args = ["-y", "herdr-link"] }\n',  # an inline table
+        '[mcp_servers.herdr_link]\ncommand = "npx"\nargs = ["-y"]\n[mcp_servers.herdr_link.env]\nX = "1"\n',
+    ],
+    ids=["table", "inline-table", "with-sub-table"],
+)
+def test_a_typescript_herdr_link_in_codex_is_shown_replaced_with_yes_and_put_back(home: Path, written: str) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text('model = "o3"\n\n' + written)
+    theirs = tomllib.loads(config.read_text())
+    refused = install(home, "--host", "codex")
+    assert refused.returncode == 1 and "! mcp_servers.herdr_link is" in refused.stdout, (refused.stdout, refused.stderr)
+    assert tomllib.loads(config.read_text()) == theirs  # not without --yes
+    confirmed = install(home, "--host", "codex", "--yes")
+    assert confirmed.returncode == 0, (confirmed.stdout, confirmed.stderr)
+    ours = tomllib.loads(config.read_text())
+    assert ours["mcp_servers"]["herdr_link"]["env_vars"] and ours["model"] == "o3"
+    undone = install(home, "--host", "codex", "--uninstall", "--yes")
+    assert undone.returncode == 0, (undone.stdout, undone.stderr)
+    # the TypeScript entry is back, as a value (its lines may stand elsewhere in the file: docs/hosts.md)
+    assert tomllib.loads(config.read_text()) == theirs
+
+
 def test_a_file_that_cannot_be_read_stops_before_anything_is_written(home: Path) -> None:
     (home / ".claude.json").write_text("{ not json")
     done = install(home, "--host", "claude")

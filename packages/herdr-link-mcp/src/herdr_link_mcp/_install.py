@@ -106,10 +106,16 @@ class _Editor:
             document.remove(path, inner=record.inner_of(self.entry, path))
 
     def _set(self, path: tuple[str | int, ...], value: Any) -> None:
-        if isinstance(self.document, TomlDocument):
-            self.document.set([str(step) for step in path], value)
+        document = self.document
+        if isinstance(document, TomlDocument):
+            keys = [str(step) for step in path]
+            if isinstance(value, Mapping):  # a whole table in place of another's (the TypeScript Herdr Link's
+                document.remove(keys)  # server entry, a table or an inline table): ours as [table] lines
+                document.add_table(keys, value)
+            else:
+                document.set(keys, value)
         else:
-            self.document.set(path, value)
+            document.set(path, value)
 
     def repair(self, damage: Damage) -> None:
         """Put right what an install by 0.1.0 left wrong (shown with ``!``: it changes the user's keys)."""

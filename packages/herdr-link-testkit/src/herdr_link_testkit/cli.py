@@ -100,7 +100,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "env":
-            print("\n".join(_env_lines(args.socket, args.pane)))  # noqa: T201
+            try:
+                lines = _env_lines(args.socket, args.pane)
+            except OSError as error:  # nothing listens there: say where it looked
+                reason = error.strerror or error
+                print(f"herdr-sim env: no simulator answers at {args.socket} ({reason})", file=sys.stderr)  # noqa: T201
+                return 1
+            print("\n".join(lines))  # noqa: T201
             return 0
         with HerdrSim(
             Path(args.socket).parent,

@@ -28,6 +28,16 @@ def toml_key(path: Sequence[str]) -> str:
     return ".".join(part if _BARE_KEY.fullmatch(part) else toml_value(part) for part in path)
 
 
+def _table_block(path: Sequence[str], leaves: Mapping[str, Any], nl: str) -> str:
+    """``[path]`` and its leaves' lines, then a ``[path.key]`` block for each leaf that is a table."""
+    lines = [f"[{toml_key(path)}]{nl}"]
+    lines += [f"{toml_key([k])} = {toml_value(v)}{nl}" for k, v in leaves.items() if not isinstance(v, Mapping)]
+    for key, value in leaves.items():
+        if isinstance(value, Mapping):
+            lines.append(_table_block((*path, key), value, nl))
+    return "".join(lines)
+
+
 def toml_value(value: Any) -> str:
     """One value as TOML (strings, booleans, integers and lists of them)."""
     if isinstance(value, bool):
@@ -323,7 +333,7 @@ class TomlDocument:
             self._add_member(inline, path, "{ " + body + " }" if body else "{}", _with(self._value, path, dict(leaves)))
             return
         nl = self._newline
-        block = f"[{toml_key(path)}]{nl}" + "".join(f"{toml_key([k])} = {toml_value(v)}{nl}" for k, v in leaves.items())
+        block = _table_block(path, leaves, nl)
         text = self._text
         if not text:
             addition = block
