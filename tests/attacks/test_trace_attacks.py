@@ -111,7 +111,7 @@ def test_several_processes_rotating_at_once_never_stop_tracing(tmp_path):
     code = (
         "import sys; from pathlib import Path; from herdr_link_control import Tracer\n"
         "t = Tracer(Path(sys.argv[1]), max_bytes=4096)\n"
-        "for i in range(400): t.event('tight', i=i, pad='x' * 40)\n"
+        "for i in range(1500): t.event('tight', i=i, pad='x' * 60)\n"
         "print(t.enabled)\n"
     )
     writers = [
