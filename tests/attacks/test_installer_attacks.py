@@ -28,6 +28,17 @@ def install(home: Path, host: str, *args: str, as_user: int | None = None) -> su
     )  # fmt: skip
 
 
+def _device(folder: Path) -> Path:
+    """A character device of this test's own (as /dev/null, 1:3) where it may make one (root), so that code
+    which writes through links never replaces the machine's /dev/null; elsewhere /dev/null itself, which
+    a user other than root cannot replace."""
+    if os.geteuid() != 0:
+        return Path("/dev/null")
+    device = folder / "null-device"
+    os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    return device
+
+
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     (tmp_path / "home").mkdir()
@@ -41,7 +52,7 @@ def test_a_host_file_that_leads_to_no_regular_file_is_refused_without_a_wait(hom
         os.mkfifo(tmp_path / "pipe")  # nobody writes to it: a read would wait for ever
         to = tmp_path / "pipe"
     else:
-        to = Path("/dev/null")  # as root, writing "through" it would replace the real device
+        to = _device(tmp_path)  # writing "through" the link would replace the device by a regular file
     (home / ".claude.json").symlink_to(to)
     done = install(home, "claude", *mode)
     assert done.returncode == 1 and "is not a regular file" in done.stderr, (done.stdout, done.stderr)
