@@ -92,7 +92,7 @@ def test_a_row_added_to_the_table_is_wired_installed_hinted_and_diagnosed(with_z
 
     settings = home / ".config" / "zed" / "mcp.json"
     settings.parent.mkdir(parents=True)
-    mine = b'// my Zed settings\n{"context_servers": {"mine": {"command": "x"}},}\n'  # JSONC, as the row says
+    mine = b'// my Zed settings\n{"context_servers": {"mine": {"command": "x"}}}\n'  # JSONC (comments), as the row says
     settings.write_bytes(mine)
     work = tmp_path / "work"
     work.mkdir()
