@@ -44,7 +44,9 @@ def test_each_host_gets_its_hook_format():
     assert claude["hookEventName"] == "SessionStart"
     assert claude["additionalContext"] == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")
     assert "select:mcp__herdr_link__herdr_link" in claude["additionalContext"]
-    assert hint_output("pi", {}) == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link")  # plain, for a prompt file
+    pi = hint_output("pi", {})  # plain, for a prompt file; Pi has no tool search to be told about
+    assert pi == tier0_hint(PresentationForm.MCP_PREFIXED, "herdr_link", tool_search=False)
+    assert "tool search" not in pi and "mcp__herdr_link__herdr_link tool." in pi
     codex = json.loads(hint_output("codex", INSIDE))
     assert codex["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert "tool_search" in codex["hookSpecificOutput"]["additionalContext"]

@@ -65,7 +65,7 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     found = find_host(host)
     if found is None or found.hint is None or found.presentation is None:
         raise ValueError(f"no hint for host {host!r}; choose one of {', '.join(hint_hosts())}")
-    hint = tier0_hint(found.presentation, DEFAULT_NAMESPACE)
+    hint = tier0_hint(found.presentation, DEFAULT_NAMESPACE, tool_search=found.tool_search)
     if found.hint == "plain":
         return hint
     inside = in_herdr_pane(environ)

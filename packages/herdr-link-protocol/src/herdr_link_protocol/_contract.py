@@ -159,11 +159,12 @@ _HINT: Final = (
 )
 
 
-def tier0_hint(form: PresentationForm, namespace: str | None = None) -> str:
+def tier0_hint(form: PresentationForm, namespace: str | None = None, *, tool_search: bool = True) -> str:
     """The one-sentence Tier 0 hint a host may show a dormant model at session start.
 
     It names only the gateway, never the Tier 1 tools or the contract (spec §3: nothing more while
-    dormant). Claude Code and Codex defer MCP tools behind a tool search, so their hints say how to find it.
+    dormant). Claude Code and Codex defer MCP tools behind a tool search, so their hints say how to find
+    it; a host without one (``tool_search=False``: Pi) is told nothing about a search it does not have.
 
     Raises:
         ValueError: when the form needs a namespace and none (or an invalid one) is given.
@@ -171,9 +172,9 @@ def tier0_hint(form: PresentationForm, namespace: str | None = None) -> str:
     ns = _check_namespace(form, namespace)
     gateway = presented_tool_name(GATEWAY_TOOL, form, namespace)
     how = ""
-    if form is PresentationForm.MCP_PREFIXED:
+    if form is PresentationForm.MCP_PREFIXED and tool_search:
         how = f" (load it with your tool search: select:{gateway})"
-    elif form is PresentationForm.MCP_NAMESPACED:
+    elif form is PresentationForm.MCP_NAMESPACED and tool_search:
         how = f" of namespace mcp__{ns} (find it with tool_search if it is not listed)"
     elif form is PresentationForm.MCP_WRAPPER:
         how = f' (through call_mcp_tool with ServerName "{ns}" and ToolName "{GATEWAY_TOOL}")'

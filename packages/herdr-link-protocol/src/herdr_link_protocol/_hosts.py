@@ -346,6 +346,7 @@ class Host:
         "servers",
         "shared",
         "title",
+        "tool_search",
         "trust",
         "user_notes",
     )
@@ -359,6 +360,7 @@ class Host:
         clients: tuple[str, ...] = (),
         presentation: PresentationForm | None = None,
         relists: bool = True,
+        tool_search: bool = False,
         hint: str | None = None,
         servers: Servers | None = None,
         hook: Hook | None = None,
@@ -380,6 +382,8 @@ class Host:
         self.presentation = presentation
         """How it shows our MCP tools to its model; ``None``: it does not reach us over MCP."""
         self.relists = relists
+        self.tool_search = tool_search
+        """Whether it defers MCP tools behind a tool search of its own (its hint then says how to find ours)."""
         """Whether it re-lists tools after ``tools/list_changed`` (if not: dispatch-first, no re-list wait)."""
         self.hint = hint
         """How ``hint --host`` answers for it: ``session-start`` (``hookSpecificOutput`` with the event name,
@@ -426,6 +430,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         kind="claude",
         clients=("claude",),
         presentation=PresentationForm.MCP_PREFIXED,
+        tool_search=True,  # ToolSearch
         hint="session-start",
         servers=Servers(
             Place(
@@ -482,6 +487,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         clients=("codex",),
         presentation=PresentationForm.MCP_NAMESPACED,
         relists=False,  # Codex 0.171 ignores tools/list_changed unless started with --enable mcp_tool_list_changed
+        tool_search=True,  # tool_search
         hint="session-start",
         servers=Servers(
             _CODEX_CONFIG,
