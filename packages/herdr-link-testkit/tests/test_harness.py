@@ -156,3 +156,19 @@ def test_both_herdr_releases_are_simulated():
             assert record["state_change_seq"] >= 0
     with pytest.raises(ValueError, match="0.7.0"):
         HerdrSim(herdr_version="0.7.0")
+
+
+def test_a_layout_kind_herdr_does_not_know_and_a_missing_simulator_are_clear_errors(tmp_path):
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps({"workspaces": [{"cwd": str(tmp_path), "panes": [{"agent": "claud", "name": "x"}]}]}))
+    socket_path = str(tmp_path / "s" / "herdr.sock")
+    served = subprocess.run(
+        [sys.executable, "-m", "herdr_link_testkit", "serve", "--socket", socket_path, "--layout", str(layout)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert served.returncode == 1 and "agent kinds Herdr does not know: claud" in served.stderr
+    env = subprocess.run(
+        [sys.executable, "-m", "herdr_link_testkit", "env", "--socket", socket_path, "--pane", "w1:p1"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert env.returncode == 1 and f"no simulator answers at {socket_path}" in env.stderr

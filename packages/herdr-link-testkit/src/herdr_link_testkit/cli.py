@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ._harness import HerdrSim
-from ._model import HerdrError
+from ._model import HerdrError, canonical_kind
 from ._releases import DEFAULT_RELEASE, HERDR_VERSIONS
 
 __all__ = ["main"]
@@ -32,6 +32,10 @@ Exit status: 0 done (serve: when stopped with Ctrl-C or SIGTERM); 1 an error, on
 
 
 def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:
+    kinds = [p.get("agent") for w in layout.get("workspaces", []) for p in w.get("panes") or [] if p.get("agent")]
+    unknown = sorted({str(kind) for kind in kinds if not isinstance(kind, str) or canonical_kind(kind) is None})
+    if unknown:  # as `herdr agent start --kind` would refuse them (docs/herdr.md §7)
+        raise ValueError(f"the layout names agent kinds Herdr does not know: {', '.join(unknown)}")
     if sim.real_panes and any(p.get("agent") for w in layout.get("workspaces", []) for p in w.get("panes") or []):
         raise ValueError(
             "with --real-panes a layout holds shells only: start agents with `herdr agent start` or type their command"
