@@ -23,8 +23,10 @@ PROBE_TIMEOUT = 30.0
 
 
 def _tools_bytes(result: types.ListToolsResult) -> int:
+    """The size of the ``tools`` array, compact UTF-8 JSON: what a host puts in its model's context (the
+    figure the README and docs/benchmarks.md give)."""
     tools = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in result.tools]
-    return len(json.dumps({"tools": tools}, ensure_ascii=False, separators=(",", ":")).encode())
+    return len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def _first_text(result: types.CallToolResult) -> str:
