@@ -573,3 +573,20 @@ def test_without_node_the_import_check_is_said_not_to_have_run(home, monkeypatch
     code, lines = run(home, yes=True)
     assert code == 0 and not any(line.startswith("checking that Node") for line in lines)
     assert any(line.startswith("not checked: Node is not on PATH") for line in lines), lines
+
+
+def test_reinstalling_repairs_a_bridge_location_whose_tool_was_removed(home):
+    # Another installer's tool environment wrote the location, then was removed (`uv tool uninstall …`):
+    # the doctor says "reinstall: herdr-link-opencode-install", which must then repair it, although the
+    # plugin file itself is current.
+    run(home)
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    gone = {"command": [str(home / "removed-tool" / "bin" / "herdr-link-bridge")], "users": ["pi", "opencode"]}
+    location.write_text(json.dumps(gone))
+    code, lines = run(home)
+    assert code == 0 and any(line.startswith("repaired: ") for line in lines), lines
+    command = json.loads(location.read_text())["command"]
+    answered = subprocess.run([*command, "--version"], capture_output=True, text=True, timeout=60)
+    assert answered.returncode == 0 and "contract" in answered.stdout
+    code, lines = run(home)  # and a working location is left alone
+    assert code == 0 and not any(line.startswith("repaired: ") for line in lines)

@@ -9,6 +9,7 @@ directory, ``<config>/herdr-link-install/``). The installer deletes only a file 
 import contextlib
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -389,6 +390,27 @@ def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) 
         )
 
 
+def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
+    """Point the bridge location file at this installation's bridge when the command it names no longer
+    exists (the tool environment that wrote it was removed), so that reinstalling, the doctor's fix,
+    repairs it even when the plugin file itself is current. Returns what was done ("" for nothing)."""
+    location = location_file(environ, home)
+    try:
+        named = json.loads(location.read_text(encoding="utf-8")).get("command")
+    except FileNotFoundError:
+        named = None
+    except (OSError, ValueError, AttributeError):
+        named = []
+    runs = isinstance(named, list) and named and isinstance(named[0], str)
+    if runs and (os.sep not in named[0] or os.access(named[0], os.X_OK)):
+        return ""
+    command = bridge_command()
+    if not Path(command[0]).exists():
+        return ""
+    write_location_file(location, command, user=user)
+    return f"repaired: {location} -> {' '.join(command)} (the bridge it named is gone)"
+
+
 def install(
     plan: Plan,
     *,
@@ -419,6 +441,9 @@ def install(
         refuse("nothing was changed")
         return 1
     if plan.existing == "current":
+        repaired = repair_location(environ, home, "opencode")
+        if repaired:
+            say(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
         return EXIT_DUPLICATE if plan.duplicates else 0
     if plan.needs_confirmation and not confirmed:
         refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
