@@ -25,6 +25,8 @@ from herdr_link_control import HostQuestions
 question = HostQuestions({"HOME": sys.argv[1]}).ahead(sys.argv[2], sys.argv[3])
 print(json.dumps(None if question is None else question.host.name))
 """
+PASSED_ON = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+"""Where the sources under test are, when a run points the tests at other ones."""
 
 
 def _predict(home: Path, kind: str, folder: Path) -> tuple[str | None, str]:
@@ -67,7 +69,7 @@ def test_a_host_file_nested_absurdly_deep_is_not_read_and_the_send_goes_ahead(ho
 
 @pytest.mark.anyio
 async def test_a_deeply_nested_host_file_is_never_a_false_send_failure(home, tmp_path):
-    (home / ".gemini" / "settings.json").write_text('{"a":' * 450 + "1" + "}" * 450)
+    (home / ".gemini" / "settings.json").write_text('{"a":' * 1000 + "1" + "}" * 1000)
     (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({str(tmp_path): "TRUST_FOLDER"}))
     table = {
         ("agent", "get", "w1:p1"): got(agent("brain")),
@@ -130,7 +132,7 @@ def test_settings_out_of_range_are_the_defaults_with_a_warning(tmp_path, body, m
 def test_a_trace_location_no_process_can_share_is_refused_and_the_doctor_fails_it(tmp_path, trace, reason):
     config = tmp_path / "config.toml"
     config.write_text(f"[trace]\n{trace}\n")
-    env = {"HERDR_LINK_CONFIG": str(config), "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    env = {"HERDR_LINK_CONFIG": str(config), "HOME": str(tmp_path), "PATH": os.environ["PATH"], **PASSED_ON}
     assert LinkSettings.load(env).trace_file is None
     done = subprocess.run(
         [sys.executable, "-m", "herdr_link", "doctor", "--json"], env=env, capture_output=True, text=True,
@@ -145,7 +147,7 @@ def test_a_trace_location_no_process_can_share_is_refused_and_the_doctor_fails_i
 def test_the_doctor_survives_settings_no_number_can_be(tmp_path):
     config = tmp_path / "config.toml"
     config.write_text("[loop_guard]\nmessages = inf\nseconds = nan\n[trace]\nmax_bytes = -inf\n")
-    env = {"HERDR_LINK_CONFIG": str(config), "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
+    env = {"HERDR_LINK_CONFIG": str(config), "HOME": str(tmp_path), "PATH": os.environ["PATH"], **PASSED_ON}
     done = subprocess.run(
         [sys.executable, "-m", "herdr_link", "doctor", "--json"], env=env, capture_output=True, text=True,
         timeout=120, cwd=tmp_path,

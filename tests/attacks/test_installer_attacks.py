@@ -17,10 +17,12 @@ from herdr_link_control.userfiles import write_complete
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs, devices and modes as Linux has")
 INSTALL = str(Path(sys.executable).parent / "herdr-link-mcp")
+PASSED_ON = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+"""Where the sources under test are, when a run points the tests at other ones."""
 
 
 def install(home: Path, host: str, *args: str, as_user: int | None = None) -> subprocess.CompletedProcess[str]:
-    env = {"HOME": str(home), "PATH": os.environ["PATH"]}
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], **PASSED_ON}
     who = [] if as_user is None else ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--clear-groups"]
     return subprocess.run(
         [*who, INSTALL, "install", "--host", host, *args], env=env, cwd=home, capture_output=True, text=True,
