@@ -149,11 +149,16 @@ MIGRATION = "Use existing model"
 
 
 @pytest.mark.parametrize("kind", ["codex"])  # (the parameter lets Codex fetch its announcement tip)
-def test_a_codex_whose_user_never_answered_its_model_migration_notice(kind: str, tmp_path: Path) -> None:
+def test_a_codex_whose_user_never_answered_its_model_migration_notice(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The user set a model Codex 0.171 offers an upgrade for and never answered the notice. A start
     makes nothing; with Codex open in a named pane at the notice (Herdr reads it as idle, and its Enter
     would pick "Try new model"), a send types nothing, and the user's config is unchanged."""
     machine = user_machine(tmp_path)
+    # The lead's Link stands for an adapter in the lead's pane: it runs in that pane's folder (Link runs a
+    # host's --version only from PATH entries outside its project, and the rig's hosts live in the clone).
+    monkeypatch.chdir(machine.project)
     config = machine.home / ".codex" / "config.toml"
     config.write_text(config.read_text().split("\n[notice.model_migrations]")[0] + "\n")  # never answered
     elsewhere = tmp_path / "elsewhere"
