@@ -219,15 +219,23 @@ class Operations:
         """
         if not target.pane_id:
             raise LinkError(Cause.SEND_TARGET_CHANGED, f"agent get {target.name} reported no pane")
-        try:
-            now = parse_agent_record(await self.cli.call(agent_get(target.pane_id), Role.TARGET))
-        except LinkError as error:
-            if error.code is not ErrorCode.PEER_NOT_FOUND:
-                raise
-            now = None
+        now = await self._agent_in(target.pane_id)
         if now is None or now.occupant != target.occupant:
             seen = now.occupant if now is not None else "no agent"
             raise LinkError(Cause.SEND_TARGET_CHANGED, f"{target.pane_id} held {target.occupant}, now {seen}")
+
+    async def _agent_in(self, pane_id: str) -> AgentRecord | None:
+        """The agent ``agent get <pane id>`` reports in that pane now, or ``None`` when it holds none.
+
+        Raises:
+            LinkError: ``NOT_IN_HERDR`` (Herdr's other failures, as classified for a target).
+        """
+        try:
+            return parse_agent_record(await self.cli.call(agent_get(pane_id), Role.TARGET))
+        except LinkError as error:
+            if error.code is not ErrorCode.PEER_NOT_FOUND:
+                raise
+            return None
 
     async def session_pane(self, directory: str | None, kind: str = "opencode") -> str:
         """OpenCode 2's session rule: the pane of the one agent whose live cwd is ``directory``.
@@ -261,12 +269,7 @@ class Operations:
             LinkError: ``SELF_UNNAMED`` (the pane closed, or its agent is gone or of another kind),
                 ``NOT_IN_HERDR``.
         """
-        try:
-            record = parse_agent_record(await self.cli.call(agent_get(pane_id), Role.TARGET))
-        except LinkError as error:
-            if error.code is not ErrorCode.PEER_NOT_FOUND:
-                raise
-            record = None
+        record = await self._agent_in(pane_id)
         if record is None or record.pane_id != pane_id or record.kind not in (kind, ""):
             held = f"{record.kind or 'an unlabelled agent'}" if record is not None else "no agent"
             raise LinkError(Cause.SESSION_PANE_LEFT, f"{pane_id} holds {held}, not {kind}")

@@ -54,10 +54,15 @@ A burst of fifty at once still passes (a lead handing out work), and so do the p
 (12 at once to one agent; 16 agents × 50 messages to random peers, at most 9 to one peer)."""
 
 
+def _under_home(path: str) -> bool:
+    """Whether ``path`` is written from the home folder: ``~``, ``~/…`` (or ``~\\…``)."""
+    return path == "~" or path.startswith(("~/", "~\\"))
+
+
 def expand_home(path: str, environ: Mapping[str, str]) -> Path:
     """``path`` with a leading ``~`` read as ``environ``'s ``HOME`` (the user the adapter serves)."""
     home = environ.get("HOME") or environ.get("USERPROFILE")
-    if home and (path == "~" or path.startswith(("~/", "~\\"))):
+    if home and _under_home(path):
         return Path(home) / path[2:]
     return Path(path).expanduser()
 
@@ -92,7 +97,7 @@ def _trace_path(file: str, path: Path | None, problems: list[str]) -> str | None
     if "\0" in file:
         problems.append(f"{path}: trace.file holds a NUL character: the trace is off")
         return None
-    if not (file == "~" or file.startswith(("~/", "~\\")) or Path(file).is_absolute()):
+    if not (_under_home(file) or Path(file).is_absolute()):
         problems.append(
             f"{path}: trace.file must be an absolute path or start with ~/, not {file!r} (a relative one would "
             "put the trace in every folder an adapter runs in): the trace is off"

@@ -25,6 +25,7 @@ from herdr_link_control.userfiles import (
     back_up,
     backup_stamp,
     bridge_command,
+    location_command,
     location_file,
     roll_back,
     write_complete,
@@ -395,14 +396,8 @@ def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
     exists (the tool environment that wrote it was removed), so that reinstalling, the doctor's fix,
     repairs it even when the plugin file itself is current. Returns what was done ("" for nothing)."""
     location = location_file(environ, home)
-    try:
-        named = json.loads(location.read_text(encoding="utf-8")).get("command")
-    except FileNotFoundError:
-        named = None
-    except (OSError, ValueError, AttributeError):
-        named = []
-    runs = isinstance(named, list) and named and isinstance(named[0], str)
-    if runs and (os.sep not in named[0] or os.access(named[0], os.X_OK)):
+    named = location_command(location)
+    if named is not None and (os.sep not in named[0] or os.access(named[0], os.X_OK)):
         return ""
     command = bridge_command()
     if not Path(command[0]).exists():

@@ -17,6 +17,7 @@ __all__ = [
     "backups_root",
     "bridge_command",
     "config_dir",
+    "location_command",
     "location_file",
     "release_location_file",
     "write_location_file",
@@ -73,6 +74,15 @@ def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
     except (OSError, ValueError):
         return None
     return (text, body) if isinstance(body, dict) else None
+
+
+def location_command(path: Path) -> list[str] | None:
+    """The bridge command the location file names (a list of strings, as the stubs run it); ``None`` when
+    the file is missing, unreadable or names none."""
+    found = _read(path)
+    command = found[1].get("command") if found is not None else None
+    ok = isinstance(command, list) and command and all(isinstance(part, str) for part in command)
+    return command if ok else None
 
 
 def _users(body: dict[str, Any] | None) -> list[str] | None:
