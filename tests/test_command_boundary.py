@@ -146,3 +146,21 @@ def test_declining_an_installers_question_changes_nothing(command, answer, home)
     assert code == 1 and "declined" in output and "Traceback" not in output, output
     assert "internal error" not in output and "nothing was changed" in output
     assert (settings.read_bytes(), extension.read_bytes()) == before
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_each_exit_status_has_one_meaning_and_3_is_only_a_bug(command, home):
+    import re
+
+    done = run([str(BIN / command), "--help"], home, COLUMNS="10000")
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stdout.split())
+    statuses = said[said.index("Exit status:") + len("Exit status:") :]
+    statuses = re.sub(r"--dry-run: .*?; (?=2 usage error)", "", statuses)  # a dry run's own two
+    meanings: dict[str, list[str]] = {}
+    for clause in re.split(r"; ", statuses):
+        if found := re.match(r"\s*(\d+) (.*)", clause):
+            meanings.setdefault(found[1], []).append(found[2])
+    assert {"2", "3", "130"} <= set(meanings), (command, statuses)
+    assert all(len(texts) == 1 for status, texts in meanings.items() if status != "3"), (command, meanings)
+    assert all("bug" in text for text in meanings["3"]), (command, meanings["3"])

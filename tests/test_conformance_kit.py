@@ -56,5 +56,5 @@ def test_a_stub_without_node_is_the_kits_problem_said_once(tmp_path):
     stub = tmp_path / "herdr-link.js"
     stub.write_text("export default {};\n")
     done = _kit("--stub", f"pi:{stub}", "--node", str(tmp_path / "no-node"))
-    assert done.returncode == 3 and done.stdout == ""
+    assert done.returncode == 4 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "no-node" in done.stderr and "--node" in done.stderr

@@ -233,6 +233,19 @@ def test_v2_installs_without_the_plugin_package_and_is_called_experimental(tmp_p
     assert "OpenCode 2 support is experimental." in plan.notes
 
 
+def test_a_dry_run_that_the_real_run_would_ask_about_says_so(home):
+    target(home).write_text("export default {};\n")  # a file of unknown origin where ours goes
+    env = {**os.environ, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_installer", "--runtime", "v1", "--dry-run"],
+        env=env, cwd=home, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the real run asks first: " in done.stdout and "(--yes confirms)" in done.stdout
+    assert done.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
+    assert target(home).read_text() == "export default {};\n"
+
+
 def test_switching_runtimes_needs_confirmation_and_keeps_a_backup(home):
     assert run(home)[0] == 0
     code, lines = run(home, runtime="v2")
@@ -467,7 +480,8 @@ def test_a_dry_run_shows_the_plan_and_why_it_would_be_refused(tmp_path):
     )  # fmt: skip
     assert done.returncode == 1 and done.stdout.startswith("OpenCode config: ")
     assert "would refuse: the V1 bundle needs @opencode-ai/plugin" in done.stdout
-    assert done.stdout.rstrip().endswith("dry run: nothing was written") and not target(tmp_path).exists()
+    assert done.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
+    assert not target(tmp_path).exists()
 
 
 def test_a_plan_asks_opencode_for_its_config_dir_once(home):

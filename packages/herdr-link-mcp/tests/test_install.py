@@ -130,6 +130,18 @@ def test_a_dry_run_shows_the_plan_and_writes_nothing(home: Path) -> None:
     assert _files(home) == before
 
 
+def test_a_dry_run_over_what_is_not_ours_says_the_real_run_asks_first(home: Path) -> None:
+    foreign = {"mcpServers": {"herdr_link": {"command": "npx", "args": ["-y", "herdr-link"]}}}
+    (home / ".claude.json").write_text(json.dumps(foreign))
+    done = install(home, "--host", "claude", "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "the real run asks before what is marked ! above (--yes confirms)" in done.stdout
+    assert done.stdout.endswith("state: nothing was changed\n")
+    (home / ".claude.json").write_text('{"mcpServers": {},}')  # a file Claude Code could not read
+    done = install(home, "--host", "claude", "--dry-run")
+    assert done.returncode == 1 and done.stdout.endswith("state: nothing was changed\n")
+
+
 def test_what_is_not_ours_is_replaced_only_when_confirmed(home: Path) -> None:
     foreign = {"mcpServers": {"herdr_link": {"command": "npx", "args": ["-y", "herdr-link"]}}}
     (home / ".claude.json").write_text(json.dumps(foreign))
@@ -190,6 +202,31 @@ def test_a_failure_half_way_puts_back_what_was_written(home: Path) -> None:
     assert "~/.claude.json: restored from" in done.stdout
     assert done.stdout.endswith("state: ~/.claude.json unchanged; ~/.claude/settings.json unchanged\n")
     assert {k: v for k, v in _files(home).items() if not k.startswith(".config")} == before
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the swap (renameat2) is Linux's")
+def test_an_error_just_after_the_swap_finishes_the_install_with_its_record(home: Path, monkeypatch) -> None:
+    from herdr_link_control.userfiles import _complete
+
+    (home / ".claude.json").write_text('{"numStartups": 2}')
+    swap = _complete._exchange
+
+    def swap_then_fail(first: Path, second: Path) -> bool:
+        swap(first, second)  # the new file is in place ...
+        raise OSError(5, "Input/output error", str(second))  # ... and the tidying up after it fails
+
+    monkeypatch.setattr(_complete, "_exchange", swap_then_fail)
+    decided = plan(wiring("claude", home=home, environ={}), home, home)
+    said: list[str] = []
+    assert apply(decided, {}, home, said.append) == 0
+    assert "mcp__herdr_link" in (home / ".claude" / "settings.json").read_text()  # written new: no swap
+    assert "herdr_link" in json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert said[-1].startswith("state: ~/.claude.json updated")
+    monkeypatch.undo()
+    done = install(home, "--host", "claude", "--uninstall")  # the record names what this run added
+    assert done.returncode == 0, done.stderr
+    assert json.loads((home / ".claude.json").read_text()) == {"numStartups": 2}
+    assert not (home / ".claude" / "settings.json").exists()  # this run created it: removed again
 
 
 def test_a_file_a_running_host_rewrote_meanwhile_is_not_overwritten(home: Path, capsys) -> None:

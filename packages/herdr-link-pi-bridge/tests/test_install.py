@@ -169,6 +169,17 @@ def test_the_command_shows_its_plan_and_a_dry_run_writes_nothing(cli, tmp_path):
     assert status == 0 and "nothing to take out" in out and out.splitlines()[-1].startswith(f"state: {target} absent")
 
 
+def test_a_dry_run_over_a_foreign_file_says_the_real_run_asks_first(cli, tmp_path):
+    target = _put(tmp_path, MINE)
+    status, out, _ = cli("install", "--dry-run")
+    assert status == 0 and "the real run asks first: replace it (" in out and "(--yes confirms)" in out
+    assert out.endswith("state: nothing was changed\n") and target.read_text() == MINE
+    target.unlink()
+    target.mkdir()  # a folder at its place: the real run would be refused
+    status, out, _ = cli("install", "--dry-run")
+    assert status == 1 and "asks first" not in out and out.endswith("state: nothing was changed\n")
+
+
 def test_a_foreign_file_is_refused_without_yes_on_the_command_line(cli, tmp_path):
     target = _put(tmp_path, MINE)
     status, out, err = cli("install")

@@ -18,6 +18,9 @@ from ._adapters import CAPABILITY_MEANINGS, STUB_RUNTIMES, AdapterSpec
 from ._checks import CHECKS, CheckSpec
 from ._runner import Result, list_json, run_checks, selected, to_json
 
+EXIT_MISSING = 4
+"""No check was run: the adapter's program or stub file, or Node for a stub, is missing."""
+
 __all__ = ["main"]
 
 
@@ -37,8 +40,8 @@ def _main(argv: list[str]) -> int:
         "would, but no shell runs; the program is found from here (a path, or on PATH), and the adapter then "
         "runs in the simulated workspace's folder, so name files in its arguments by absolute path.",
         epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 3 also when the kit itself "
-        "failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter), or what it needs is "
-        f"missing (the adapter's program or stub file, Node for --stub); {EXIT_STATUSES}",
+        "failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter); 4 no check was run: what "
+        f"it needs is missing (the adapter's program or stub file, Node for --stub); {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
@@ -91,7 +94,7 @@ def _main(argv: list[str]) -> int:
             f"herdr-link-conformance: Node ({args.node}) was not found, and a --stub runs under Node: install "
             "Node 20 or later, or name it with --node CMD. No check was run.\n"
         )
-        return 3
+        return EXIT_MISSING
     try:
         spec = AdapterSpec.parse(kind, command, frozenset(args.lacks), node=args.node)
     except ValueError as error:
@@ -101,7 +104,7 @@ def _main(argv: list[str]) -> int:
     located = _located(spec)
     if isinstance(located, str):
         sys.stderr.write(f"herdr-link-conformance: {located}; no check was run\n")
-        return 3
+        return EXIT_MISSING
     spec = located
 
     def report(result: Result, check: CheckSpec) -> None:

@@ -8,7 +8,12 @@ arguments with :func:`command_parser`. The exit statuses are the same everywhere
 - 1 the command ran and something failed, was refused or declined (its own output says what);
 - 2 usage error: one line on stderr that names what is valid, never argparse's usage block;
 - 3 internal error: a bug in Herdr Link, one line on stderr; ``HERDR_LINK_DEBUG=1`` adds the traceback;
+- 4 a command's own second outcome, one meaning per command, named in its ``--help`` (the OpenCode
+  installer: installed, but another Herdr Link file stays where OpenCode loads it; the conformance kit:
+  nothing was checked, something it needs is missing);
 - 130 interrupted (Ctrl-C).
+
+No command gives 3 for anything but a bug.
 
 Standard library only, and ``argparse`` only when a parser is made: ``hint`` and ``--version`` load
 nothing more for it.

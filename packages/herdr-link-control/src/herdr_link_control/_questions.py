@@ -30,6 +30,10 @@ __all__ = ["HostQuestions", "Question"]
 
 log: Final = logging.getLogger("herdr_link")
 
+QUESTION_SECONDS: Final = 10.0
+"""How long a prediction may take (a host file on a stalled network disk, a ``--version`` that
+hangs) before the operation goes ahead unpredicted: the worker thread is left to finish on its own."""
+
 
 @dataclass(frozen=True)
 class Question:
@@ -85,9 +89,20 @@ class HostQuestions:
 
     async def ahead_async(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
         """:meth:`ahead` in a worker thread: a long-used ``~/.claude.json`` takes tens of milliseconds to
-        read, and a host's ``--version`` longer, which must not hold up the other calls in flight."""
+        read, and a host's ``--version`` longer, which must not hold up the other calls in flight; past
+        :data:`QUESTION_SECONDS` it is not predicted (logged), never a hang."""
         host = self._asker(kind, folder)
-        return None if host is None else await anyio.to_thread.run_sync(self._ahead, host, Path(folder), tuple(args))
+        if host is None:
+            return None
+        with anyio.move_on_after(QUESTION_SECONDS):
+            return await anyio.to_thread.run_sync(self._ahead, host, Path(folder), tuple(args), abandon_on_cancel=True)
+        log.warning(
+            "whether %s asks first in %s is not predicted: its files took more than %g s to read",
+            host.title,
+            folder,
+            QUESTION_SECONDS,
+        )
+        return None
 
     def ahead(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
         """The question a ``kind`` agent in ``folder`` (started with ``args``, when Link starts it) stops

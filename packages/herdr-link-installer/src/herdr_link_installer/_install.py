@@ -65,7 +65,7 @@ WORK_DIR: Final = "herdr-link-install"
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = "^1.18.13"
 """The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
-EXIT_DUPLICATE: Final = 3
+EXIT_DUPLICATE: Final = 4
 """Exit status of an install that succeeded while another Herdr Link file stays where OpenCode loads it."""
 
 

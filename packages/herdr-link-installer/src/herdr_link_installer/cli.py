@@ -53,7 +53,8 @@ def _main(argv: list[str]) -> int:
     parser.epilog = (
         "Exit status: 0 done or nothing to do; 1 refused, declined or failed (the last line says what each "
         f"file is); {EXIT_DUPLICATE} installed, but another Herdr Link file stays where OpenCode loads it "
-        f"(remove it); {EXIT_STATUSES}"
+        f"(remove it); --dry-run: 0 the real run would go ahead (after its question, if it asks one), 1 it would "
+        f"be refused; {EXIT_STATUSES}"
     )
     args = parser.parse_args(argv)
 
@@ -78,7 +79,10 @@ def _main(argv: list[str]) -> int:
             location = location_file(os.environ, Path.home())
             if not plan.blockers:
                 say(f"would point the bridge location {location} at {' '.join(bridge_command())}")
+                if plan.needs_confirmation:
+                    say(f"the real run asks first: {plan.needs_confirmation} (--yes confirms)")
             say("dry run: nothing was written")
+            say("state: nothing was changed")
             return 1 if plan.blockers else 0
         confirmed = args.yes
         if plan.needs_confirmation and not confirmed and not plan.blockers:

@@ -155,6 +155,8 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
         say("state: nothing was changed")
         return 0
     if options.dry_run:
+        if decided.conflicts or warnings:
+            say("the real run asks before what is marked ! above (--yes confirms)")
         say("dry run: nothing was written")
         say("state: nothing was changed")
         return 0
@@ -211,7 +213,8 @@ def _main(args: list[str]) -> int:
         "started by a host), and help to wire it into a host.",
         epilog="Exit status: 0 done or nothing to do (serve: when stdin closes); 1 probe found a problem, "
         "install refused, was declined or failed (its last line says what each file is), or trace had nothing to "
-        f"show; {EXIT_STATUSES}",
+        f"show; --dry-run: 0 the real run would go ahead (after its question, for what is marked !), 1 it would be "
+        f"refused; {EXIT_STATUSES}",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     parser.add_argument("--namespace", default=DEFAULT_NAMESPACE, help="the name the host registered this server under")

@@ -25,7 +25,8 @@ def _main(argv: list[str]) -> int:
         "herdr-link-pi-bridge",
         description="Herdr Link's native Pi extension: install, uninstall, or regenerate it.",
         epilog="Exit status: 0 done or nothing to do; 1 refused, declined, failed (the last line, state:, says what "
-        f"each file is), or stale (build --check); {EXIT_STATUSES}",
+        f"each file is), or stale (build --check); --dry-run: 0 the real run would go ahead (after its question, if "
+        f"it asks one), 1 it would be refused; {EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-pi-bridge {version('herdr-link-pi-bridge')}"
@@ -70,6 +71,8 @@ def _main(argv: list[str]) -> int:
     decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
     say("\n".join(decided.describe()))
     if args.dry_run:
+        if decided.needs_yes and not decided.uninstall and not decided.refused:
+            say(f"the real run asks first: replace it ({decided.needs_yes}) (--yes confirms)")
         say("dry run: nothing was written\nstate: nothing was changed")
         return 1 if decided.refused else 0
     confirmed = args.yes

@@ -121,14 +121,30 @@ def replace_file(
     if read_current(real) != before:
         raise ChangedMeanwhile(f"{path} changed while this run was planning (another program wrote it)")
     backup = back_up(real, backup_folder(backups, path)) if before is not None else None
-    if after is None:
-        assert before is not None, "nothing to remove"
-        remove_unchanged(real, before, aside=real.with_name(real.name + PARTIAL_SUFFIX))
-    else:
-        real.parent.mkdir(parents=True, exist_ok=True)
-        mode = None if before is not None else (0o600 if private else None)
-        write_complete(real, after, partial=real.with_name(real.name + PARTIAL_SUFFIX), mode=mode, expect=before)
+    try:
+        if after is None:
+            assert before is not None, "nothing to remove"
+            remove_unchanged(real, before, aside=real.with_name(real.name + PARTIAL_SUFFIX))
+        else:
+            real.parent.mkdir(parents=True, exist_ok=True)
+            mode = None if before is not None else (0o600 if private else None)
+            write_complete(real, after, partial=real.with_name(real.name + PARTIAL_SUFFIX), mode=mode, expect=before)
+    except ChangedMeanwhile:
+        raise
+    except OSError:
+        if not _holds(real, after):  # the error came before the change: nothing was changed
+            raise
+        # The change is in place and the error came after it (tidying up): the replace is done, so the
+        # caller finishes (its record written) or puts it back, and says which, never "unchanged".
     return Replaced(path, real, before, after, backup)
+
+
+def _holds(real: Path, content: bytes | None) -> bool:
+    """Whether ``real`` holds ``content`` now (``None``: there is no file), as far as it can be read."""
+    try:
+        return read_current(real) == content
+    except OSError:
+        return False
 
 
 def _private_root(backups: Path) -> None:
