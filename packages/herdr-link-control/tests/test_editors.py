@@ -139,6 +139,22 @@ def test_a_member_added_and_taken_out_gives_back_the_json_text(text: str, nested
     assert document.text == text
 
 
+@settings(max_examples=200, deadline=None)
+@given(json_texts())
+def test_a_value_replaced_and_put_back_as_spelled_gives_back_the_json_text(text: str) -> None:
+    document = JsonDocument(text)
+    key = next(iter(document.value), None)
+    assume(key is not None)
+    spelled = document.source((key,))
+    assert spelled is not None and json_value(spelled) == document.value[key]
+    document.set((key,), {"command": "herdr-link-mcp", "args": []})
+    document.set_source((key,), spelled)
+    assert document.text == text
+    with pytest.raises(DocumentError):
+        document.set_source((key,), "[1,")  # not one value: refused, the text kept
+    assert document.text == text
+
+
 @pytest.mark.parametrize(
     "text",
     [

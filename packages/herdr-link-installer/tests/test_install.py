@@ -106,10 +106,19 @@ def test_an_older_bundle_of_ours_is_updated_with_a_backup(home, monkeypatch):
     assert backup.read_bytes() == old and "older Herdr Link bundle" in " ".join(lines)
 
 
-def test_the_typescript_bundle_is_replaced_and_kept_as_backup(home):
-    target(home).write_text('const x = "[herdr-link/1] inter-agent message delivered";\nexport { herdrLinkPlugin };\n')
+def test_the_typescript_bundle_is_replaced_only_with_yes_and_put_back_by_uninstall(home):
+    # As the TypeScript Herdr Link's README installs it: its bundle copied to plugins/herdr-link.js.
+    typescript = b'const x = "[herdr-link/1] inter-agent message delivered";\nexport { herdrLinkPlugin };\n'
+    target(home).write_bytes(typescript)
     code, lines = run(home)
-    assert code == 0 and "TypeScript implementation" in " ".join(lines) and target(home).read_bytes() == BUNDLE
+    assert code == 1 and "TypeScript Herdr Link's bundle" in " ".join(lines) and target(home).read_bytes() == typescript
+    code, lines = run(home, yes=True)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
+    said: list[str] = []
+    environ = {"XDG_CONFIG_HOME": str(home / ".config")}
+    assert uninstall(environ, home, LINUX, say=said.append, complain=said.append) == 0
+    assert target(home).read_bytes() == typescript  # the same bytes back
+    assert "the TypeScript Herdr Link's bundle again" in said[-1]
 
 
 @pytest.mark.parametrize(

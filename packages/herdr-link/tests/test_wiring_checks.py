@@ -53,7 +53,7 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             ".codex/config.toml",
             '[mcp_servers.herdr_link]\ncommand = "/no/such/herdr-link-mcp"\n',
             "Codex",
-            "wiring --host codex",
+            "herdr-link-mcp install --host codex",
         ),
         (
             ".gemini/settings.json",
@@ -138,7 +138,7 @@ def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatc
     _write(home / ".codex" / "config.toml", wiring("codex", required=True).files[0].content)
     assert codex().status == "PASS" and "(required: Codex waits for it)" in codex().detail
     _write(home / ".codex" / "config.toml", untrusted)
-    assert hint().status == "WARN" and "does not trust it" in hint().detail and "[hooks.state" in hint().fix
+    assert hint().status == "WARN" and "does not trust it" in hint().detail and "install --host codex" in hint().fix
     _write(home / ".codex" / "config.toml", config)
     _write(home / ".codex" / "hooks.json", hooks.replace('"timeout": 10', '"timeout": 20'))
     assert hint().status == "WARN" and "changed since it was trusted" in hint().detail

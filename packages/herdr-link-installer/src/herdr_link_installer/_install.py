@@ -61,6 +61,26 @@ __all__ = [
 ]
 
 WORK_DIR: Final = "herdr-link-install"
+REPLACED_FILE: Final = "replaced.json"
+"""In ``WORK_DIR``: the TypeScript Herdr Link bundle an install replaced (its backup), for ``--uninstall``."""
+
+
+def note_replaced(work: Path, target: Path, backup: Path) -> None:
+    """Record that ``target`` held the TypeScript Herdr Link's bundle, now kept at ``backup``."""
+    write_complete(work / REPLACED_FILE, (json.dumps({str(target): str(backup)}, indent=2) + "\n").encode())
+
+
+def replaced_backup(work: Path, target: Path) -> Path | None:
+    """The backup of the TypeScript bundle an install replaced at ``target``, if one is noted and is still
+    that bundle."""
+    try:
+        noted = json.loads((work / REPLACED_FILE).read_text(encoding="utf-8")).get(str(target))
+        backup = Path(noted) if isinstance(noted, str) else None
+        return backup if backup is not None and is_typescript_bundle(backup.read_bytes()) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
 RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
 V1_PLUGIN_RANGE: Final = "^1.18.13"
@@ -105,7 +125,8 @@ class Plan:
                 "older": "an older Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "other-runtime": f"runtime switch: {self.existing_runtime} -> {self.runtime} (backup kept)",
                 "modified": "a modified Herdr Link bundle is installed: it will be replaced (backup kept)",
-                "typescript": "the TypeScript implementation's bundle is installed: it will be replaced (backup kept)",
+                "typescript": "the TypeScript Herdr Link's bundle is installed: it will be replaced (backup kept; "
+                "--uninstall puts it back)",
                 "foreign": "a file of unknown origin is installed: it will be replaced (backup kept)",
             }[self.existing]
         )
@@ -285,11 +306,12 @@ def plan_install(
     plan = Plan(runtime, config, target, bundle, digest, existing, existing_runtime)
     if existing in ("current", "older", "modified") and existing_runtime and existing_runtime != runtime:
         plan.existing = "other-runtime"
-    if plan.existing in ("other-runtime", "modified", "foreign"):
+    if plan.existing in ("other-runtime", "modified", "foreign", "typescript"):
         plan.needs_confirmation = {
             "other-runtime": f"switch from {existing_runtime} to {runtime}",
             "modified": "replace a Herdr Link bundle that was edited",
             "foreign": f"replace {target}, which is not Herdr Link's",
+            "typescript": "replace the TypeScript Herdr Link's bundle (--uninstall puts it back)",
         }[plan.existing]
     try:
         plan.opencode = opencode_version(run)
@@ -489,6 +511,12 @@ def install(
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} ({plan.runtime})")
+    if plan.existing == "typescript" and backup is not None:
+        try:
+            note_replaced(work, plan.target, backup)
+        except OSError as error:
+            tell(f"could not note the TypeScript bundle's backup for --uninstall ({error.strerror or error}): "
+                 f"it is {backup}")  # fmt: skip
     try:
         location = location_file(environ, home)
         command = bridge_command()

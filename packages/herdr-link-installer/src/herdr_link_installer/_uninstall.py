@@ -4,9 +4,9 @@ location when no installed runtime still needs it."""
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from herdr_link_control.userfiles import back_up, location_file, release_location_file
+from herdr_link_control.userfiles import back_up, location_file, release_location_file, write_complete
 
-from ._install import WORK_DIR, _stderr, _teller
+from ._install import REPLACED_FILE, WORK_DIR, _stderr, _teller, replaced_backup
 from ._paths import Platform, config_dirs, installed_plugin
 
 __all__ = ["uninstall"]
@@ -32,6 +32,9 @@ def uninstall(
     location = location_file(environ, home)
     what = {"absent": "absent: nothing to take out", "foreign": "left alone (not Herdr Link's)",
             "modified": "remove (an edited Herdr Link bundle; backup kept)"}.get(state, "remove")  # fmt: skip
+    typescript = replaced_backup(path.parent.parent / WORK_DIR, path) if path is not None else None
+    if typescript is not None and state in ("current", "older"):
+        what += f", then put back the TypeScript Herdr Link's bundle the install replaced ({typescript})"
     tell("plan (uninstall Herdr Link's OpenCode plugin):")
     if path is None:
         looked = ", ".join(str(d / "plugins") for d in config_dirs(environ, home, platform))
@@ -63,6 +66,12 @@ def uninstall(
             path.unlink()
             plugin = "removed"
             tell(f"removed: {path}")
+            work = path.parent.parent / WORK_DIR
+            if typescript is not None and state != "modified":  # what install replaced (--yes): given back
+                write_complete(path, typescript.read_bytes(), mode=typescript.stat().st_mode & 0o777, expect=None)
+                (work / REPLACED_FILE).unlink(missing_ok=True)
+                plugin = f"the TypeScript Herdr Link's bundle again (put back from {typescript})"
+                tell(f"put back: {path}, the TypeScript Herdr Link's bundle the install replaced")
         else:
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode")

@@ -15,7 +15,19 @@ from typing import Any, Final, Literal
 
 from ._hosts import DEFAULT_NAMESPACE
 
-__all__ = ["OUR_COMMANDS", "OUR_ENTRY_KEYS", "Claim", "claims", "find_hook", "is_our_entry", "is_our_hook"]
+__all__ = [
+    "OUR_COMMANDS",
+    "OUR_ENTRY_KEYS",
+    "Claim",
+    "claims",
+    "find_hook",
+    "is_our_entry",
+    "is_our_hook",
+    "is_typescript_entry",
+    "is_typescript_hook",
+    "typescript_hook_places",
+    "without_typescript_hooks",
+]
 
 OUR_COMMANDS: Final = ("herdr-link-mcp", "herdr_link_mcp")
 """A server entry or hook whose text names one of these runs our program."""
@@ -35,6 +47,67 @@ def _names_ours(text: str) -> bool:
 def is_our_entry(value: object) -> bool:
     """A server entry that runs our program."""
     return isinstance(value, Mapping) and _names_ours(json.dumps(value, default=str))
+
+
+TYPESCRIPT_PACKAGE: Final = "herdr-link"
+"""The TypeScript Herdr Link's npm package: its README and ``docs/mcp-wiring.md`` register its server as
+``npx -y herdr-link`` (or ``node <checkout>/dist/herdr-link.mcp.js``)."""
+TYPESCRIPT_HINT_SCRIPTS: Final = (
+    "herdr-link-codex-tier0-hint.sh",
+    "herdr-link-agy-tier0-hint.sh",
+    "herdr-link-cc-tier0-hint",
+)
+"""The hint scripts the TypeScript Herdr Link's ``docs/mcp-wiring.md`` has users write and hook in."""
+
+
+def is_typescript_entry(value: object) -> bool:
+    """A server entry that runs the TypeScript Herdr Link (its npm package, or its bundle)."""
+    if not isinstance(value, Mapping) or is_our_entry(value):
+        return False
+    words = [value.get("command"), *(value.get("args") or [])] if isinstance(value.get("args") or [], list) else []
+    named = [w for w in words if isinstance(w, str)]
+    package = any(w == TYPESCRIPT_PACKAGE or w.startswith(TYPESCRIPT_PACKAGE + "@") for w in named)
+    return package or any(w.endswith("herdr-link.mcp.js") for w in named)
+
+
+def is_typescript_hook(item: object) -> bool:
+    """A hook handler that runs one of the TypeScript Herdr Link's hint scripts."""
+    if not isinstance(item, Mapping) or isinstance(item.get("hooks"), list):
+        return False
+    text = json.dumps(item, default=str)
+    return any(script in text for script in TYPESCRIPT_HINT_SCRIPTS)
+
+
+def typescript_hook_places(groups: object) -> list[tuple[int] | tuple[int, str, int]]:
+    """Where the TypeScript Herdr Link's hint hooks are in an event list: a whole group (or a handler
+    directly in the list, AGY's form) as ``(index,)``, a handler among others as ``(index, "hooks", i)``."""
+    places: list[tuple[int] | tuple[int, str, int]] = []
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        handlers = group.get("hooks") if isinstance(group, Mapping) else None
+        if is_typescript_hook(group) or (
+            isinstance(handlers, list) and handlers and all(map(is_typescript_hook, handlers))
+        ):
+            places.append((index,))
+        elif isinstance(handlers, list):
+            places += [(index, "hooks", i) for i, handler in enumerate(handlers) if is_typescript_hook(handler)]
+    return places
+
+
+def without_typescript_hooks(groups: object) -> object:
+    """An event list as install leaves it: the TypeScript Herdr Link's hint hooks taken out."""
+    if not isinstance(groups, list):
+        return groups
+    places = typescript_hook_places(groups)
+    whole = {place[0] for place in places if len(place) == 1}
+    kept: list[Any] = []
+    for index, group in enumerate(groups):
+        if index in whole:
+            continue
+        gone = {place[2] for place in places if len(place) == 3 and place[0] == index}
+        if gone:
+            group = dict(group) | {"hooks": [h for i, h in enumerate(group["hooks"]) if i not in gone]}
+        kept.append(group)
+    return kept
 
 
 def is_our_hook(item: object) -> bool:

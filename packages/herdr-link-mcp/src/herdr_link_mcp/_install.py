@@ -36,7 +36,7 @@ from herdr_link_control.userfiles import (
 )
 
 from . import _record as record
-from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry
+from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry, typescript_hook_places
 from ._repair import Damage, codex_damage
 from ._wiring import Wiring, WiringFile, codex_session_start, trust_hosts
 
@@ -131,6 +131,13 @@ class _Editor:
 
     def install(self, claim: Claim) -> None:
         current = self.document.get(claim.path)
+        if claim.kind == "hook" and isinstance(self.document, JsonDocument):
+            aside = self._take_out_typescript_hooks(claim, current)
+            self._install_element(claim, self.document.get(claim.path))
+            if aside is not None:
+                others = [a for a in self.new.get("set_aside", []) if tuple(a["path"]) != claim.path]
+                self.new["set_aside"] = [*others, aside | {"after": self.document.get(claim.path)}]
+            return
         if claim.kind in ("item", "hook"):
             self._install_element(claim, current)
             return
@@ -151,10 +158,12 @@ class _Editor:
             self.changes.append(f"set {claim.shown}")
         else:
             self.yes_needed.append(f"{claim.shown} is {_short(current)}, would become ours")
+            spelled = self.document.source(claim.path) if isinstance(self.document, JsonDocument) else None
             self._set(claim.path, claim.value)
             self.changes.append(f"replace {claim.shown}")
             if record.replaced_at(self.entry, claim.path) is None:
-                self.new["replaced"].append({"path": list(claim.path), "before": current, "wrote": claim.value})
+                replaced = {"path": list(claim.path), "before": current, "wrote": self.document.get(claim.path)}
+                self.new["replaced"].append(replaced | ({"before_text": spelled} if spelled is not None else {}))
 
     def _adopt(self, claim: Claim, value: Any = None) -> None:
         """With no record yet, what only Herdr Link writes (our server entry, our hint hook) and finds
@@ -221,6 +230,24 @@ class _Editor:
         self.new["items"].append({"path": list(claim.path), "value": claim.value, "inner": inner})
         self.changes.append(f"add to {claim.shown}: {self._label(claim)}")
 
+    def _take_out_typescript_hooks(self, claim: Claim, current: Any) -> dict[str, Any] | None:
+        """Take the TypeScript Herdr Link's hint hooks out of the event list ``current`` (shown with ``!``:
+        a session would be told twice), keeping the list as the file spelled it for ``--uninstall``."""
+        assert isinstance(self.document, JsonDocument)
+        if not isinstance(current, list):
+            return None
+        earlier = record.set_aside_at(self.entry, claim.path)
+        places = typescript_hook_places(current)
+        if not places:
+            return earlier
+        spelled = self.document.source(claim.path)
+        for place in reversed(places):
+            self._remove((*claim.path, *place))
+        self.yes_needed.append(f"{claim.shown} runs the TypeScript Herdr Link's hint hook: taken out, or a session "
+                               "is told twice")  # fmt: skip
+        self.changes.append(f"take the TypeScript Herdr Link's hint hook out of {claim.shown}")
+        return earlier or {"path": list(claim.path), "before": current, "before_text": spelled}
+
     @staticmethod
     def _label(claim: Claim) -> str:
         return "our hint hook" if claim.kind == "hook" else _short(claim.value)
@@ -231,13 +258,25 @@ class _Editor:
         current = self.document.get(claim.path)
         if current is MISSING:
             return
+        aside = record.set_aside_at(self.entry, claim.path) if claim.kind == "hook" else None
+        if aside is not None and isinstance(self.document, JsonDocument):
+            if current == aside["after"]:  # as install left it: the list goes back as the file spelled it
+                self.document.set_source(claim.path, aside["before_text"])
+                self.changes.append(f"put back {claim.shown} as it was, with the TypeScript Herdr Link's hint hook")
+                return
+            self.kept.append(f"{claim.shown} changed since install: the TypeScript Herdr Link's hint hook stays out "
+                             "(the backup of this file holds it)")  # fmt: skip
         if claim.kind in ("item", "hook"):
             self._uninstall_element(claim, current)
             return
         replaced = record.replaced_at(self.entry, claim.path)
         ours_now = current == claim.value or (claim.kind == "entry" and is_our_entry(current))
         if replaced is not None:
-            if current == replaced["wrote"] or (claim.kind == "entry" and is_our_entry(current)):
+            spelled = replaced.get("before_text")
+            if current == replaced["wrote"] and spelled is not None and isinstance(self.document, JsonDocument):
+                self.document.set_source(claim.path, spelled)  # byte for byte, as the file had it
+                self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
+            elif current == replaced["wrote"] or (claim.kind == "entry" and is_our_entry(current)):
                 self._set(claim.path, replaced["before"])
                 self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
             else:
@@ -327,6 +366,8 @@ class FilePlan:
     private: bool = False
     recorded: record.FileRecord | None = None
     """What the install record says of this file after the run (``None``: nothing)."""
+    folders: list[Path] = field(default_factory=list)
+    """Folders an install made for this file, which this uninstall takes out with it when left empty."""
 
 
 @dataclass
@@ -443,11 +484,14 @@ def _plan_file(
     else:
         action = "update"
     file_record = _still_there(entry, document, editor.removed) if uninstall else new
+    if action == "create":  # the folders this run makes for it, to take out with it (deepest first)
+        new["folders"] = [str(p) for p in path.parents if not p.exists() and (home in p.parents or cwd in p.parents)]
+    folders = [Path(f) for f in (entry or {}).get("folders", [])] if action == "remove" else []
     entries.pop(key, None)
     if file_record is not None:
         entries[key] = file_record
     return FilePlan(path, item.path, action, before, after, editor.changes, editor.yes_needed, editor.kept,
-                    item.private, file_record)  # fmt: skip
+                    item.private, file_record, folders)  # fmt: skip
 
 
 def _still_there(
@@ -470,7 +514,11 @@ def _still_there(
             i["value"] in document.get(tuple(i["path"])) or find_hook(document.get(tuple(i["path"]))) is not None)
     ]  # fmt: skip
     kept["replaced"] = [r for r in entry["replaced"] if document.get(tuple(r["path"])) == r["wrote"]]
-    return kept if kept["created"] or kept["items"] or kept["replaced"] or kept["taken_out"] else None
+    kept["set_aside"] = [a for a in entry.get("set_aside", []) if document.get(tuple(a["path"])) == a["after"]]
+    if not kept["set_aside"]:
+        del kept["set_aside"]
+    held = kept["created"] or kept["items"] or kept["replaced"] or kept["taken_out"] or kept.get("set_aside")
+    return kept if held else None
 
 
 def _our_hook_was_there(config: Path) -> bool:
@@ -570,5 +618,13 @@ def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callab
                 say(f"the install record could not note it ({error.strerror or error}): --uninstall keeps it")
         say(_state(plan, [], stuck))
         return 1
+    for item in plan.files:
+        for folder in item.folders:  # deepest first; one that holds anything stays
+            try:
+                folder.rmdir()
+            except OSError:
+                break
+            named = f"~/{folder.relative_to(home)}" if home in folder.parents else str(folder)
+            say(f"removed: {named} (empty; the install had made it)")
     say(_state(plan, [d for d in done if d.path != plan.record_path], []))
     return 0

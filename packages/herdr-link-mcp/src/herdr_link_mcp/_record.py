@@ -6,7 +6,8 @@ readable by its owner only, keyed by each file's absolute path as named. Per fil
 
 - ``existed``: whether the file was there before the first install (a file install created and
   emptied again is removed; one that was there stays, even empty); ``blank``: its text when it held
-  only whitespace;
+  only whitespace; ``folders``: the folders install made for a file it created (taken out with it
+  when they are empty again);
 - ``created``: paths install added (a key, with the containers it had to make), and ``inner``: what
   the container it went into held while empty (given back when it is emptied again);
 - ``entries``: for our server entry, the ``keys`` install wrote in it (a key the user adds later is
@@ -16,7 +17,11 @@ readable by its owner only, keyed by each file's absolute path as named. Per fil
   (a running host that rewrote the file from a copy read just before the uninstall) is still known as
   ours, not the user's;
 - ``replaced``: a user's value install replaced (only with ``--yes``): ``before`` and ``wrote``, so
-  uninstall restores ``before`` while the key still holds exactly ``wrote``.
+  uninstall restores ``before`` while the key still holds exactly ``wrote`` (in a JSON file, as it was
+  spelled: ``before_text``);
+- ``set_aside``: an event list install took the TypeScript Herdr Link's hint hook out of (only with
+  ``--yes``): ``before``, ``before_text`` and ``after``, so uninstall gives the list back as it was
+  spelled while it still holds exactly ``after``.
 
 Without a record file (an install made by 0.1.0), uninstall removes what is recognisably ours and
 keeps every container, and install adopts what is recognisably ours as its own.
@@ -57,7 +62,7 @@ def dump_record(files: Mapping[str, FileRecord]) -> bytes:
     """The record's bytes. Kept even when it records nothing: its presence says that every file
     without an entry holds nothing install added (without it, files are taken as 0.1.0 left them)."""
     kept = {path: entry for path, entry in sorted(files.items()) if entry.get("created") or entry.get("items")
-            or entry.get("replaced") or entry.get("taken_out")}  # fmt: skip
+            or entry.get("replaced") or entry.get("taken_out") or entry.get("set_aside")}  # fmt: skip
     return (json.dumps({"version": 1, "files": kept}, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -81,6 +86,14 @@ def replaced_at(entry: FileRecord | None, path: tuple[str, ...]) -> dict[str, An
     for replaced in entry["replaced"] if entry else ():
         if tuple(replaced["path"]) == path:
             return dict(replaced)
+    return None
+
+
+def set_aside_at(entry: FileRecord | None, path: tuple[str, ...]) -> dict[str, Any] | None:
+    """What install took out of the event list at ``path`` (the TypeScript Herdr Link's hint hook)."""
+    for aside in (entry or {}).get("set_aside", []):
+        if tuple(aside["path"]) == path:
+            return dict(aside)
     return None
 
 

@@ -25,7 +25,7 @@ from typing import Any, Final, Literal
 from herdr_link_control.userfiles import place_path, shown_path
 from herdr_link_protocol import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
 
-from ._claims import find_hook
+from ._claims import find_hook, without_typescript_hooks
 from ._codex import command_hook_hash, event_label, hook_trust_key
 from ._hosts import DEFAULT_NAMESPACE, wiring_hosts
 from ._version import __version__
@@ -213,7 +213,7 @@ def codex_session_start(hooks_file: Path) -> object:
 def _hook_position(hooks_file: Path) -> tuple[int, int]:
     """Where our hook is in a ``hooks.json`` (group, handler), or will be once install appends its group
     after the user's: the place a hash-trusting host's trust entry names."""
-    groups = codex_session_start(hooks_file)
+    groups = without_typescript_hooks(codex_session_start(hooks_file))  # as install leaves the list
     found = find_hook(groups)
     if found is not None:
         return found[0], found[1] or 0

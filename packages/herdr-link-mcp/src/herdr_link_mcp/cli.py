@@ -145,6 +145,14 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
     for line in decided.describe():
         say(line)
     warnings = [] if options.uninstall else _trust_warnings(options.trust or (), Path.home())
+    if not options.uninstall and options.launcher == "uvx":
+        import shutil
+
+        if shutil.which("uvx") is None:
+            warnings.append(
+                "--launcher uvx: no uvx on PATH, so the host cannot start the server until uv is installed "
+                "(python3 -m pip install --user uv), or install without --launcher uvx"
+            )
     for warning in warnings:
         say(f"  ! {warning}")
     if not options.dry_run:

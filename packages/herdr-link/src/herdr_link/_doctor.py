@@ -135,8 +135,13 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
         fix = "herdr-link-mcp install --host <host>, herdr-link-opencode-install or herdr-link-pi-bridge install"
         checks.append(Check("hosts", "WARN", "nothing is wired for any host: no agent can use Herdr Link yet", fix))
     else:
-        in_use = [c.name for c in hosts if c.status != "SKIP"]
-        checks.append(Check("hosts", "PASS", f"wired: {', '.join(in_use)}"))
+        working = [c.name for c in hosts if c.status in ("PASS", "WARN")]
+        broken = [c.name for c in hosts if c.status == "FAIL"]
+        fails = f"; wired but failing above: {', '.join(broken)}" if broken else ""
+        if working:
+            checks.append(Check("hosts", "PASS", f"wired: {', '.join(working)}{fails}"))
+        else:
+            checks.append(Check("hosts", "FAIL", f"no host can use Herdr Link{fails}", "the fix of each FAIL above"))
     return checks
 
 

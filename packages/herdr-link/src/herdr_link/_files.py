@@ -83,11 +83,11 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
     fixes = {
         "older": f"update it: herdr-link-opencode-install{flag}",
         "modified": f"reinstall it: herdr-link-opencode-install{flag} --yes (a backup of the edited file is kept)",
-        "typescript": "replace it: herdr-link-opencode-install --yes (a backup is kept)",
+        "typescript": "herdr-link-opencode-install --yes (replaces it, backed up; --uninstall puts it back)",
         "foreign": "move the file aside, or replace it: herdr-link-opencode-install --yes (a backup is kept)",
     }
     what = {"older": "an older Herdr Link bundle", "modified": "an edited Herdr Link bundle",
-            "typescript": "the TypeScript implementation's bundle", "foreign": "not Herdr Link's file"}  # fmt: skip
+            "typescript": "the TypeScript Herdr Link's bundle", "foreign": "not Herdr Link's file"}  # fmt: skip
     return Check(name, "FAIL", f"{plugin.path} is {what[plugin.state]}", fixes[plugin.state])
 
 

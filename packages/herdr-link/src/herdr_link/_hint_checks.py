@@ -9,7 +9,7 @@ from typing import Any
 
 from herdr_link_control import read_host_file
 from herdr_link_control.userfiles import place_path
-from herdr_link_mcp import event_label, hook_trust_key, session_start_hash
+from herdr_link_mcp import event_label, hook_trust_key, is_typescript_hook, session_start_hash
 from herdr_link_protocol import Host, hosts_with
 
 from ._check import Check
@@ -29,6 +29,18 @@ def _commands(value: Any) -> Iterator[str]:
     elif isinstance(value, list):
         for item in value:
             yield from _commands(item)
+
+
+def _handlers(value: Any) -> Iterator[dict[str, Any]]:
+    """Every object with a ``command`` string anywhere in a document (a hook's handler)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("command"), str):
+            yield value
+        for item in value.values():
+            yield from _handlers(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _handlers(item)
 
 
 def _program_runnable(command: str) -> bool:
@@ -82,6 +94,14 @@ def check_hint(host: Host, home: Path, cwd: Path, wiring: Check | None = None) -
         return Check(name, "FAIL", problem, "fix the file's syntax")
     commands = [c for c in _commands(document or {}) if ours in c]
     fix = f"herdr-link-mcp install --host {host.name} (or add the hook herdr-link-mcp wiring --host {host.name} prints)"
+    typescript = [(p, h["command"]) for p, f in loaded for h in _handlers(f[0] or {}) if is_typescript_hook(h)]
+    if typescript:
+        where, command = typescript[0]
+        told = "also runs" if commands else "runs"
+        detail = f"{where} {told} the TypeScript Herdr Link's hint hook ({command})"
+        detail += ": a session is told twice" if commands else ", not herdr-link-mcp's"
+        return Check(name, "WARN", detail, f"herdr-link-mcp install --host {host.name} --yes (takes it out, backed "
+                     "up; --uninstall puts it back)")  # fmt: skip
     if not commands:
         if not wired:
             return Check(name, "SKIP", f"the server is not wired for this host (looked in {path})")
@@ -91,10 +111,8 @@ def check_hint(host: Host, home: Path, cwd: Path, wiring: Check | None = None) -
     if hook.trusted_by_hash is not None:
         untrusted = _untrusted(host, path, document or {}, home)
         if untrusted:
-            fix = (
-                f"add the [hooks.state] entry `herdr-link-mcp wiring --host {host.name}` prints, or trust it in "
-                f"{host.title}'s /hooks"
-            )
+            fix = f"herdr-link-mcp install --host {host.name} (it records the trust), or trust it in {host.title}'s "
+            fix += "/hooks"
             return Check(name, "WARN", untrusted, fix)
         return Check(name, "PASS", f"{path} runs {commands[0]} (trusted)")
     return Check(name, "PASS", f"{path} runs {commands[0]}")

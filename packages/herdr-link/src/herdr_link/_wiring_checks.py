@@ -9,7 +9,7 @@ from typing import Any, Final
 
 from herdr_link_control import read_host_file
 from herdr_link_control.userfiles import place_path
-from herdr_link_mcp import DEFAULT_NAMESPACE, codex_damage_at
+from herdr_link_mcp import DEFAULT_NAMESPACE, codex_damage_at, is_our_entry, is_typescript_entry
 from herdr_link_protocol import Host, Place, hosts_with
 
 from ._check import Check
@@ -52,15 +52,29 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
             continue
         if NS in table and isinstance(table[NS], dict):
             entry: dict[str, Any] = table[NS]
+            install = f"herdr-link-mcp install --host {host.name}"
+            if is_typescript_entry(entry):
+                detail = f"{path}: {NS} runs the TypeScript Herdr Link ({_command_line(entry)}), not herdr-link-mcp"
+                fix = f"{install} --yes (the entry is backed up, and --uninstall puts it back)"
+                return Check(name, "WARN", detail, fix), entry, path
             if not runnable(entry.get("command")):
-                fix = f"point command at herdr-link-mcp (herdr-link-mcp wiring --host {host.name})"
-                return Check(name, "FAIL", f"{path}: command {entry.get('command')!r} cannot be run", fix), entry, path
+                detail = f"{path}: command {entry.get('command')!r} cannot be run"
+                fix = install if is_our_entry(entry) else f"{install} --yes (the entry is backed up)"
+                if entry.get("command") == "uvx":
+                    detail += " (no uvx on PATH: uv is not installed)"
+                    fix += " (the installed server), or install uv, which brings uvx: python3 -m pip install --user uv"
+                return Check(name, "FAIL", detail, fix), entry, path
             return None, entry, path
         for other in table:
             if str(other).replace("-", "_") == NS:
                 fix = f'rename the entry to "{NS}" (tools are then named after it)'
                 return Check(name, "FAIL", f'{path} registers the server as "{other}"', fix), {}, path
     return Check(name, "SKIP", f"not configured (looked in {', '.join(map(str, sources))})"), {}, sources[0]
+
+
+def _command_line(entry: dict[str, Any]) -> str:
+    args = entry.get("args")
+    return " ".join(str(word) for word in [entry.get("command"), *(args if isinstance(args, list) else [])])
 
 
 def allowed_by(host: Host, home: Path, cwd: Path) -> Path | None:
@@ -88,7 +102,8 @@ def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
         missing = requirement.missing(entry)
         if missing is not None:
             problem = requirement.problem.format(path=path, ns=NS, missing=", ".join(missing))
-            return Check(name, "FAIL", problem, requirement.fix.format(ns=NS))
+            install = f"herdr-link-mcp install --host {host.name}" + ("" if is_our_entry(entry) else " --yes")
+            return Check(name, "FAIL", problem, f"{install} ({requirement.fix.format(ns=NS)})")
     fix = f"herdr-link-mcp install --host {host.name}"
     allowed = allowed_by(host, home, cwd) if host.allow is not None else None
     if host.allow is not None and allowed is None:

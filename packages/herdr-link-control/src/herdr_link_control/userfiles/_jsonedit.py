@@ -226,6 +226,27 @@ class JsonDocument:
         node = self._find(path)
         return MISSING if node is None else node.value
 
+    def source(self, path: Sequence[str | int]) -> str | None:
+        """The text of the value at ``path`` as the file spells it (to give back byte for byte), or
+        ``None`` when there is none."""
+        node = self._find(path)
+        return None if node is None else self._body[node.start : node.end]
+
+    def set_source(self, path: Sequence[str | int], text: str) -> None:
+        """Put ``text`` (what :meth:`source` gave) in place of the value at ``path``, as written.
+
+        Raises:
+            DocumentError: there is no value at ``path``, or ``text`` is not one value.
+        """
+        node = self._find(path)
+        if node is None:
+            raise DocumentError(f"{'.'.join(map(str, path))} is not there")
+        try:
+            value = json_value(text, jsonc=self.jsonc)
+        except ValueError as error:
+            raise DocumentError(f"{text[:40]!r} is not one JSON value ({error})") from error
+        self._replace(node.start, node.end, text, _with(self.value, path, value))
+
     def inner(self, path: Sequence[str | int]) -> str:
         """The text between an empty container's brackets (to give back when it is emptied again)."""
         node = self._find(path)
