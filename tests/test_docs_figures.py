@@ -76,3 +76,39 @@ def test_the_dormant_surface_sizes(path, pattern, measure):
     tools = dormant_tools_list()
     expected = _compact(tools) if measure == "array" else _compact({"tools": tools})
     assert _figures(path, pattern) == [expected]
+
+
+ADAPTER_ROWS = [
+    ("`herdr-link-mcp`", ("mcp", "herdr-link-mcp")),
+    ("`herdr-link-bridge`", ("bridge", "herdr-link-bridge")),
+    ("the Pi extension (`--stub pi:…`)", ("stub", "pi:x.js")),
+    ("the OpenCode 1.x plugin (`--stub opencode-v1:…`)", ("stub", "opencode-v1:x.js")),
+    ("the OpenCode 2 plugin (`--stub opencode-v2:…`)", ("stub", "opencode-v2:x.js")),
+]
+
+
+def test_the_kit_size_docs_conformance_gives():
+    from herdr_link_conformance import CHECKS
+
+    assert _figures("docs/conformance.md", r"The kit has (\d+) checks") == [len(CHECKS)]
+    assert _figures("docs/conformance.md", r"## Result on the TypeScript server: \d+ of (\d+) checks pass") == [
+        len(CHECKS)
+    ]
+    assert _figures("README.md", r"36 of the kit's (\d+) checks pass") == [len(CHECKS)]
+    assert _figures("README.zh-CN.md", r"该工具的 (\d+) 项检查中通过 36 项") == [len(CHECKS)]
+
+
+@pytest.mark.parametrize(("label", "spec"), ADAPTER_ROWS, ids=[spec[1] for _, spec in ADAPTER_ROWS])
+def test_what_each_of_our_adapters_passes_and_skips_in_docs_conformance(label, spec):
+    """Each row's counts: every check whose capabilities the adapter claims passes (CI holds that), the
+    others are skipped."""
+    from herdr_link_conformance import CHECKS
+
+    claimed = AdapterSpec.parse(*spec).capabilities
+    passes = sum(check.needs <= claimed for check in CHECKS)
+    rows = [line for line in (ROOT / "docs/conformance.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith(f"| {label} |")]  # fmt: skip
+    assert len(rows) == 1, f"no single row for {label}: reword the test with the text"
+    found = re.search(r"\| (\d+) pass(?:, (\d+) skipped)?", rows[0])
+    assert found, rows[0]
+    assert (int(found[1]), int(found[2] or 0)) == (passes, len(CHECKS) - passes)

@@ -147,6 +147,17 @@ def _typescript_opencode(home: Path) -> dict[Path, bytes]:
     return {_write(home / ".config" / "opencode" / "plugins" / "herdr-link.js", TS_OPENCODE): TS_OPENCODE}
 
 
+TS_PI_SETTINGS = '{\n  "defaultProvider": "anthropic",\n  "packages": [\n    "npm:herdr-link"\n  ]\n}\n'
+"""``pi install npm:herdr-link``, as the TypeScript Herdr Link's README installs it for Pi."""
+
+
+def _typescript_pi(home: Path) -> dict[Path, bytes]:
+    settings = _write(home / ".pi" / "agent" / "settings.json", TS_PI_SETTINGS)
+    copied = _write(home / ".pi" / "agent" / "extensions" / "herdr-link" / "index.ts",
+                    "export default function (pi) { pi.registerTool({ name: 'herdr_link' }); }\n")  # fmt: skip
+    return {settings: TS_PI_SETTINGS.encode(), copied: copied.read_bytes()}
+
+
 def _uvx_gone(home: Path) -> None:
     _install(home, "--host", "claude", "--launcher", "uvx")  # and no uvx on PATH
 
@@ -215,6 +226,7 @@ CASES = [
     Case("typescript-codex", _typescript_codex, ("Codex", "Codex hint hook")),
     Case("typescript-agy", _typescript_agy, ("AGY", "AGY hint hook")),
     Case("typescript-opencode", _typescript_opencode, ("OpenCode plugin",), "FAIL"),
+    Case("typescript-pi", _typescript_pi, ("Pi extension",)),
     Case("uvx-not-installed", _uvx_gone, ("Claude Code", "Claude Code hint hook"), "FAIL"),
     Case("gemini-untrusted-server", _gemini_untrusted, ("Gemini CLI",), "FAIL"),
     Case("codex-without-env-vars", _codex_without_env_vars, ("Codex",), "FAIL"),

@@ -192,6 +192,8 @@ def test_probe_reports_what_a_host_sees_in_both_eras(herdr_sim: HerdrSim):
         "OK: a host sees the gateway, activates it and then sees all five tools, in both eras"
     )
     assert "dormant tools: herdr_link" in text and "['" not in text  # plain words, no Python reprs
+    size = handshake["dormant_bytes"]
+    assert f"dormant `tools` array (compact JSON, what a model reads): {size} bytes" in text  # labelled
 
 
 def test_probe_outside_herdr_and_with_a_broken_command(tmp_path):

@@ -252,3 +252,31 @@ def test_a_read_only_copy_of_ours_is_replaced_only_with_yes(tmp_path):
     assert install(tmp_path, tmp_path, {}).action == "refused" and target.read_text() == OLDER
     assert install(tmp_path, tmp_path, {}, yes=True).action == "updated"
     assert target.read_bytes() == packaged_extension().read_bytes() and target.stat().st_mode & 0o777 == 0o444
+
+
+@pytest.mark.parametrize(
+    ("entry", "typescript"),
+    [
+        ("npm:herdr-link", True),
+        ("npm:herdr-link@0.5.1", True),
+        ("git:github.com/LZHcode1986/herdr-link", True),
+        ("https://github.com/LZHcode1986/herdr-link", True),
+        ({"source": "npm:herdr-link", "extensions": ["./src/pi.ts"]}, True),
+        ("npm:herdr-link-mcp", False),
+        ("npm:herdr-linker", False),
+        ("git:github.com/someone/herdr-link", False),
+        (3, False),
+    ],
+)
+def test_the_typescript_herdr_link_is_known_by_its_package_sources(entry, typescript):
+    from herdr_link_pi_bridge._typescript import is_typescript_source
+
+    assert is_typescript_source(entry) is typescript
+
+
+def test_a_folder_named_herdr_link_that_is_not_the_typescript_extension_is_left_alone(cli, tmp_path):
+    folder = tmp_path / ".pi" / "agent" / "extensions" / "herdr-link"
+    folder.mkdir(parents=True)
+    (folder / "index.ts").write_text("export default function (pi) {}\n")  # someone else's
+    status, out, _ = cli("install", "--dry-run")
+    assert status == 0 and "TypeScript" not in out

@@ -7,7 +7,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import anyio
 import mcp.types as types
@@ -152,13 +152,20 @@ def verdict(reports: list[dict[str, Any]]) -> str:
     return "FAIL: after activation a host does not see the five tools in every era"
 
 
+_LABELS: Final = {
+    "dormant_bytes": "dormant `tools` array (compact JSON, what a model reads)",
+    "active_bytes": "active `tools` array (compact JSON)",
+}
+"""The figures whose number alone would not say what was measured."""
+
+
 def render_probe(reports: list[dict[str, Any]]) -> str:
     """A readable report, one block per era, then the verdict."""
     lines = []
     for report in reports:
         lines.append(f"[{report['era']} era]")
         lines.extend(
-            f"  {key.replace('_', ' ')}: {_shown(value)}"
+            f"  {_LABELS.get(key, key.replace('_', ' '))}: {_shown(value)}{' bytes' if key in _LABELS else ''}"
             for key, value in report.items()
             if key not in ("era", "server_log")
         )

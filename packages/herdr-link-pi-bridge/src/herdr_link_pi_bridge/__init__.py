@@ -8,7 +8,7 @@ reader and a type checker read); the loader after them is generated from them
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from ._checks import extension_status as extension_status
+    from ._checks import extension_status as extension_status, typescript_in_pi as typescript_in_pi
     from ._extension import (
         EXTENSION_FILE as EXTENSION_FILE,
         GENERATOR as GENERATOR,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "_checks": [
         "extension_status",
+        "typescript_in_pi",
     ],
     "_extension": [
         "EXTENSION_FILE",

@@ -27,6 +27,7 @@ from herdr_link_control.userfiles import (
 )
 
 from ._extension import EXTENSION_FILE, ExtensionState, extension_state, packaged_extension
+from ._typescript import TypescriptPi, find_typescript, put_back, set_aside
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
@@ -73,10 +74,21 @@ class InstallPlan:
     needs_yes: str = ""
     """What only ``--yes`` (or a yes at the prompt) allows."""
     notes: list[str] = field(default_factory=list)
+    typescript: TypescriptPi | None = None
+    """The TypeScript Herdr Link wired into the same Pi scope: set aside with ``--yes``."""
+    scope: tuple[Path, Path] | None = None
+    """Pi's settings file and extensions folder of the scope (where uninstall puts the TypeScript one back)."""
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.before != self.after or self.typescript is not None
+
+    @property
+    def question(self) -> str:
+        """What a yes (``--yes``, or at the prompt) allows, as a question's words."""
+        if self.needs_yes == _TYPESCRIPT_ONLY:
+            return "set the TypeScript Herdr Link aside (Pi keeps one herdr_link of the two; --uninstall puts it back)"
+        return f"replace it ({self.needs_yes})"
 
     def describe(self) -> list[str]:
         """The plan: one line per file, ``!`` for what needs ``--yes``."""
@@ -85,14 +97,25 @@ class InstallPlan:
         if self.refused:
             return [*lines, f"  {self.target}: refused", f"    ! {self.refused}"]
         lines.append(f"  {self.target}: {(_TAKE_OUT if self.uninstall else _WHAT)[self.state]}")
-        if self.needs_yes:
+        if self.needs_yes and self.needs_yes != _TYPESCRIPT_ONLY:
             lines.append(f"    ! {self.needs_yes}: replaced only with --yes (a backup is kept)")
+        aside = self.typescript.describe() if self.typescript else []
+        lines.extend(f"  ! {line} (only with --yes; --uninstall puts it back)" for line in aside)
         command = " ".join(bridge_command())
         if self.uninstall:
             lines.append(f"  {self.location}: removed when no other runtime uses it")
         elif self.state != "foreign" or self.needs_yes:
             lines.append(f"  {self.location}: points the JavaScript stubs at {command}")
         return lines + [f"  {note}" for note in self.notes]
+
+
+_TYPESCRIPT_ONLY: Final = "the TypeScript Herdr Link is wired into Pi as well (Pi keeps one herdr_link of the two)"
+
+
+def pi_scope(home: Path, cwd: Path, *, project: bool) -> tuple[Path, Path]:
+    """Pi's settings file and extensions folder of one scope: the user's, or with ``project`` this folder's."""
+    root = cwd / ".pi" if project else home / ".pi" / "agent"
+    return root / "settings.json", root / "extensions"
 
 
 def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
@@ -124,7 +147,8 @@ def plan(
         return InstallPlan(target, uninstall, "absent", None, None, location, refused=refused)
     before = target.read_bytes() if target.exists() else None
     state = extension_state(before)
-    decided = InstallPlan(target, uninstall, state, before, before, location)
+    scope = pi_scope(home, cwd, project=project)
+    decided = InstallPlan(target, uninstall, state, before, before, location, scope=scope)
     if uninstall:
         decided.after = before if state == "foreign" else None
         return decided
@@ -135,6 +159,9 @@ def plan(
         decided.needs_yes = f"{target} is an edited copy of Herdr Link's extension"
     if state not in ("current", "foreign", "edited") and before is not None and not target.stat().st_mode & 0o222:
         decided.needs_yes = f"{target} is read-only (mode {target.stat().st_mode & 0o777:04o}; kept when replaced)"
+    decided.typescript = find_typescript(*scope)
+    if decided.typescript is not None and not decided.needs_yes:
+        decided.needs_yes = _TYPESCRIPT_ONLY
     decided.notes = _pi_notes(environ)
     if project:
         decided.notes.append(TRUST_NOTE)
@@ -166,19 +193,27 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             "refused",
             [
                 f"refused: {decided.needs_yes}; nothing was changed",
-                "to replace it (a backup is kept), run again with --yes; or move it aside",
+                f"to {decided.question}, run again with --yes (a backup is kept); or move it aside",
                 "state: nothing was changed",
             ],
         )
     messages: list[str] = []
     action = {"absent": "installed", "current": "unchanged", "older": "updated"}.get(decided.state, "replaced")
     kept = ""
-    if decided.changed:
+    if decided.typescript is not None:
+        try:
+            messages += set_aside(decided.typescript, backups).messages
+        except OSError as error:
+            return InstallResult(target, "failed", [f"error: {_error(error)}", "state: nothing was changed"])
+    if decided.before != decided.after:
         try:
             _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, decided.after, backups=backups)
         except OSError as error:
-            return InstallResult(target, "failed", [f"error: {_error(error)}", f"state: {target} is unchanged"])
+            messages.append(f"error: {_error(error)}")
+            if decided.typescript is not None:
+                messages += _put_back(decided, backups)
+            return InstallResult(target, "failed", [*messages, f"state: {target} is unchanged"])
         if done.backup is not None:
             messages.append(f"backup: {done.backup}")
             kept = f" (backup {done.backup})"
@@ -191,7 +226,8 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
         messages.append(f"state: {target} is the current extension{kept}; bridge location not written: {_error(error)}")
         return InstallResult(target, "failed", messages)
     messages.append("Alternative: Pi's built-in MCP with herdr-link-mcp (herdr-link-mcp wiring --host pi).")
-    messages.append(f"state: {target} is the current extension{kept}; bridge location {bridge}")
+    aside = "; the TypeScript Herdr Link set aside (--uninstall puts it back)" if decided.typescript else ""
+    messages.append(f"state: {target} is the current extension{kept}; bridge location {bridge}{aside}")
     return InstallResult(target, action, messages)
 
 
@@ -213,13 +249,16 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         messages += [f"backup: {done.backup}", f"removed: {target}"]
     else:
         messages.append(f"nothing to take out: no Herdr Link extension at {target}")
+    given_back = _put_back(decided, backups)
+    messages += given_back
+    back = "; the TypeScript Herdr Link put back" if any(m.startswith("put back") for m in given_back) else ""
     try:
         bridge = release_location_file(decided.location, "pi")
     except OSError as error:
         messages.append(f"state: {target} {removed}; bridge location {decided.location} unchanged: {_error(error)}")
         return InstallResult(target, "failed", messages)
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
-    messages.append(f"state: {target} {removed}; bridge location {decided.location} {shown}")
+    messages.append(f"state: {target} {removed}; bridge location {decided.location} {shown}{back}")
     return InstallResult(target, "absent" if decided.state == "absent" else "removed", messages)
 
 
@@ -243,6 +282,16 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     decided = plan(home, cwd, environ, project=project, uninstall=True)
     result = apply(decided, environ, home)
     return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
+
+
+def _put_back(decided: InstallPlan, backups: Path) -> list[str]:
+    """Give the TypeScript Herdr Link back to this Pi scope, as install found it; never fails the run."""
+    if decided.scope is None:
+        return []
+    try:
+        return put_back(*decided.scope, backups)
+    except (OSError, ValueError) as error:
+        return [f"could not put the TypeScript Herdr Link back: {error}"]
 
 
 def _pi_notes(environ: Mapping[str, str]) -> list[str]:

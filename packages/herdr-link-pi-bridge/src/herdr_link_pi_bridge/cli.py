@@ -72,12 +72,12 @@ def _main(argv: list[str]) -> int:
     say("\n".join(decided.describe()))
     if args.dry_run:
         if decided.needs_yes and not decided.uninstall and not decided.refused:
-            say(f"the real run asks first: replace it ({decided.needs_yes}) (--yes confirms)")
+            say(f"the real run asks first: {decided.question} (--yes confirms)")
         say("dry run: nothing was written\nstate: nothing was changed")
         return 1 if decided.refused else 0
     confirmed = args.yes
     if decided.needs_yes and not confirmed and not decided.uninstall:
-        answer = confirm(f"replace it ({decided.needs_yes})")  # None without a terminal: apply refuses, saying why
+        answer = confirm(decided.question)  # None without a terminal: apply refuses, saying why
         confirmed = answer is True
         if answer is False:
             sys.stderr.write(f"herdr-link-pi-bridge: declined: {decided.needs_yes}: nothing was changed\n")

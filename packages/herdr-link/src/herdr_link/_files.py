@@ -22,7 +22,7 @@ from herdr_link_installer import (
     opencode_version,
 )
 from herdr_link_opencode_bridge import OPENCODE_V2_SETUP
-from herdr_link_pi_bridge import extension_status
+from herdr_link_pi_bridge import extension_status, typescript_in_pi
 from herdr_link_protocol import CONFIG_RELATIVE_PATH, LinkError, parse_agent_config
 
 from ._check import Check
@@ -92,9 +92,18 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
 
 
 def pi_check(home: Path, cwd: Path) -> Check:
-    """Is the current extension installed where Pi loads it?"""
+    """Is the current extension installed where Pi loads it, and alone?"""
     state, path = extension_status(home, cwd)
     name = "Pi extension"
+    typescript = typescript_in_pi(home, cwd)
+    if typescript is not None and state in ("absent", "current"):
+        lines, project = typescript
+        mine = "" if state == "absent" else f"{path} is the current extension, but "
+        detail = f"{mine}the TypeScript Herdr Link is wired into Pi ({'; '.join(lines)})"
+        detail += ": Pi keeps one herdr_link of the two" if mine else ""
+        where = " --project" if project else ""
+        fix = f"herdr-link-pi-bridge install{where} --yes (sets it aside; --uninstall puts it back)"
+        return Check(name, "WARN", detail, fix)
     if state == "absent":
         return Check(name, "SKIP", "not installed")
     if state == "current":

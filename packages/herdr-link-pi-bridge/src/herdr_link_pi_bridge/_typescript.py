@@ -1,0 +1,178 @@
+"""The TypeScript Herdr Link in Pi, as its README installs it: ``pi install npm:herdr-link`` (or
+``git:github.com/LZHcode1986/herdr-link``; ``-l`` for a project) lists the package in Pi's
+``settings.json``, or its sources are copied by hand into ``extensions/herdr-link/``.
+
+Pi keeps the first tool of a name it loads, so with ours beside it one ``herdr_link`` silently
+shadows the other. Install sets it aside only with ``--yes``: the package entries are taken out of
+``packages`` (the list kept as the file spelled it) and the folder is moved under Herdr Link's
+backups; a note of both (``pi-typescript.json`` beside the backups) lets uninstall give them back.
+"""
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from herdr_link_control.userfiles import (
+    MISSING,
+    DocumentError,
+    JsonDocument,
+    backup_stamp,
+    json_value,
+    read_current,
+    replace_file,
+    write_complete,
+)
+
+__all__ = ["SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside"]
+
+NOTE_FILE: Final = "pi-typescript.json"
+_SOURCE: Final = re.compile(
+    r"^(?:npm:herdr-link(?:@[^/]*)?|(?:git:|git\+|https?://|ssh://git@)?github\.com[/:]LZHcode1986/herdr-link(?:\.git)?(?:@.*)?)$"
+)
+"""A package source Pi reads as the TypeScript Herdr Link: its npm package, or its repository."""
+
+
+def is_typescript_source(entry: object) -> bool:
+    """Whether a ``packages`` entry (a source, or an object with ``source``) is the TypeScript Herdr Link."""
+    source = entry.get("source") if isinstance(entry, dict) else entry
+    return isinstance(source, str) and bool(_SOURCE.match(source.strip()))
+
+
+@dataclass(frozen=True)
+class TypescriptPi:
+    """Where the TypeScript Herdr Link is wired into one Pi scope."""
+
+    settings: Path
+    entries: list[int]
+    """Indexes in the settings' ``packages`` that are it."""
+    folder: Path | None
+    """Its sources copied into ``extensions/herdr-link/``."""
+
+    def describe(self) -> list[str]:
+        lines = []
+        if self.entries:
+            lines.append(f"{self.settings} lists the TypeScript Herdr Link as a Pi package: taken out of packages")
+        if self.folder is not None:
+            lines.append(f"{self.folder} holds the TypeScript Herdr Link's extension: moved under the backups")
+        return lines
+
+
+def _packages(settings: Path) -> tuple[str | None, Any]:
+    try:
+        text = read_current(settings)
+    except OSError:
+        return None, MISSING
+    if text is None:
+        return None, MISSING
+    try:
+        document = JsonDocument(text.decode("utf-8"))
+    except (DocumentError, UnicodeDecodeError):
+        return None, MISSING
+    return document.text, document.get(("packages",))
+
+
+def find_typescript(settings: Path, extensions: Path) -> TypescriptPi | None:
+    """The TypeScript Herdr Link in the scope of ``settings`` and ``extensions``, or ``None``."""
+    _, packages = _packages(settings)
+    listed = packages if isinstance(packages, list) else []
+    entries = [i for i, entry in enumerate(listed) if is_typescript_source(entry)]
+    folder = extensions / "herdr-link"
+    index = folder / "index.ts"
+    copied = folder.is_dir() and not folder.is_symlink() and index.is_file() and "herdr_link" in _head(index)
+    return TypescriptPi(settings, entries, folder if copied else None) if entries or copied else None
+
+
+def _head(path: Path) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read(1 << 20)
+    except OSError:
+        return ""
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """What :func:`set_aside` did, to say and to undo."""
+
+    messages: list[str]
+
+
+def _note_path(backups: Path) -> Path:
+    return backups.parent / NOTE_FILE
+
+
+def _read_note(backups: Path) -> dict[str, Any]:
+    try:
+        note = json_value(_note_path(backups).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return note if isinstance(note, dict) else {}
+
+
+def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
+    """Take the TypeScript Herdr Link out of Pi: its package entries (the settings file backed up and
+    replaced whole) and its copied folder (moved under ``backups``); noted for :func:`put_back`.
+
+    Raises:
+        OSError: nothing of it was changed (or what was changed was put back).
+    """
+    note = _read_note(backups)
+    messages: list[str] = []
+    done_settings = None
+    if found.entries:
+        before = read_current(found.settings)
+        assert before is not None
+        document = JsonDocument(before.decode("utf-8"))
+        spelled = document.source(("packages",))
+        for index in reversed(found.entries):
+            document.remove(("packages", index))
+        done_settings = replace_file(found.settings, before, document.text.encode("utf-8"), backups=backups)
+        note.setdefault("settings", {})[str(found.settings)] = {
+            "before_text": spelled, "after": document.get(("packages",))}  # fmt: skip
+        backup = done_settings.backup
+        messages.append(f"took the TypeScript Herdr Link out of {found.settings} packages (backup {backup})")
+    if found.folder is not None:
+        moved = backups / f"pi-typescript-extension.{backup_stamp()}"
+        moved.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            os.rename(found.folder, moved)
+        except OSError:
+            if done_settings is not None:  # give the settings back: nothing of it changed
+                replace_file(found.settings, done_settings.after, done_settings.before, backups=backups)
+            raise
+        note.setdefault("folders", {})[str(found.folder)] = str(moved)
+        messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
+    write_complete(_note_path(backups), (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+    return SetAside(messages)
+
+
+def put_back(settings: Path, extensions: Path, backups: Path) -> list[str]:
+    """Give back what :func:`set_aside` took out of this scope, where nothing has changed since; says
+    what it did and what it could not."""
+    note = _read_note(backups)
+    messages: list[str] = []
+    aside = note.get("settings", {}).pop(str(settings), None)
+    if isinstance(aside, dict):
+        text, packages = _packages(settings)
+        if text is not None and packages == aside.get("after"):
+            document = JsonDocument(text)
+            document.set_source(("packages",), str(aside["before_text"]))
+            replace_file(settings, text.encode("utf-8"), document.text.encode("utf-8"), backups=backups)
+            messages.append(f"put back the TypeScript Herdr Link's package entry in {settings}")
+        else:
+            messages.append(f"{settings} changed since: the TypeScript Herdr Link's package entry stays out "
+                            "(its backup holds it)")  # fmt: skip
+    folder = extensions / "herdr-link"
+    moved = note.get("folders", {}).pop(str(folder), None)
+    if isinstance(moved, str) and Path(moved).is_dir():
+        if folder.exists():
+            messages.append(f"{folder} exists again: the TypeScript Herdr Link's extension stays at {moved}")
+        else:
+            os.rename(moved, folder)
+            messages.append(f"put back {folder} (the TypeScript Herdr Link's extension)")
+    if aside is not None or moved is not None:
+        write_complete(_note_path(backups), (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+    return messages
