@@ -158,6 +158,24 @@ def _typescript_pi(home: Path) -> dict[Path, bytes]:
     return {settings: TS_PI_SETTINGS.encode(), copied: copied.read_bytes()}
 
 
+def _codex_stray_trust(home: Path) -> None:
+    _install(home, "--host", "codex")  # then what 0.1.0 left: our hook's hash under another hook's key
+    config = home / ".codex" / "config.toml"
+    trusted = re.search(r'trusted_hash = "([^"]+)"', config.read_text())
+    assert trusted, config.read_text()
+    stray = f'\n[hooks.state."{home / ".codex" / "hooks.json"}:session_start:7:0"]\ntrusted_hash = "{trusted[1]}"\n'
+    config.write_text(config.read_text() + stray)
+
+
+def _opencode_edited(home: Path) -> None:
+    _typescript_opencode(home)
+    plugin = home / ".config" / "opencode" / "plugins" / "herdr-link.js"
+    plugin.unlink()
+    done = _run(home, ["herdr-link-opencode-install", "--runtime", "v1"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    plugin.write_bytes(plugin.read_bytes() + b"\n// my change\n")
+
+
 def _uvx_gone(home: Path) -> None:
     _install(home, "--host", "claude", "--launcher", "uvx")  # and no uvx on PATH
 
@@ -236,6 +254,8 @@ CASES = [
     Case("claude-project-only", _claude_in_project_only, ("Claude Code",)),
     Case("folder-untrusted", _claude_untrusted_folder, ("worker here: Claude Code",)),
     Case("pi-extension-edited", _pi_extension_edited, ("Pi extension",), "FAIL"),
+    Case("codex-stray-trust-of-0.1.0", _codex_stray_trust, ("Codex",)),
+    Case("opencode-plugin-edited", _opencode_edited, ("OpenCode plugin",), "FAIL"),
     Case("bridge-location-gone", _bridge_location_gone, ("bridge",), "FAIL"),
 ]
 

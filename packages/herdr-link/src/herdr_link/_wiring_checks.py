@@ -117,7 +117,7 @@ def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
         return Check(name, "WARN", detail, f"{fix} (user scope: every folder, no question)")
     damage = codex_damage_at(path) if servers.repairs else []
     if damage:
-        fix = f"{fix} --yes puts it right (run it without --yes first to see each change)"
+        fix = f"{fix} --yes (it puts this right; run it without --yes first to see each change)"
         return Check(name, "WARN", f"{path}: " + "; ".join(d.problem for d in damage), fix)
     # Not required is the default: the server answers a host's first requests before its SDK loads.
     required = f" (required: {name} waits for it)" if servers.required_entry and entry.get("required") is True else ""
