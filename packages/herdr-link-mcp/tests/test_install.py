@@ -229,6 +229,17 @@ def test_an_error_just_after_the_swap_finishes_the_install_with_its_record(home:
     assert not (home / ".claude" / "settings.json").exists()  # this run created it: removed again
 
 
+def test_uninstall_takes_out_the_folders_install_made_and_only_those(home: Path) -> None:
+    assert install(home, "--host", "gemini").returncode == 0
+    done = install(home, "--host", "gemini", "--uninstall")
+    assert done.returncode == 0 and "removed: ~/.gemini (empty; the install had made it)" in done.stdout
+    assert not (home / ".gemini").exists()
+    (home / ".gemini").mkdir()  # Gemini CLI's own folder, there before the install
+    assert install(home, "--host", "gemini").returncode == 0
+    assert install(home, "--host", "gemini", "--uninstall").returncode == 0
+    assert (home / ".gemini").is_dir() and not (home / ".gemini" / "settings.json").exists()
+
+
 def test_a_file_a_running_host_rewrote_meanwhile_is_not_overwritten(home: Path, capsys) -> None:
     (home / ".claude.json").write_text('{"numStartups": 2}')
     decided = plan(wiring("claude", home=home, environ={}), home, home)

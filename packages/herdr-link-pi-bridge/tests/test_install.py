@@ -280,3 +280,13 @@ def test_a_folder_named_herdr_link_that_is_not_the_typescript_extension_is_left_
     (folder / "index.ts").write_text("export default function (pi) {}\n")  # someone else's
     status, out, _ = cli("install", "--dry-run")
     assert status == 0 and "TypeScript" not in out
+
+
+def test_uninstall_takes_out_the_folders_install_made_and_only_those(cli, tmp_path):
+    status, _, _ = cli("install")
+    assert status == 0 and (tmp_path / ".pi" / "agent" / "extensions").is_dir()
+    status, out, _ = cli("uninstall")
+    assert status == 0 and "(empty; the install had made it)" in out and not (tmp_path / ".pi").exists()
+    (tmp_path / ".pi" / "agent").mkdir(parents=True)  # Pi has run: its folder is Pi's
+    assert cli("install")[0] == 0 and cli("uninstall")[0] == 0
+    assert (tmp_path / ".pi" / "agent").is_dir() and not (tmp_path / ".pi" / "agent" / "extensions").exists()

@@ -8,6 +8,7 @@ this run did not see); a partial copy a killed run left is removed by the next; 
 link or a folder at its place is refused, never written through.
 """
 
+import json
 import os
 import shutil
 from collections.abc import Mapping
@@ -20,9 +21,11 @@ from herdr_link_control.userfiles import (
     backups_root,
     bridge_command,
     clear_partials,
+    json_value,
     location_file,
     release_location_file,
     replace_file,
+    write_complete,
     write_location_file,
 )
 
@@ -31,6 +34,8 @@ from ._typescript import TypescriptPi, find_typescript, put_back, set_aside
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
+FOLDERS_NOTE: Final = "pi-folders.json"
+"""Beside the backups: the folders an install made for the extension, taken out by uninstall when empty."""
 TRUST_NOTE: Final = "Pi loads project extensions only after the project is trusted (answer Pi's prompt once)."
 OLD_PARTIAL: Final = ".herdr-link.js.tmp"
 """Where installs before the shared core wrote their partial copy (a killed one could leave it)."""
@@ -205,6 +210,7 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages += set_aside(decided.typescript, backups).messages
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {_error(error)}", "state: nothing was changed"])
+    made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
     if decided.before != decided.after:
         try:
             _clear_leftovers(target, backups)
@@ -218,6 +224,8 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages.append(f"backup: {done.backup}")
             kept = f" (backup {done.backup})"
     messages.append(f"{action}: {target}")
+    if made:
+        _note_folders(backups, made)
     try:
         command = bridge_command()
         where = f"{decided.location} -> {' '.join(command)}"
@@ -249,6 +257,7 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         messages += [f"backup: {done.backup}", f"removed: {target}"]
     else:
         messages.append(f"nothing to take out: no Herdr Link extension at {target}")
+    messages += _remove_made_folders(backups, target)
     given_back = _put_back(decided, backups)
     messages += given_back
     back = "; the TypeScript Herdr Link put back" if any(m.startswith("put back") for m in given_back) else ""
@@ -282,6 +291,43 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     decided = plan(home, cwd, environ, project=project, uninstall=True)
     result = apply(decided, environ, home)
     return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
+
+
+def _folders_note(backups: Path) -> dict[str, list[str]]:
+    try:
+        note = json_value((backups.parent / FOLDERS_NOTE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return note if isinstance(note, dict) else {}
+
+
+def _note_folders(backups: Path, made: list[str]) -> None:
+    """Note the folders this install made, so that uninstall can take them out again; never fails the run."""
+    note = _folders_note(backups) | {made[0]: made}
+    try:
+        backups.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_complete(backups.parent / FOLDERS_NOTE, (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+    except OSError:
+        pass
+
+
+def _remove_made_folders(backups: Path, target: Path) -> list[str]:
+    """Take out the folders an install made for ``target``, deepest first, while they are empty."""
+    note = _folders_note(backups)
+    made = note.pop(str(target.parent), [])
+    said = []
+    for folder in made if isinstance(made, list) else []:
+        try:
+            Path(folder).rmdir()
+        except OSError:
+            break
+        said.append(f"removed: {folder} (empty; the install had made it)")
+    if made:
+        try:
+            write_complete(backups.parent / FOLDERS_NOTE, (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+        except OSError:
+            pass
+    return said
 
 
 def _put_back(decided: InstallPlan, backups: Path) -> list[str]:

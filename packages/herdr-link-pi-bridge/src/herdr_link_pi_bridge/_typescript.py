@@ -145,6 +145,7 @@ def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
             raise
         note.setdefault("folders", {})[str(found.folder)] = str(moved)
         messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
+    _note_path(backups).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_complete(_note_path(backups), (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
     return SetAside(messages)
 
