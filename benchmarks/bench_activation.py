@@ -1,10 +1,11 @@
-"""Activation over stdio, per host kind: ``tools/call herdr_link {}`` sent → its result received, once
-the server is up (a ``ping`` answered first: ours answers the handshake before its MCP SDK has loaded,
-and the activation is the SDK's; ``bench_mcp_start`` times an activation sent straight after the start).
+"""Activation over stdio, per host kind: ``tools/call herdr_link {}`` sent → its result received, on a
+fresh server (sent right after the dormant ``tools/list``, as a host whose model activates at once
+does: ours answers it before its MCP SDK has loaded) and once the server is up (a ``ping`` answered
+first, which ours leaves to the SDK).
 
 A real server in a simulated Herdr pane, driven over raw pipes as a host drives it: one client that
 re-lists tools on ``notifications/tools/list_changed`` (as Claude Code does), and one that never
-re-lists (the server then waits out ``RELIST_WAIT`` before it answers). When ``HERDR_LINK_TS_BUNDLE``
+re-lists (the server then waits out its re-list wait before it answers). When ``HERDR_LINK_TS_BUNDLE``
 names the TypeScript MCP bundle (``dist/herdr-link.mcp.js``, not ours to commit), the same
 runs go to ``node <bundle>``, interleaved with ours, on the same simulator.
 
@@ -27,15 +28,19 @@ CLIENTS = {
 }
 
 
-def activation_ms(command: list[str], env: dict[str, str], client: str, relists: bool) -> tuple[float, float]:
-    """(spawn → ``initialize`` answered, activation sent → its result) in ms, for one fresh server."""
+def activation_ms(
+    command: list[str], env: dict[str, str], client: str, relists: bool, *, fresh: bool = False
+) -> tuple[float, float]:
+    """(spawn → ``initialize`` answered, activation sent → its result) in ms, for one fresh server;
+    ``fresh``: sent straight after the dormant ``tools/list``, else once a ``ping`` was answered."""
     started = time.perf_counter()
     server = StdioServer(command, env)
     try:
         server.initialize(client)
         initialized = (time.perf_counter() - started) * 1000
         server.request("tools/list")
-        server.request("ping")  # ours answers ping from the SDK's server: the timing starts once it has loaded
+        if not fresh:
+            server.request("ping")  # ours answers ping from the SDK's server: the timing starts once it has loaded
 
         def relist(notification: dict[str, object]) -> None:
             if relists and notification.get("method") == "notifications/tools/list_changed":
@@ -58,10 +63,11 @@ def figures() -> dict[str, dict[str, float]]:
         env = sim.env(pane, base=OUTSIDE_HERDR)
         for _ in range(RUNS):
             for kind, (client, relists) in CLIENTS.items():
-                for name, command in commands.items():
-                    initialized, activated = activation_ms(command, env, client, relists)
-                    samples[name].setdefault("initialize", []).append(initialized)
-                    samples[name].setdefault(kind, []).append(activated)
+                for fresh in (True, False):
+                    for name, command in commands.items():
+                        initialized, activated = activation_ms(command, env, client, relists, fresh=fresh)
+                        samples[name].setdefault("initialize", []).append(initialized)
+                        samples[name].setdefault(f"fresh: {kind}" if fresh else kind, []).append(activated)
     return {name: {key: statistics.median(values) for key, values in rows.items()} for name, rows in samples.items()}
 
 

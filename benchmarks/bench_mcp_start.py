@@ -50,6 +50,7 @@ LISTED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) +
 TOOLS_LIST = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}\n'
 ACTIVATE = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"herdr_link","arguments":{}}}\n'
 RELIST = '{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n'
+PEERS = '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"herdr_link_peers","arguments":{}}}\n'
 
 
 def spawn_to_answers(command: list[str], env: dict[str, str], *, activate: bool) -> dict[str, float]:
@@ -85,6 +86,9 @@ def spawn_to_answers(command: list[str], env: dict[str, str], *, activate: bool)
         send(ACTIVATE)
         assert not answer(3)["result"].get("isError")
         figures["activation"] = (time.perf_counter() - started) * 1000
+        send(PEERS)  # the first Tier 1 call: the SDK's, with Herdr asked
+        assert not answer(5)["result"].get("isError")
+        figures["first_tier1"] = (time.perf_counter() - started) * 1000
     stdin.close()
     process.wait(timeout=30)
     stdout.close()

@@ -163,8 +163,9 @@ def start_section() -> list[str]:
         "`node <bundle>`) and drives it as a re-listing host does over raw JSON-RPC pipes: `initialize`,",
         "then `notifications/initialized` and the dormant `tools/list`, then (inside Herdr) `herdr_link {}`,",
         "re-listing when the change is signalled. Each figure is from the spawn. Inside Herdr means inside",
-        "the simulator, with a named agent. Ours answers `initialize` and the dormant `tools/list` before the",
-        "MCP SDK has loaded (`herdr_link_mcp/_early.py`); the activation waits for it.",
+        "the simulator, with a named agent. Ours answers `initialize`, the dormant `tools/list` and the",
+        "activation (with its re-list) before the MCP SDK has loaded (`herdr_link_mcp/_early.py`); the first",
+        "Tier 1 call (`herdr_link_peers`, which asks Herdr) is the SDK's.",
         "The TypeScript column was measured in this run, interleaved with ours."
         if both
         else f"The TypeScript column is {COPIED}.",
@@ -184,6 +185,7 @@ def start_section() -> list[str]:
         row("spawn → `initialize`, inside Herdr", "inside_initialize"),
         row("spawn → dormant `tools/list` (the gateway), inside Herdr (target ≤ 2× TypeScript)", "inside_tools_list"),
         row("spawn → first activation (`herdr_link {}`) answered, inside Herdr", "inside_activation"),
+        row("spawn → first Tier 1 answer (`herdr_link_peers`), inside Herdr", "inside_first_tier1"),
         f"| resident memory of an idle server (MiB, `VmRSS`) | {found['rss_mib']:.0f} | {ts('rss_mib_ts', '—')} | "
         f"{ratio('rss_mib')} | — |",
     ]
@@ -193,7 +195,8 @@ def start_section() -> list[str]:
         "its server exists. `mcp/__init__.py` imports the client and with it an HTTP stack (httpx2,",
         "Starlette, sse-starlette, uvicorn), and `mcp.server.lowlevel.server` itself imports Starlette, the",
         "auth middleware and the streamable-HTTP manager at module level; a stdio server uses none of them.",
-        "The first activation waits for it: the SDK's server takes over from the early answers.",
+        "The first activation does not wait for it; the first Tier 1 call does: the SDK's server takes over",
+        "from the early answers.",
         "",
         "What the light paths cost, medians of the same number of interleaved runs, the subcommands run",
         "through the console script `wiring` prints, as hosts run them (targets from the",
@@ -228,19 +231,25 @@ def activation_section() -> list[str]:
         "## Activation over stdio, per host kind",
         "",
         "`benchmarks/bench_activation.py`: a fresh server per run in a simulated pane, raw JSON-RPC pipes,",
-        f"medians of {bench_activation.RUNS} interleaved runs: `tools/call herdr_link {{}}` sent → its result, once",
-        "the server has answered a `ping` (ours answers the handshake before its MCP SDK has loaded; an",
-        "activation sent straight after the start is in the cold-start table above).",
+        f"medians of {bench_activation.RUNS} interleaved runs: `tools/call herdr_link {{}}` sent → its result, on",
+        "a fresh server (sent right after the dormant `tools/list`: ours answers it before its MCP SDK has",
+        "loaded) and once the server has answered a `ping` (which ours leaves to the SDK).",
         "A re-listing host sends `tools/list` as soon as `list_changed` arrives; the result waits for that",
-        "(at most `RELIST_WAIT`). A host known never to re-list (Codex, by `clientInfo.name`) gets the result",
-        "at once; an unknown host that never re-lists waits the whole 250 ms.",
+        "(at most `RELIST_WAIT`, 250 ms). A host known never to re-list (Codex, by `clientInfo.name`) gets the",
+        "result at once; a host the table does not know that never re-lists waits `UNKNOWN_RELIST_WAIT`, 50 ms.",
         ts_note,
         "",
         "| what | " + " | ".join(f"{n} ms" for n in names) + (" | ours / TypeScript |" if len(names) == 2 else " |"),
         "|---|" + "---:|" * len(names) + ("---:|" if len(names) == 2 else ""),
     ]
-    for key in ("initialize", *bench_activation.CLIENTS):
-        label = "spawn → `initialize` answered" if key == "initialize" else f"activation, host {key}"
+    keys = ("initialize", *(f"fresh: {kind}" for kind in bench_activation.CLIENTS), *bench_activation.CLIENTS)
+    for key in keys:
+        if key == "initialize":
+            label = "spawn → `initialize` answered"
+        elif key.startswith("fresh: "):
+            label = f"activation on a fresh server, host {key.removeprefix('fresh: ')}"
+        else:
+            label = f"activation, server up, host {key}"
         values = [found[n][key] for n in names]
         ratio = f" {values[0] / values[1]:.2f} |" if len(values) == 2 and values[1] else ""
         lines.append(f"| {label} | " + " | ".join(f"{v:.1f}" for v in values) + " |" + ratio)

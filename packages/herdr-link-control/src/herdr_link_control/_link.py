@@ -26,7 +26,6 @@ from herdr_link_protocol import (
     SendCall,
     SentReceipt,
     StartedReceipt,
-    host_for_client,
     parse_call,
 )
 
@@ -35,7 +34,7 @@ from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
-from ._pane_proof import PaneEvidence, read_pane_evidence
+from ._pane_proof import PaneEvidence, pane_problem, read_pane_evidence
 from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
@@ -163,15 +162,9 @@ class Link:
         adapter in each pane's own process: a host whose default shares one process between panes
         (:attr:`herdr_link_protocol.Host.shared`) could have spawned it for any pane.
         """
-        evidence = self.pane_evidence
-        if evidence.proves_pane:
+        detail = pane_problem(self.pane_evidence, self.host)
+        if detail is None:
             return None
-        host = host_for_client(self.host) if self.host else None
-        shared = host.shared if host is not None else None
-        if not evidence.against_pane and shared is None:
-            return None
-        setup = shared.setup if shared is not None else "run the host in the pane's own process"
-        detail = f"{evidence.detail}; host {self.host or 'unknown'!r}: {setup}"
         if not self._unproven_logged:
             self._unproven_logged = True
             log.warning("this process cannot show which Herdr pane it serves (%s); Link refuses every call", detail)

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["PaneEvidence", "TerminalPane", "read_pane_evidence"]
+__all__ = ["PaneEvidence", "TerminalPane", "pane_problem", "read_pane_evidence"]
 
 
 class TerminalPane(enum.Enum):
@@ -99,3 +99,25 @@ def read_pane_evidence(environ: Mapping[str, str]) -> PaneEvidence:
     if leader.get("HERDR_PANE_ID") != pane:
         return PaneEvidence(TerminalPane.OTHER, f"{where} was started for pane {leader.get('HERDR_PANE_ID')!r}")
     return PaneEvidence(TerminalPane.SAME, f"{where} was started for pane {pane!r}")
+
+
+def pane_problem(evidence: PaneEvidence, client: str | None) -> str | None:
+    """Why a process with ``evidence`` may not act as its environment's pane for the host whose MCP
+    client (or adapter) is ``client``, in words for the operator log; ``None`` when it may
+    (PROTOCOL.md §6.1).
+
+    It may when its controlling terminal shows it runs in that pane. When the terminal shows another
+    pane of this Herdr it never may. With no such terminal it may only for a host that spawns its
+    adapter in each pane's own process: a host whose default shares one process between panes
+    (:attr:`herdr_link_protocol.Host.shared`) could have spawned it for any pane.
+    """
+    from herdr_link_protocol import host_for_client  # the host table, only when the terminal does not decide
+
+    if evidence.proves_pane:
+        return None
+    host = host_for_client(client) if client else None
+    shared = host.shared if host is not None else None
+    if not evidence.against_pane and shared is None:
+        return None
+    setup = shared.setup if shared is not None else "run the host in the pane's own process"
+    return f"{evidence.detail}; host {client or 'unknown'!r}: {setup}"

@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from ._hint import hint_output as hint_output, prints_plain as prints_plain
     from ._hosts import (
         DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
+        RELIST_WAIT as RELIST_WAIT,
         SERVER_NAME as SERVER_NAME,
+        UNKNOWN_RELIST_WAIT as UNKNOWN_RELIST_WAIT,
         hint_hosts as hint_hosts,
         presentation_form as presentation_form,
         relists_tools as relists_tools,
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
     )
     from ._repair import Damage as Damage, codex_damage_at as codex_damage_at
     from ._server import (
-        RELIST_WAIT as RELIST_WAIT,
         ConnectionState as ConnectionState,
         create_server as create_server,
         initialization_options as initialization_options,
@@ -74,7 +75,9 @@ _EXPORTS = {
     ],
     "_hosts": [
         "DEFAULT_NAMESPACE",
+        "RELIST_WAIT",
         "SERVER_NAME",
+        "UNKNOWN_RELIST_WAIT",
         "hint_hosts",
         "presentation_form",
         "relists_tools",
@@ -85,7 +88,6 @@ _EXPORTS = {
         "codex_damage_at",
     ],
     "_server": [
-        "RELIST_WAIT",
         "ConnectionState",
         "create_server",
         "initialization_options",

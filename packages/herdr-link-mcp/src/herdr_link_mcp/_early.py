@@ -13,8 +13,16 @@ Rules, so that an early answer is always the one the SDK would have given:
   handshake era, a request carrying the 2026-07-28 envelope the modern one;
 * only plainly well-formed requests are answered (an id that is an integer or printable ASCII, the
   params each method takes and nothing else): anything unusual is left to the SDK, which answers it;
-* only while every earlier request was answered here: once one is left to the SDK (a tool call, say),
-  every later request is too, so state only the SDK changes (activation) is never read early.
+* only while every earlier request was answered here: once one is left to the SDK (a tool call other
+  than the activation, say), every later request is too, so state only the SDK changes is never read
+  early.
+
+In the handshake era the activation itself (``tools/call herdr_link`` with ``{}`` or
+``{"action":"activate"}``) is answered here too, in a Herdr pane whose process shows it may act for
+that pane (``pane_problem``, as ``Link`` decides it): ``notifications/tools/list_changed`` first, then
+the result, held for at most the client's re-list wait (:func:`~._hosts.relist_wait`) until its
+``tools/list``, which gets the active list; the SDK, which still reads every line, activates its own
+session from the same call, and its second result and second signal are dropped.
 
 Sans-I/O: read lines go in, answer lines come out. Every line, answered or not, still goes to the
 SDK's server in order (``_transport`` drops its second answer to an early one).
@@ -24,18 +32,22 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 
 import json
 
-from herdr_link_protocol import dormant_tools_list
+from herdr_link_protocol import GATEWAY_TOOL, dormant_tools_list
 
-from ._hosts import SERVER_NAME
+from ._activation import activation_texts
+from ._active_tools import ACTIVE_TOOLS_RESULT
+from ._hosts import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
 from ._version import __version__
+from ._wire import LIST_CHANGED
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any, Final
 
     from herdr_link_protocol import JsonLine
 
-__all__ = ["HANDSHAKE_VERSIONS", "MODERN_VERSIONS", "EarlyAnswers"]
+__all__ = ["HANDSHAKE_VERSIONS", "MODERN_VERSIONS", "Answered", "EarlyAnswers"]
 
 HANDSHAKE_VERSIONS: Final = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The protocol versions the SDK negotiates with ``initialize``; any other request gets the last."""
@@ -101,32 +113,67 @@ def _valid_envelope(params: dict[str, Any]) -> bool:
 
 
 _INITIALIZE_KEYS: Final = frozenset({"protocolVersion", "capabilities", "clientInfo", "_meta"})
+_CALL_KEYS: Final = frozenset({"name", "arguments"})
+_ACTIVATIONS: Final[tuple[dict[str, str], ...]] = ({}, {"action": "activate"})
+"""The gateway arguments that only activate (what ``parse_call`` reads as :class:`~herdr_link_protocol.Activate`)."""
 _LIST_KEYS: Final = frozenset({"cursor", "_meta"})
 _DISCOVER_KEYS: Final = frozenset({"_meta"})
 
 
+class Answered:
+    """A request answered early: ``write`` goes out now; ``answer`` is the request's own answer line (in
+    ``write``, or, when ``hold`` is above zero, held for at most that many seconds: see
+    :meth:`EarlyAnswers.release`)."""
+
+    __slots__ = ("answer", "hold", "write")
+
+    def __init__(self, write: bytes, answer: bytes, hold: float = 0.0) -> None:
+        self.write, self.answer, self.hold = write, answer, hold
+
+    def __repr__(self) -> str:
+        return f"<Answered {len(self.write)} bytes now, hold={self.hold}>"
+
+
 class EarlyAnswers:
-    """One connection's early answers (see the module docstring).
+    """One connection's early answers (see the module docstring). Not thread-safe: one caller at a time.
 
     Args:
         in_herdr: whether the process runs in a Herdr pane (outside, ``tools/list`` is empty).
+        namespace: the name the host registered the server under (the activation's presentation).
+        pane_problem: why this process may not act as its pane for a client of that name, or ``None``
+            when it may (:func:`herdr_link_control.pane_problem` over this process's evidence); without
+            it the activation is left to the SDK.
+        relist: how long the activation result waits for a host known to re-list.
     """
 
-    def __init__(self, *, in_herdr: bool) -> None:
+    def __init__(
+        self,
+        *,
+        in_herdr: bool,
+        namespace: str = DEFAULT_NAMESPACE,
+        pane_problem: Callable[[str | None], str | None] | None = None,
+        relist: float = RELIST_WAIT,
+    ) -> None:
         self._tools = dormant_tools_list() if in_herdr else []
+        self._namespace = namespace
+        self._pane_problem = pane_problem
+        self._relist = relist
         self._era: str | None = None
         self._handed_on = False
+        self._client: str | None = None
+        self._active = False
+        self._held: bytes | None = None
 
     def __repr__(self) -> str:
-        return f"<EarlyAnswers era={self._era} handed_on={self._handed_on}>"
+        return f"<EarlyAnswers era={self._era} handed_on={self._handed_on} active={self._active}>"
 
     @property
     def answering(self) -> bool:
         """Whether a later request may still be answered here."""
         return not self._handed_on
 
-    def answer(self, line: JsonLine) -> bytes | None:
-        """The whole answer line for ``line`` when it is given here, else ``None`` (the SDK answers it)."""
+    def answer(self, line: JsonLine) -> Answered | None:
+        """What to write for ``line`` when it is answered here, else ``None`` (the SDK answers it)."""
         message = line.message
         if message is None or "method" not in message or "id" not in message:
             if message is None or line.fault is not None:
@@ -137,8 +184,31 @@ class EarlyAnswers:
             self._handed_on = True
             return None
         result, sort_keys = answer
-        text = _dumps(result, sort_keys=sort_keys)
-        return f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{text}}}\n'.encode()
+        if message["method"] == "tools/list" and self._active:
+            text = ACTIVE_TOOLS_RESULT  # the SDK's own bytes for it (generated)
+        else:
+            text = _dumps(result, sort_keys=sort_keys)
+        written = f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{text}}}\n'.encode()
+        if message["method"] == "tools/call":
+            return self._activated(written)
+        if message["method"] == "tools/list" and self._held is not None:  # the re-list the result waited for
+            return Answered(written + (self.release() or b""), written)
+        return Answered(written, written)
+
+    def _activated(self, answer: bytes) -> Answered:
+        if self._active:
+            return Answered(answer, answer)
+        self._active = True
+        wait = relist_wait(self._client, self._relist)
+        if wait <= 0:
+            return Answered(LIST_CHANGED + answer, answer)
+        self._held = answer
+        return Answered(LIST_CHANGED, answer, wait)
+
+    def release(self) -> bytes | None:
+        """The activation result still held for a re-list (now given up), or ``None``."""
+        held, self._held = self._held, None
+        return held
 
     def _decide(self, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
         method, request_id = message["method"], message["id"]
@@ -165,13 +235,32 @@ class EarlyAnswers:
                 return None
             requested = params["protocolVersion"]
             version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
+            self._client = params["clientInfo"]["name"]
             return {"capabilities": _CAPABILITIES, "protocolVersion": version, "serverInfo": _SERVER_INFO}, True
         if method == "tools/list" and not opening:  # after an initialize answered here
             params = _params(message, _LIST_KEYS)
             if params is None or _modern_envelope(params):
                 return None
             return {"tools": self._tools}, True
+        if method == "tools/call" and not opening:
+            return self._activation(message)
         return None
+
+    def _activation(self, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+        """The activation's result, when this call only activates and this process may act for its pane."""
+        params = _params(message, _CALL_KEYS)
+        if (
+            params is None
+            or params.get("name") != GATEWAY_TOOL
+            or params.get("arguments") not in _ACTIVATIONS
+            or not self._tools
+            or self._pane_problem is None
+            or self._pane_problem(self._client) is not None
+        ):
+            return None
+        receipt, presentation = activation_texts(self._client, self._namespace)
+        content = [{"text": receipt, "type": "text"}, {"text": presentation, "type": "text"}]
+        return {"content": content, "isError": False}, False  # in the order the SDK's serialiser writes
 
     def _modern(self, method: str, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
         keys = {"server/discover": _DISCOVER_KEYS, "tools/list": _LIST_KEYS}.get(method)

@@ -2,7 +2,8 @@
 
 1. stdin and stdout are claimed (:func:`herdr_link_control.claimed_stdio`).
 2. A reader thread reads the wire's lines (:func:`herdr_link_control.iter_json_lines`) and gives each
-   to :class:`~herdr_link_mcp._early.EarlyAnswers`: an answer it gives is written at once. Every line,
+   to :class:`~herdr_link_mcp._early.EarlyAnswers`: an answer it gives is written at once (an
+   activation's result may be held a moment for the host's re-list: a timer gives it up). Every line,
    answered or not, then goes into the inbox, in order.
 3. Meanwhile the main thread imports the MCP SDK, builds the server and serves the inbox
    (``_transport``): the SDK sees every line, so its state is what it would have been, and its second
@@ -18,7 +19,15 @@ import os
 import queue
 import threading
 
-from herdr_link_control import HERDR_CORE_NOTE, claimed_stdio, in_herdr_core_terminal, in_herdr_pane, iter_json_lines
+from herdr_link_control import (
+    HERDR_CORE_NOTE,
+    claimed_stdio,
+    in_herdr_core_terminal,
+    in_herdr_pane,
+    iter_json_lines,
+    pane_problem,
+    read_pane_evidence,
+)
 
 from ._early import EarlyAnswers
 from ._wire import SharedWriter
@@ -31,20 +40,51 @@ if TYPE_CHECKING:
 
     from ._wire import Inbox
 
-__all__ = ["serve"]
+__all__ = ["EarlyDesk", "serve"]
 
 log: Final = logging.getLogger("herdr_link")
 
 
-def read_wire(fd: int, early: EarlyAnswers, inbox: Inbox, writer: SharedWriter) -> None:
-    """The reader thread: every line read from ``fd`` into ``inbox`` (with its early answer, written
-    first, or ``None``), then ``None`` for the end of input. Never raises."""
+class EarlyDesk:
+    """The early answers of one connection and the writer they go to, for the reader thread and the
+    timer that gives up a held activation result (one at a time)."""
+
+    def __init__(self, early: EarlyAnswers, writer: SharedWriter) -> None:
+        self._early = early
+        self._writer = writer
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"<EarlyDesk {self._early!r}>"
+
+    def take(self, line: JsonLine) -> bytes | None:
+        """Answer ``line`` if it is answered early (written now, or held: see :meth:`release`); returns
+        its answer line, or ``None`` when the SDK answers it."""
+        with self._lock:
+            answered = self._early.answer(line)
+            if answered is None:
+                return None
+            self._writer.write(answered.write)
+        if answered.hold > 0:
+            timer = threading.Timer(answered.hold, self.release)
+            timer.daemon = True
+            timer.start()
+        return answered.answer
+
+    def release(self) -> None:
+        """Write the activation result still held for a re-list, if any."""
+        with self._lock:
+            held = self._early.release()
+            if held is not None:
+                self._writer.write(held)
+
+
+def read_wire(fd: int, desk: EarlyDesk, inbox: Inbox) -> None:
+    """The reader thread: every line read from ``fd`` into ``inbox`` (with the early answer given to it,
+    or ``None``), then ``None`` for the end of input. Never raises."""
 
     def take(line: JsonLine) -> None:
-        answer = early.answer(line)
-        if answer is not None:
-            writer.write(answer)
-        inbox.put((line, answer))
+        inbox.put((line, desk.take(line)))
 
     try:
         for line in iter_json_lines(fd):
@@ -60,11 +100,18 @@ def serve(namespace: str) -> int:
     with claimed_stdio() as wire:
         writer = SharedWriter(wire)
         inbox: Inbox = queue.SimpleQueue()
-        early = EarlyAnswers(in_herdr=in_herdr_pane(os.environ))
+        in_herdr = in_herdr_pane(os.environ)
+        evidence = read_pane_evidence(os.environ) if in_herdr else None
+        early = EarlyAnswers(
+            in_herdr=in_herdr,
+            namespace=namespace,
+            pane_problem=(lambda client: pane_problem(evidence, client)) if evidence is not None else None,
+        )
+        desk = EarlyDesk(early, writer)
         if in_herdr_core_terminal(os.environ):
             log.warning("%s; the server lists no tools", HERDR_CORE_NOTE)
         reader = threading.Thread(
-            target=read_wire, args=(wire.read_fd, early, inbox, writer), name="herdr-link-stdin", daemon=True
+            target=read_wire, args=(wire.read_fd, desk, inbox), name="herdr-link-stdin", daemon=True
         )
         reader.start()
         # The SDK loads here, while the reader answers the dormant surface.
@@ -75,11 +122,12 @@ def serve(namespace: str) -> int:
         from ._server import create_server, initialization_options
         from ._transport import inbox_transport
 
-        server = create_server(Link(), namespace=namespace)
+        server = create_server(Link(pane_evidence=evidence), namespace=namespace)  # the evidence read once
 
         async def run() -> None:
             async with inbox_transport(inbox, writer) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, initialization_options(server))
 
         anyio.run(run)
+        desk.release()  # a result still held for a re-list when the input ended: every request is answered
     return 0

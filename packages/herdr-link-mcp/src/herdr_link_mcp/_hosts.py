@@ -12,9 +12,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_NAMESPACE",
+    "RELIST_WAIT",
     "SERVER_NAME",
+    "UNKNOWN_RELIST_WAIT",
     "hint_hosts",
     "presentation_form",
+    "relist_wait",
     "relists_tools",
     "wiring_hosts",
 ]
@@ -23,6 +26,15 @@ SERVER_NAME: Final = "herdr-link"
 """The ``serverInfo.name`` the server reports in ``initialize``."""
 DEFAULT_NAMESPACE: Final = SERVER_NAMESPACE
 """The name hosts register the server under (``mcp__herdr_link__…``); wiring always uses it."""
+RELIST_WAIT: Final = 0.25
+"""Longest time the activation result waits for a host known to re-list tools, in seconds.
+
+Claude Code re-lists about 3 ms after the change signal, and a result returned before that leaves
+the new tools out of its next model request; the bound covers a busy machine."""
+UNKNOWN_RELIST_WAIT: Final = 0.05
+"""The same for a client the host table does not know: it may never re-list (then every activation
+would lose the whole wait) and it reaches the Tier 1 tools through the gateway's dispatch either way,
+so it waits no longer than a host that re-lists at once needs."""
 
 
 def presentation_form(client_name: str | None) -> PresentationForm:
@@ -39,6 +51,15 @@ def relists_tools(client_name: str | None) -> bool:
     """
     host = host_for_client(client_name)
     return host is None or host.relists
+
+
+def relist_wait(client_name: str | None, known: float = RELIST_WAIT) -> float:
+    """How long the activation result waits for ``client_name`` to re-list: ``known`` for a host the table
+    says re-lists, none for one it says never does, at most :data:`UNKNOWN_RELIST_WAIT` for any other."""
+    host = host_for_client(client_name)
+    if host is None:
+        return min(known, UNKNOWN_RELIST_WAIT)
+    return known if host.relists else 0.0
 
 
 def wiring_hosts() -> tuple[str, ...]:

@@ -22,22 +22,21 @@ from mcp.shared.exceptions import MCPError
 from herdr_link_control import CallOrder, Link
 from herdr_link_protocol import (
     Activate,
-    ActiveReceipt,
     CloseCall,
     InvalidToolCall,
     LinkError,
     StartCall,
     activates_session,
-    active_presentation,
     parse_call,
     tools_list,
 )
 
-from ._hosts import DEFAULT_NAMESPACE, SERVER_NAME, presentation_form, relists_tools
+from ._activation import activation_texts
+from ._hosts import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
+from ._transport import answered_early
 from ._version import __version__
 
 __all__ = [
-    "RELIST_WAIT",
     "ConnectionState",
     "ServerSettings",
     "call_tool",
@@ -50,13 +49,6 @@ log: Final = logging.getLogger("herdr_link")
 
 BOOTSTRAP_DELAY: Final = 0.2
 """Seconds the start-up bootstrap waits, so its ``herdr`` child does not compete with the handshake."""
-RELIST_WAIT: Final = 0.25
-"""Longest time the activation result waits for the host to re-list tools, in seconds.
-
-Claude Code re-lists about 3 ms after the change signal, and a result returned before that leaves
-the new tools out of its next model request. A host known never to re-list (stock Codex, see
-:func:`relists_tools`) does not wait at all; an unknown host that never re-lists loses at most this.
-"""
 
 _DORMANT: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=False)]
 _ACTIVE: Final = [types.Tool.model_validate(entry) for entry in tools_list(active=True)]
@@ -71,7 +63,7 @@ class ServerSettings:
     namespace: str = DEFAULT_NAMESPACE
     """The name the host registered the server under, used in the presentation."""
     relist_wait: float = RELIST_WAIT
-    """See :data:`RELIST_WAIT`."""
+    """How long the activation result waits for a host known to re-list (:func:`~._hosts.relist_wait`)."""
     bootstrap: bool = True
     """Run the self identity bootstrap in the background when a connection opens."""
     bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
@@ -172,20 +164,17 @@ async def _activate(ctx: Context, *, wait: bool) -> None:
     state.relisted = anyio.Event()
     await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
     await state.settings.bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
-    if wait and relists_tools(_client_name(ctx)):
-        with anyio.move_on_after(state.settings.relist_wait):
+    waiting = relist_wait(_client_name(ctx), state.settings.relist_wait) if wait else 0.0
+    if waiting > 0:
+        with anyio.move_on_after(waiting):
             await state.relisted.wait()
 
 
 def _activation_result(ctx: Context) -> types.CallToolResult:
-    receipt = ActiveReceipt()
-    name = _client_name(ctx)
-    form = presentation_form(name)
-    namespace = ctx.lifespan_context.settings.namespace
-    presentation = active_presentation(form, namespace, dispatch_first=not relists_tools(name))
+    receipt, presentation = activation_texts(_client_name(ctx), ctx.lifespan_context.settings.namespace)
     # No structuredContent: Claude Code shows a result's structuredContent instead of its content,
     # which would drop the contract (seen with Claude Code 2.1.332 in tests/real_hosts).
-    return types.CallToolResult(content=[_text(receipt.to_json()), _text(presentation)])
+    return types.CallToolResult(content=[_text(receipt), _text(presentation)])
 
 
 async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -210,7 +199,9 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
     turn = ctx.lifespan_context.order.begin()
     try:
         activation = isinstance(parsed.call, Activate)
-        await _activate(ctx, wait=activation)  # a direct Tier 1 call while dormant activates, then runs
+        # A direct Tier 1 call while dormant activates, then runs; an activation the front answered
+        # (its result already sent) waits for no re-list.
+        await _activate(ctx, wait=activation and not answered_early(ctx.request_id))
         if activation:
             return _activation_result(ctx)
         if isinstance(parsed.call, CloseCall):
@@ -233,7 +224,8 @@ def create_server(
     Args:
         link: the control layer; outside Herdr every call fails with ``NOT_IN_HERDR``.
         namespace: the name the host registered the server under, used in the presentation.
-        relist_wait: see :data:`RELIST_WAIT`.
+        relist_wait: how long the activation result waits for a host known to re-list (an unknown one
+            waits at most :data:`~._hosts.UNKNOWN_RELIST_WAIT`).
         bootstrap: run the self identity bootstrap in the background when a connection opens.
     """
     settings = ServerSettings(link, namespace, relist_wait, bootstrap)

@@ -12,7 +12,8 @@ parsed once, nesting bounded), and :class:`StdioCodec` decides each read line he
   answer carries the id back exactly as it was sent;
 * a request already answered early (``_early``) is served under a private alias too, so the server's
   state follows it, and that second answer is dropped (after a comparison: a difference goes to the
-  operator log);
+  operator log); the server sees that alias (:func:`answered_early`), and an activation answered early
+  is served before any later line, as the front answered them;
 * anything else with a method and an id gets its JSON-RPC error at once: a parse error or an invalid
   request with ``id: null`` when the line's top level cannot be read or its id is unusable, else an
   invalid request or invalid params with the request's own id (params that are not an object, or
@@ -43,7 +44,7 @@ from ._wire import SharedWriter
 if TYPE_CHECKING:
     from ._wire import Inbox
 
-__all__ = ["Decoded", "StdioCodec", "decode_line", "inbox_transport"]
+__all__ = ["Decoded", "StdioCodec", "answered_early", "decode_line", "inbox_transport"]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -54,6 +55,11 @@ DRAIN_WAIT: Final = 30.0
 """Longest time, in seconds, the end of stdin waits for the answers still owed before the server stops."""
 _ALIAS_PREFIX: Final = "herdr-link-id:"
 _EARLY_PREFIX: Final = "herdr-link-early:"
+
+
+def answered_early(request_id: object) -> bool:
+    """Whether the server is serving a request the front already answered (its answer will be dropped)."""
+    return isinstance(request_id, str) and request_id.startswith(_EARLY_PREFIX)
 
 
 def _has_surrogate(text: str) -> bool:
@@ -227,6 +233,7 @@ async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator
     reading = anyio.CancelScope()
     owed: set[str | int] = set()  # ids of the requests given to the server and not answered yet
     settled = anyio.Event()
+    served: dict[str | int, anyio.Event] = {}  # an early activation's alias -> set once the server answered
 
     async def reader() -> None:
         nonlocal settled
@@ -237,11 +244,17 @@ async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator
                         line, early = item
                         decoded = codec.decode(line, early)
                         if isinstance(decoded, SessionMessage):
+                            ahead = None
                             if isinstance(decoded.message, types.JSONRPCRequest):
                                 if not owed:
                                     settled = anyio.Event()
                                 owed.add(decoded.message.id)
+                                if early is not None and decoded.message.method == "tools/call":
+                                    ahead = served[decoded.message.id] = anyio.Event()
                             await read_writer.send(decoded)
+                            if ahead is not None:  # the front answered later lines as after it: so does the server
+                                with anyio.move_on_after(DRAIN_WAIT):
+                                    await ahead.wait()
                         elif decoded is not None:
                             log.warning("answered an unreadable request: %s", decoded.error.message)
                             await answers.send(SessionMessage(decoded))
@@ -261,6 +274,8 @@ async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator
                     owed.discard(message.id)
                     if not owed:
                         settled.set()
+                    if message.id in served:
+                        served.pop(message.id).set()
                 data = codec.encode(message)
                 if data:
                     await anyio.to_thread.run_sync(writer.write, data)

@@ -18,19 +18,25 @@ if TYPE_CHECKING:
     Inbox: TypeAlias = "queue.SimpleQueue[tuple[JsonLine, bytes | None] | None]"
     """Each line read, with the early answer already written for it (or ``None``); ``None`` ends the input."""
 
-__all__ = ["SharedWriter"]
+__all__ = ["LIST_CHANGED", "SharedWriter"]
 
 log: Final = logging.getLogger("herdr_link")
+
+LIST_CHANGED: Final = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
+"""The handshake era's change signal, as the SDK writes it. A connection activates once, so the wire
+carries it at most once: the front's (an activation answered early) or the SDK's."""
 
 
 class SharedWriter:
     """The wire's writing end, shared by the reader thread (early answers) and the SDK's writer: one
-    whole line at a time, so lines never interleave. A broken wire is logged once; later lines are dropped."""
+    whole line at a time, so lines never interleave; :data:`LIST_CHANGED` once. A broken wire is logged
+    once; later lines are dropped."""
 
     def __init__(self, wire: StdioWire) -> None:
         self._wire = wire
         self._lock = threading.Lock()
         self.broken = False
+        self._signalled = False
 
     def __repr__(self) -> str:
         return f"<SharedWriter fd={self._wire.write_fd} broken={self.broken}>"
@@ -38,7 +44,11 @@ class SharedWriter:
     def write(self, data: bytes) -> None:
         """Write ``data`` whole (blocking). Never raises: the host being gone only leaves it untold."""
         with self._lock:
-            if self.broken:
+            if data.startswith(LIST_CHANGED):  # the SDK's signal for an activation the front signalled
+                if self._signalled:
+                    data = data[len(LIST_CHANGED) :]
+                self._signalled = True
+            if self.broken or not data:
                 return
             try:
                 self._wire.write(data)

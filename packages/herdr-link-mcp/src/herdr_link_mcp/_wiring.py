@@ -67,8 +67,8 @@ def server_command(launcher: str = "script", find_links: Sequence[str] = ()) -> 
 
     Args:
         launcher: ``script`` (default): this environment's ``herdr-link-mcp`` script beside Python, else
-            ``python -m herdr_link_mcp``; ``uvx``: ``uvx herdr-link-mcp@<this version>``, which needs no
-            install (uv fetches and caches it on first use).
+            ``python -m herdr_link_mcp``; ``uvx``: ``uvx --compile-bytecode herdr-link-mcp@<this version>``,
+            which needs no install (uv fetches, compiles and caches it on first use).
         find_links: for ``uvx``, folders of wheels to look in as well as the index (a wheelhouse).
     """
     if launcher not in LAUNCHERS:
@@ -77,7 +77,8 @@ def server_command(launcher: str = "script", find_links: Sequence[str] = ()) -> 
         raise ValueError("--find-links applies to --launcher uvx only")
     if launcher == "uvx":
         links = [arg for folder in find_links for arg in ("--find-links", str(Path(folder).resolve()))]
-        return ["uvx", *links, f"herdr-link-mcp@{__version__}"]
+        # Compiled once when uv installs it into its cache: the first start is as fast as the later ones.
+        return ["uvx", "--compile-bytecode", *links, f"herdr-link-mcp@{__version__}"]
     script = Path(sys.executable).parent / "herdr-link-mcp"
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     )
     from ._constants import (
         ACTION_TOOLS as ACTION_TOOLS,
+        ACTIVE_RECEIPT_JSON as ACTIVE_RECEIPT_JSON,
         CAPABILITIES as CAPABILITIES,
         CLOSE_TOOL as CLOSE_TOOL,
         GATEWAY_TOOL as GATEWAY_TOOL,
@@ -192,6 +193,7 @@ _EXPORTS = {
     ],
     "_constants": [
         "ACTION_TOOLS",
+        "ACTIVE_RECEIPT_JSON",
         "CAPABILITIES",
         "CLOSE_TOOL",
         "GATEWAY_TOOL",

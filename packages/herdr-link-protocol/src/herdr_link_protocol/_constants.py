@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACTION_TOOLS",
+    "ACTIVE_RECEIPT_JSON",
     "CAPABILITIES",
     "CLOSE_TOOL",
     "GATEWAY_TOOL",
@@ -54,6 +55,9 @@ TIER1_TOOLS: Final = tuple(ACTION_TOOLS.values())
 
 CAPABILITIES: Final = tuple(ACTION_TOOLS)
 """Capabilities reported by the activation receipt; also the gateway's dispatch actions."""
+ACTIVE_RECEIPT_JSON: Final = '{"status":"active","capabilities":[' + ",".join(f'"{c}"' for c in CAPABILITIES) + "]}"
+"""The activation receipt as it is sent (``ActiveReceipt().to_json()``, which a test holds equal), for
+what answers it before pydantic loads."""
 
 
 class AgentState(enum.StrEnum):
