@@ -47,8 +47,10 @@ def activation_ms(
                 server.send({"jsonrpc": "2.0", "id": "relist", "method": "tools/list", "params": {}})
 
         begun = time.perf_counter()
-        server.request("tools/call", {"name": "herdr_link", "arguments": {}}, on_notification=relist)
-        return initialized, (time.perf_counter() - begun) * 1000
+        answer = server.request("tools/call", {"name": "herdr_link", "arguments": {}}, on_notification=relist)
+        elapsed = (time.perf_counter() - begun) * 1000
+        assert not answer["result"].get("isError"), answer  # an activation, not a refusal, is timed
+        return initialized, elapsed
     finally:
         server.close()
 

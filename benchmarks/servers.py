@@ -39,12 +39,28 @@ def servers() -> dict[str, list[str]]:
 
 
 class StdioServer:
-    """One fresh MCP server process on pipes; requests and answers are compact JSON lines."""
+    """One fresh MCP server process on pipes; requests and answers are compact JSON lines.
+
+    It leads a session of its own on a pseudo-terminal, as a host in a Herdr pane runs its MCP servers
+    (the pane's terminal is theirs): its pane is then shown, not assumed (``PROTOCOL.md`` §6.1), for
+    every client name, Codex's included."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
+        import fcntl
+        import pty
+        import termios
+
+        self._terminal, pane_side = pty.openpty()
+
+        def own_terminal() -> None:
+            os.setsid()
+            fcntl.ioctl(pane_side, termios.TIOCSCTTY, 0)
+
         self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
-        )
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+            preexec_fn=own_terminal, pass_fds=(pane_side,),
+        )  # fmt: skip
+        os.close(pane_side)
         self._next_id = 0
 
     def send(self, message: dict[str, Any]) -> None:
@@ -97,6 +113,7 @@ class StdioServer:
         self.process.stdin.close()
         self.process.wait(timeout=30)
         self.process.stdout.close()
+        os.close(self._terminal)
 
 
 @contextmanager
