@@ -108,7 +108,7 @@ def test_an_adapter_that_is_not_there_is_named_before_any_check(tmp_path):
         (("--stub", f"pi:{tmp_path / 'gone.js'}"), f"--stub names {tmp_path / 'gone.js'}, which is not a file"),
     ]:
         done = kit(*args)
-        assert (done.returncode, done.stdout) == (3, ""), done.stdout
+        assert (done.returncode, done.stdout) == (4, ""), done.stdout
         assert done.stderr == f"herdr-link-conformance: {said}; no check was run\n"
 
 
