@@ -27,9 +27,11 @@ from herdr_link_control.userfiles import (
     bridge_command,
     location_command,
     location_file,
+    read_note,
     roll_back,
     write_complete,
     write_location_file,
+    write_note,
 )
 from herdr_link_opencode_bridge import (
     MANIFEST_FILE,
@@ -67,17 +69,16 @@ REPLACED_FILE: Final = "replaced.json"
 
 def note_replaced(work: Path, target: Path, backup: Path) -> None:
     """Record that ``target`` held the TypeScript Herdr Link's bundle, now kept at ``backup``."""
-    write_complete(work / REPLACED_FILE, (json.dumps({str(target): str(backup)}, indent=2) + "\n").encode())
+    write_note(work / REPLACED_FILE, {str(target): str(backup)})
 
 
 def replaced_backup(work: Path, target: Path) -> Path | None:
     """The backup of the TypeScript bundle an install replaced at ``target``, if one is noted and is still
     that bundle."""
+    noted = read_note(work / REPLACED_FILE).get(str(target))
     try:
-        noted = json.loads((work / REPLACED_FILE).read_text(encoding="utf-8")).get(str(target))
-        backup = Path(noted) if isinstance(noted, str) else None
-        return backup if backup is not None and is_typescript_bundle(backup.read_bytes()) else None
-    except (OSError, ValueError, AttributeError):
+        return Path(noted) if isinstance(noted, str) and is_typescript_bundle(Path(noted).read_bytes()) else None
+    except OSError:
         return None
 
 

@@ -179,16 +179,11 @@ class EarlyAnswers:
             if message is None or line.fault is not None:
                 self._handed_on = True  # an unreadable line: the transport answers it, in order
             return None  # a notification or a client's response: it changes nothing answered here
-        answer = None if self._handed_on or line.fault is not None or line.too_deep else self._decide(message)
-        if answer is None:
+        result = None if self._handed_on or line.fault is not None or line.too_deep else self._decide(message)
+        if result is None:
             self._handed_on = True
             return None
-        result, sort_keys = answer
-        if message["method"] == "tools/list" and self._active:
-            text = ACTIVE_TOOLS_RESULT  # the SDK's own bytes for it (generated)
-        else:
-            text = _dumps(result, sort_keys=sort_keys)
-        written = f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{text}}}\n'.encode()
+        written = f'{{"jsonrpc":"2.0","id":{_dumps(message["id"])},"result":{result}}}\n'.encode()
         if message["method"] == "tools/call":
             return self._activated(written)
         if message["method"] == "tools/list" and self._held is not None:  # the re-list the result waited for
@@ -210,7 +205,8 @@ class EarlyAnswers:
         held, self._held = self._held, None
         return held
 
-    def _decide(self, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    def _decide(self, message: dict[str, Any]) -> str | None:
+        """The result's JSON text, in the SDK's bytes, when ``message`` is answered here."""
         method, request_id = message["method"], message["id"]
         if message.get("jsonrpc") != "2.0" or not _plain_id(request_id) or not isinstance(method, str):
             return None
@@ -223,7 +219,7 @@ class EarlyAnswers:
             return self._handshake(method, message, opening)
         return self._modern(method, message)
 
-    def _handshake(self, method: str, message: dict[str, Any], opening: bool) -> tuple[dict[str, Any], bool] | None:
+    def _handshake(self, method: str, message: dict[str, Any], opening: bool) -> str | None:
         if method == "initialize" and opening:
             params = _params(message, _INITIALIZE_KEYS)
             if (
@@ -236,17 +232,20 @@ class EarlyAnswers:
             requested = params["protocolVersion"]
             version = requested if requested in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
             self._client = params["clientInfo"]["name"]
-            return {"capabilities": _CAPABILITIES, "protocolVersion": version, "serverInfo": _SERVER_INFO}, True
+            result = {"capabilities": _CAPABILITIES, "protocolVersion": version, "serverInfo": _SERVER_INFO}
+            return _dumps(result, sort_keys=True)
         if method == "tools/list" and not opening:  # after an initialize answered here
             params = _params(message, _LIST_KEYS)
             if params is None or _modern_envelope(params):
                 return None
-            return {"tools": self._tools}, True
+            if self._active:
+                return ACTIVE_TOOLS_RESULT  # the SDK's own bytes for it (generated)
+            return _dumps({"tools": self._tools}, sort_keys=True)
         if method == "tools/call" and not opening:
             return self._activation(message)
         return None
 
-    def _activation(self, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    def _activation(self, message: dict[str, Any]) -> str | None:
         """The activation's result, when this call only activates and this process may act for its pane."""
         params = _params(message, _CALL_KEYS)
         if (
@@ -260,9 +259,9 @@ class EarlyAnswers:
             return None
         receipt, presentation = activation_texts(self._client, self._namespace)
         content = [{"text": receipt, "type": "text"}, {"text": presentation, "type": "text"}]
-        return {"content": content, "isError": False}, False  # in the order the SDK's serialiser writes
+        return _dumps({"content": content, "isError": False})  # in the order the SDK's serialiser writes
 
-    def _modern(self, method: str, message: dict[str, Any]) -> tuple[dict[str, Any], bool] | None:
+    def _modern(self, method: str, message: dict[str, Any]) -> str | None:
         keys = {"server/discover": _DISCOVER_KEYS, "tools/list": _LIST_KEYS}.get(method)
         params = None if keys is None else _params(message, keys)
         if params is None or not _valid_envelope(params):
@@ -278,4 +277,4 @@ class EarlyAnswers:
         else:
             tools = [{key: tool[key] for key in sorted(tool)} for tool in self._tools]
             result = {"cacheScope": "private", "resultType": "complete", "tools": tools, "ttlMs": 0}
-        return result | {"_meta": {_SERVER_INFO_KEY: _SERVER_INFO}}, False
+        return _dumps(result | {"_meta": {_SERVER_INFO_KEY: _SERVER_INFO}})

@@ -8,25 +8,24 @@ this run did not see); a partial copy a killed run left is removed by the next; 
 link or a folder at its place is refused, never written through.
 """
 
-import json
 import os
 import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from herdr_link_control.userfiles import (
     ChangedMeanwhile,
     backups_root,
     bridge_command,
     clear_partials,
-    json_value,
     location_file,
+    read_note,
     release_location_file,
     replace_file,
-    write_complete,
     write_location_file,
+    write_note,
 )
 
 from ._extension import EXTENSION_FILE, ExtensionState, extension_state, packaged_extension
@@ -224,8 +223,8 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages.append(f"backup: {done.backup}")
             kept = f" (backup {done.backup})"
     messages.append(f"{action}: {target}")
-    if made:
-        _note_folders(backups, made)
+    if made:  # so that uninstall can take them out again
+        _note_folders(backups, read_note(backups.parent / FOLDERS_NOTE) | {made[0]: made})
     try:
         command = bridge_command()
         where = f"{decided.location} -> {' '.join(command)}"
@@ -293,27 +292,17 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
 
 
-def _folders_note(backups: Path) -> dict[str, list[str]]:
+def _note_folders(backups: Path, note: dict[str, Any]) -> None:
+    """Write the note of the folders installs made; never fails the run (uninstall then leaves them)."""
     try:
-        note = json_value((backups.parent / FOLDERS_NOTE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return note if isinstance(note, dict) else {}
-
-
-def _note_folders(backups: Path, made: list[str]) -> None:
-    """Note the folders this install made, so that uninstall can take them out again; never fails the run."""
-    note = _folders_note(backups) | {made[0]: made}
-    try:
-        backups.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        write_complete(backups.parent / FOLDERS_NOTE, (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+        write_note(backups.parent / FOLDERS_NOTE, note)
     except OSError:
         pass
 
 
 def _remove_made_folders(backups: Path, target: Path) -> list[str]:
     """Take out the folders an install made for ``target``, deepest first, while they are empty."""
-    note = _folders_note(backups)
+    note = read_note(backups.parent / FOLDERS_NOTE)
     made = note.pop(str(target.parent), [])
     said = []
     for folder in made if isinstance(made, list) else []:
@@ -323,10 +312,7 @@ def _remove_made_folders(backups: Path, target: Path) -> list[str]:
             break
         said.append(f"removed: {folder} (empty; the install had made it)")
     if made:
-        try:
-            write_complete(backups.parent / FOLDERS_NOTE, (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
-        except OSError:
-            pass
+        _note_folders(backups, note)
     return said
 
 

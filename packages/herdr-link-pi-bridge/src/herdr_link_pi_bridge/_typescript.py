@@ -8,7 +8,6 @@ shadows the other. Install sets it aside only with ``--yes``: the package entrie
 backups; a note of both (``pi-typescript.json`` beside the backups) lets uninstall give them back.
 """
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -20,10 +19,10 @@ from herdr_link_control.userfiles import (
     DocumentError,
     JsonDocument,
     backup_stamp,
-    json_value,
     read_current,
+    read_note,
     replace_file,
-    write_complete,
+    write_note,
 )
 
 __all__ = ["SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside"]
@@ -104,14 +103,6 @@ def _note_path(backups: Path) -> Path:
     return backups.parent / NOTE_FILE
 
 
-def _read_note(backups: Path) -> dict[str, Any]:
-    try:
-        note = json_value(_note_path(backups).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return note if isinstance(note, dict) else {}
-
-
 def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
     """Take the TypeScript Herdr Link out of Pi: its package entries (the settings file backed up and
     replaced whole) and its copied folder (moved under ``backups``); noted for :func:`put_back`.
@@ -119,7 +110,7 @@ def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
     Raises:
         OSError: nothing of it was changed (or what was changed was put back).
     """
-    note = _read_note(backups)
+    note = read_note(_note_path(backups))
     messages: list[str] = []
     done_settings = None
     if found.entries:
@@ -145,15 +136,14 @@ def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
             raise
         note.setdefault("folders", {})[str(found.folder)] = str(moved)
         messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
-    _note_path(backups).parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_complete(_note_path(backups), (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+    write_note(_note_path(backups), note)
     return SetAside(messages)
 
 
 def put_back(settings: Path, extensions: Path, backups: Path) -> list[str]:
     """Give back what :func:`set_aside` took out of this scope, where nothing has changed since; says
     what it did and what it could not."""
-    note = _read_note(backups)
+    note = read_note(_note_path(backups))
     messages: list[str] = []
     aside = note.get("settings", {}).pop(str(settings), None)
     if isinstance(aside, dict):
@@ -175,5 +165,5 @@ def put_back(settings: Path, extensions: Path, backups: Path) -> list[str]:
             os.rename(moved, folder)
             messages.append(f"put back {folder} (the TypeScript Herdr Link's extension)")
     if aside is not None or moved is not None:
-        write_complete(_note_path(backups), (json.dumps(note, indent=2) + "\n").encode(), mode=0o600)
+        write_note(_note_path(backups), note)
     return messages

@@ -20,15 +20,7 @@ __all__ = ["check_hint", "hint_checks"]
 
 def _commands(value: Any) -> Iterator[str]:
     """Every ``command`` string anywhere in a document."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key == "command" and isinstance(item, str):
-                yield item
-            else:
-                yield from _commands(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _commands(item)
+    return (handler["command"] for handler in _handlers(value))
 
 
 def _handlers(value: Any) -> Iterator[dict[str, Any]]:

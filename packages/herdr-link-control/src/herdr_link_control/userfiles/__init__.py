@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         release_location_file as release_location_file,
         write_location_file as write_location_file,
     )
+    from ._notes import read_note as read_note, write_note as write_note
     from ._ownership import made_by as made_by
     from ._places import place_path as place_path, shown_path as shown_path
     from ._rollback import roll_back as roll_back
@@ -101,6 +102,10 @@ _EXPORTS = {
         "location_file",
         "release_location_file",
         "write_location_file",
+    ],
+    "_notes": [
+        "read_note",
+        "write_note",
     ],
     "_ownership": [
         "made_by",
