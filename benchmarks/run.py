@@ -175,7 +175,9 @@ def start_section() -> list[str]:
         f"| bare `python -c pass` / bare `node -e 0` | {found['bare']:.0f} | {ts('node', '46')} | — | 1.0× |",
         f"| import the MCP types alone (`mcp_types`, pydantic models) | {found['types']:.0f} | — (no SDK) | — | "
         f"{bare('types')} |",
-        f"| import the SDK's server (`mcp.server.lowlevel` + `mcp.server.stdio`) | {found['sdk']:.0f} | — | — | "
+        f"| import the whole SDK's server (`import mcp.server.lowlevel`) | {found['sdk_whole']:.0f} | — | — | "
+        f"{bare('sdk_whole')} |",
+        f"| import the SDK's stdio side as ours does (`herdr_link_mcp/_sdk.py`) | {found['sdk']:.0f} | — | — | "
         f"{bare('sdk')} |",
         f"| import herdr-link-mcp and the SDK | {found['ours']:.0f} | — | — | {bare('ours')} |",
         f"| our own import over the SDK's {sdk:.0f} ms (target ≤ 10%; timed in-process once the SDK is "
@@ -191,12 +193,14 @@ def start_section() -> list[str]:
     ]
     return lines + [
         "",
-        "Where the rest of the start goes: almost all of it is the SDK's import, and no narrower import of",
-        "its server exists. `mcp/__init__.py` imports the client and with it an HTTP stack (httpx2,",
-        "Starlette, sse-starlette, uvicorn), and `mcp.server.lowlevel.server` itself imports Starlette, the",
-        "auth middleware and the streamable-HTTP manager at module level; a stdio server uses none of them.",
-        "The first activation does not wait for it; the first Tier 1 call does: the SDK's server takes over",
-        "from the early answers.",
+        "Where the rest of the start goes: almost all of it is the SDK's import. Imported whole,",
+        "`mcp/__init__.py` brings the client and with it httpx and cryptography, `mcp/server/__init__.py`",
+        "brings `MCPServer`, and `mcp.server.lowlevel.server` brings Starlette, uvicorn and the OAuth stack",
+        "for its one HTTP method; a stdio server runs none of them. Ours skips those two `__init__` files and",
+        "stands in for the HTTP modules while the low-level server loads (`herdr_link_mcp/_sdk.py`, the whole",
+        "SDK as a fallback): what is left is mostly `mcp_types`, whose pydantic models are built at import",
+        "for all three wire generations. The first activation does not wait for it; the first Tier 1 call",
+        "does: the SDK's server takes over from the early answers.",
         "",
         "What the light paths cost, medians of the same number of interleaved runs, the subcommands run",
         "through the console script `wiring` prints, as hosts run them (targets from the",

@@ -115,6 +115,9 @@ def serve(namespace: str) -> int:
         )
         reader.start()
         # The SDK loads here, while the reader answers the dormant surface.
+        from ._sdk import load_stdio_sdk
+
+        log.debug("MCP SDK loaded: %s", load_stdio_sdk())
         import anyio
 
         from herdr_link_control import Link
