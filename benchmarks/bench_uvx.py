@@ -1,12 +1,15 @@
-"""What ``--launcher uvx`` adds: a cached ``uvx herdr-link-mcp@<version>`` start against the installed
-console script, for the server (spawn → ``initialize`` answered) and the hint hook (a whole run).
+"""What ``--launcher uvx`` adds: the ``uvx`` command ``wiring --launcher uvx`` writes
+(``server_command("uvx")``: ``uvx --compile-bytecode herdr-link-mcp@<version>``) against the installed
+console script, for the server (spawn → ``initialize`` answered) and the hint hook (a whole run), and
+the server's first spawn after uv installed it (the hint hook of the session's start does that, as in
+a Codex session) beside the TypeScript server's spawn when ``HERDR_LINK_TS_BUNDLE`` names its bundle.
 
     nox -s dist                                            # builds the wheelhouse dist/
     uv run python benchmarks/bench_uvx.py dist             # medians of RUNS interleaved runs
 
-Needs ``uvx`` on PATH and the index for third-party dependencies (the first, uncached run fills a
-throwaway uv cache and is not counted). Not part of ``nox -s bench``: the distributions are not on an
-index yet, so the wheelhouse must be built first.
+Needs ``uvx`` on PATH and the index for third-party dependencies (each first run fills a throwaway uv
+cache: not counted). Not part of ``nox -s bench``: the distributions are not on an index yet, so the
+wheelhouse must be built first.
 """
 
 import os
@@ -20,8 +23,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 from bench_mcp_start import IN_A_PANE, spawn_to_initialize
+from servers import TYPESCRIPT, servers
+
+from herdr_link_mcp import server_command
 
 RUNS = 10
+FIRST_RUNS = 3
+"""Fresh caches for the first spawn (each fills one from the index)."""
 
 
 def whole_run(command: list[str], env: dict[str, str]) -> float:
@@ -34,15 +42,21 @@ def main(wheelhouse: str) -> int:
     uvx = shutil.which("uvx")
     script = Path(sys.executable).parent / "herdr-link-mcp"
     assert uvx and script.is_file(), "needs uvx on PATH and herdr-link-mcp installed beside this Python"
-    env = {**os.environ, "UV_CACHE_DIR": tempfile.mkdtemp()}
-    launched = [uvx, "--find-links", str(Path(wheelhouse).resolve()), f"herdr-link-mcp@{version('herdr-link-mcp')}"]
+    launched = [uvx, *server_command("uvx", [wheelhouse])[1:]]
+    assert "--compile-bytecode" in launched and launched[-1] == f"herdr-link-mcp@{version('herdr-link-mcp')}"
+    typescript = servers().get(TYPESCRIPT)
+    samples: dict[str, list[float]] = {}
+    for _ in range(FIRST_RUNS):  # each in a fresh cache: the hint hook installs, the server's first spawn follows
+        env = {**os.environ, "UV_CACHE_DIR": tempfile.mkdtemp()}
+        whole_run([*launched, "hint", "--host", "codex"], env)  # uv installs and compiles: not counted
+        samples.setdefault("server: uvx, first spawn after the install", []).append(spawn_to_initialize(launched, env))
+        if typescript:
+            samples.setdefault("server: TypeScript (node bundle)", []).append(spawn_to_initialize(typescript, env))
     commands = {
         "console script": [str(script)],
         "uvx": launched,
         "uvx --offline": [uvx, "--offline", *launched[1:]],
     }
-    whole_run([*launched, "hint", "--host", "codex"], env)  # fills the cache: not counted
-    samples: dict[str, list[float]] = {}
     for _ in range(RUNS):
         for name, command in commands.items():
             samples.setdefault(f"server: {name}", []).append(spawn_to_initialize(command, env))

@@ -1,4 +1,4 @@
-"""Every Herdr Link command ends through one boundary (``herdr_link_control.run_command``): 0 done, 1 a
+"""Every Herdr Link command ends through one boundary (``herdr_link_control.commandline.run_command``): 0 done, 1 a
 failure the command reports, 2 a usage error in one line that says what is valid, 3 an internal error in
 one line (its traceback only with ``HERDR_LINK_DEBUG=1``), 130 interrupted. Each console script is run
 as a user runs it, through each exit it has. (The simulated ``herdr`` and ``herdr-sim`` are the

@@ -11,6 +11,7 @@
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import package_faces
@@ -132,3 +133,47 @@ def test_the_generated_active_tools_are_the_tool_tables():
     assert active_tools.TARGET.read_text(encoding="utf-8") == active_tools.generated(), (
         "herdr_link_protocol/_active.py is stale; run python scripts/active_tools.py"
     )
+
+
+def _host_files() -> set[str]:
+    """Every file path the host table holds (each ``Place``'s user and project path) and the tables
+    our server's entry goes in."""
+    from herdr_link_control import hosts
+
+    found: set[str] = set()
+
+    def walk(record: object) -> None:
+        if isinstance(record, hosts.Place):
+            found.update(path for path in (record.user, record.project, record.under_variable) if path)
+            return
+        if isinstance(record, hosts.Servers):
+            found.add(record.table)
+        for slot in getattr(type(record), "__slots__", ()):
+            value = getattr(record, slot, None)
+            if value is not None and hasattr(type(value), "__slots__") and not isinstance(value, str | tuple):
+                walk(value)
+
+    for host in hosts.HOSTS:
+        walk(host)
+    return found
+
+
+HOST_TABLE_NAMES = ("HOSTS", "find_host", "hosts_with", "host_for_client", "host_for_kind", "KIND_ALIASES",
+                    "FORWARDED_VARIABLES", "SERVER_NAMESPACE", "_hosts")  # fmt: skip
+"""What reading or holding the host table takes: its lookups, its constants, a module of that name."""
+
+
+def test_the_protocol_package_names_no_host_file_and_holds_no_host_table():
+    """``herdr-link/1`` is taken alone by other tools: no host's files, tables or lookups in it (host
+    names in model-facing text, such as ``kind``'s description, are the wire's, not the table's)."""
+    files = _host_files()
+    assert {"~/.codex/config.toml", ".mcp.json", "mcpServers", "mcp_servers"} <= files  # the walk finds them
+    source = ROOT / "packages" / "herdr-link-protocol" / "src"
+    found = []
+    for path in sorted(source.rglob("*")):
+        if path.suffix not in (".py", ".md", ".json") or "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.name}: {file}" for file in files if file in text]
+        found += [f"{path.name}: {name}" for name in HOST_TABLE_NAMES if re.search(rf"\b{name}\b", text)]
+    assert found == []

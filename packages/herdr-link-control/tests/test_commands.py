@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from herdr_link_control import HerdrCommandError, Role, RunResult, classify
-from herdr_link_control._commands import (
+from herdr_link_control._herdr_argv import (
     CLASSIFICATION,
     HERDR_ERROR_CODES,
     TRANSPORT_CODES,

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Link, RunResult, _commands as commands, surface_violation
+from herdr_link_control import Link, RunResult, _herdr_argv as commands, surface_violation
 from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope, parse_call
 from herdr_link_testkit import HerdrSim
 

@@ -67,7 +67,7 @@ def test_protocol_md_states_the_timeouts_this_code_uses():
 
 
 def test_a_0_9_record_with_agent_instance_id_reads_as_any_other():
-    from herdr_link_control._commands import parse_agent_rows
+    from herdr_link_control._herdr_argv import parse_agent_rows
 
     row = {"terminal_id": "term_1", "name": "reviewer", "agent": "codex", "agent_status": "idle",
            "workspace_id": "w1", "tab_id": "w1:t1", "pane_id": "w1:p2", "focused": False, "revision": 1}  # fmt: skip

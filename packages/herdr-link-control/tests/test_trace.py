@@ -19,16 +19,8 @@ from typing import Any, Final
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import (
-    Tracer,
-    UsageError,
-    add_trace_arguments,
-    command_parser,
-    fingerprint,
-    read_trace,
-    redact_argv,
-    run_trace,
-)
+from herdr_link_control import Tracer, fingerprint, redact_argv
+from herdr_link_control.commandline import UsageError, add_trace_arguments, command_parser, read_trace, run_trace
 from herdr_link_protocol import LinkError
 
 pytestmark = pytest.mark.anyio
@@ -226,7 +218,7 @@ def test_by_agent_and_window_and_when_there_is_no_trace(tmp_path):
 
 
 FOLLOW = (
-    "import argparse, sys\nfrom herdr_link_control import add_trace_arguments, run_trace\n"
+    "import argparse, sys\nfrom herdr_link_control.commandline import add_trace_arguments, run_trace\n"
     "parser = argparse.ArgumentParser()\nadd_trace_arguments(parser)\n"
     "sys.exit(run_trace(parser.parse_args(sys.argv[1:]), {}))\n"
 )

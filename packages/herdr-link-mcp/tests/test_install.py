@@ -135,7 +135,7 @@ def test_a_dry_run_over_what_is_not_ours_says_the_real_run_asks_first(home: Path
     (home / ".claude.json").write_text(json.dumps(foreign))
     done = install(home, "--host", "claude", "--dry-run")
     assert done.returncode == 0, done.stderr
-    assert "the real run asks before what is marked ! above (--yes confirms)" in done.stdout
+    assert "the real run asks first: go ahead with what is marked ! above (--yes confirms)" in done.stdout
     assert done.stdout.endswith("state: nothing was changed\n")
     (home / ".claude.json").write_text('{"mcpServers": {},}')  # a file Claude Code could not read
     done = install(home, "--host", "claude", "--dry-run")
@@ -147,7 +147,7 @@ def test_what_is_not_ours_is_replaced_only_when_confirmed(home: Path) -> None:
     (home / ".claude.json").write_text(json.dumps(foreign))
     before = _files(home)
     refused = install(home, "--host", "claude")
-    assert refused.returncode == 1 and "declined" in refused.stderr and "--yes" in refused.stderr
+    assert refused.returncode == 1 and "refused without confirmation" in refused.stderr and "--yes" in refused.stderr
     assert "! mcpServers.herdr_link is" in refused.stdout and refused.stdout.endswith("state: nothing was changed\n")
     assert _files(home) == before
     confirmed = install(home, "--host", "claude", "--yes")
@@ -237,7 +237,7 @@ def test_the_command_has_help_and_refuses_what_a_host_does_not_have(home: Path) 
     assert empty.returncode == 2 and "--trust needs a folder" in empty.stderr and not (home / ".claude.json").exists()
     for folder, words in (("/", "every folder on this machine"), (str(home / "nowhere"), "not an existing folder")):
         warned = install(home, "--host", "claude", "--trust", folder)
-        assert warned.returncode == 1 and words in warned.stdout and "declined" in warned.stderr
+        assert warned.returncode == 1 and words in warned.stdout and "refused without confirmation" in warned.stderr
     assert not (home / ".claude.json").exists()
     nothing = install(home, "--host", "claude", "--uninstall")
     assert nothing.returncode == 0 and "nothing to take out: Herdr Link is not installed" in nothing.stdout

@@ -18,7 +18,7 @@ from mcp.shared.memory import create_client_server_memory_streams
 
 from herdr_link_control import Link, PaneEvidence, RunResult, ScriptedRunner, TerminalPane
 from herdr_link_mcp import UNKNOWN_RELIST_WAIT, create_server, initialization_options
-from herdr_link_mcp._hosts import relist_wait
+from herdr_link_mcp._clients import relist_wait
 from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, tools_list, tools_list_json
 from herdr_link_testkit import HerdrSim
 

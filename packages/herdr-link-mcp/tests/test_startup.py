@@ -66,9 +66,11 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
     assert ours <= {
         "herdr_link_protocol._constants",
         "herdr_link_protocol._contract",
-        "herdr_link_protocol._hosts",  # the host table: plain classes, no pydantic
-        "herdr_link_control._command",  # the command boundary (standard library only)
-        "herdr_link_control._trace_command",  # the trace command's options (standard library only)
+        "herdr_link_control.hosts",  # the host table: plain classes, no pydantic
+        "herdr_link_control._host_forms",
+        "herdr_link_control.commandline",
+        "herdr_link_control.commandline._boundary",  # the command boundary (standard library only)
+        "herdr_link_control.commandline._trace_options",  # the trace command's options (standard library only)
         "herdr_link_control._gate",
         "herdr_link_control.userfiles",
         "herdr_link_control.userfiles._backups",
@@ -82,7 +84,7 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_mcp._version",
         "herdr_link_mcp.cli",
         "herdr_link_mcp._hint",
-        "herdr_link_mcp._hosts",
+        "herdr_link_mcp._clients",
         "herdr_link_mcp._probe",
         "herdr_link_mcp._wiring",
         "herdr_link_mcp._codex",

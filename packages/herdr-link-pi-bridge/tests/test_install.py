@@ -183,7 +183,9 @@ def test_a_dry_run_over_a_foreign_file_says_the_real_run_asks_first(cli, tmp_pat
 def test_a_foreign_file_is_refused_without_yes_on_the_command_line(cli, tmp_path):
     target = _put(tmp_path, MINE)
     status, out, err = cli("install")
-    assert status == 1 and "is not a Herdr Link file; nothing was changed" in err and "--yes" in err
+    assert (
+        status == 1 and "refused without confirmation" in err and "is not a Herdr Link file" in err and "--yes" in err
+    )
     assert out.splitlines()[-1] == "state: nothing was changed" and target.read_text() == MINE
     status, out, _ = cli("install", "--yes")
     assert status == 0 and target.read_bytes() == packaged_extension().read_bytes()

@@ -39,7 +39,7 @@ def test_the_constants_and_texts_come_without_pydantic():
         "import herdr_link_protocol as p\n"
         "p.tier0_hint(p.PresentationForm.MCP_PREFIXED, 'herdr_link'), p.COMMUNICATION_CONTRACT, p.ACTION_TOOLS,"
         " p.TIER1_TOOLS, p.PROTOCOL_ID, p.LinkError(p.Cause.MESSAGE_EMPTY), p.is_valid_agent_name('a'),"
-        " p.dumps_terminal_safe('x'), p.find_host('codex').servers.table\n"
+        " p.dumps_terminal_safe('x')\n"
         "from herdr_link_protocol._arguments import normalize_arguments\n"
         "normalize_arguments(p.SEND_TOOL, {'to': 'a'})"
     )

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from herdr_link import diagnose
+from herdr_link_control.hosts import hosts_with
 from herdr_link_mcp import wiring
 from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
-from herdr_link_protocol import hosts_with
 from herdr_link_testkit import Fault, HerdrSim
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agent_config.example.json"

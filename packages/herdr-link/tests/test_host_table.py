@@ -7,23 +7,12 @@ from pathlib import Path
 
 import pytest
 
-import herdr_link_protocol
+import herdr_link_control.hosts
 from herdr_link import diagnose
+from herdr_link_control.hosts import ARGS, COMMAND, HOSTS, Hook, Host, Place, Requirement, Servers, Trust, find_host
 from herdr_link_mcp import hint_output, presentation_form, relists_tools, wiring_hosts
 from herdr_link_mcp.cli import main
-from herdr_link_protocol import (
-    ARGS,
-    COMMAND,
-    HOSTS,
-    Hook,
-    Host,
-    Place,
-    PresentationForm,
-    Requirement,
-    Servers,
-    Trust,
-    find_host,
-)
+from herdr_link_protocol import PresentationForm
 
 ZED = Host(
     "zed",
@@ -53,7 +42,7 @@ ZED = Host(
 
 @pytest.fixture
 def with_zed(monkeypatch):
-    monkeypatch.setattr(herdr_link_protocol, "HOSTS", (*HOSTS, ZED))
+    monkeypatch.setattr(herdr_link_control.hosts, "HOSTS", (*HOSTS, ZED))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from herdr_link import diagnose
-from herdr_link_protocol import find_host
+from herdr_link_control.hosts import find_host
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the daemon is read from /proc")
 CODEX = find_host("codex")

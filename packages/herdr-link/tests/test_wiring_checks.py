@@ -8,8 +8,8 @@ import pytest
 
 from herdr_link._hint_checks import hint_checks
 from herdr_link._wiring_checks import wiring_checks
+from herdr_link_control.hosts import hosts_with
 from herdr_link_mcp import server_command, wiring, wiring_hosts
-from herdr_link_protocol import hosts_with
 
 
 def _write(path: Path, text: str) -> None:

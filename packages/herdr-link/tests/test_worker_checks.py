@@ -7,8 +7,8 @@ import pytest
 
 from herdr_link._worker_checks import node_check, worker_checks
 from herdr_link_control import folder_trust
+from herdr_link_control.hosts import find_host
 from herdr_link_mcp import wiring
-from herdr_link_protocol import find_host
 
 
 def _trusts(host: str, home: Path, folder: Path) -> bool | None:

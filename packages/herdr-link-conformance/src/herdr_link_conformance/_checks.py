@@ -35,7 +35,7 @@ from herdr_link_protocol import (
     LinkError,
     extract_envelope,
 )
-from herdr_link_testkit import Fault, HerdrError, HerdrSim, StartScript
+from herdr_link_testkit import DEFAULT_RELEASE, Fault, HerdrError, HerdrSim, StartScript
 
 from ._adapters import Adapter, AdapterSpec, Outcome, open_adapter
 
@@ -147,7 +147,7 @@ def check(
 
 
 @asynccontextmanager
-async def world(spec: AdapterSpec, herdr_version: str = "0.8.2") -> AsyncIterator[Context]:
+async def world(spec: AdapterSpec, herdr_version: str = DEFAULT_RELEASE) -> AsyncIterator[Context]:
     """A fresh simulated Herdr with the standard layout."""
     with tempfile.TemporaryDirectory(prefix="hl-conformance-") as directory:
         root = Path(directory)

@@ -10,6 +10,8 @@ from typing import Final, Literal
 
 import anyio
 
+from herdr_link_testkit import DEFAULT_RELEASE
+
 from ._adapters import AdapterError, AdapterSpec, unwrapped
 from ._checks import CHECKS, CheckSpec, Failed, world
 
@@ -88,7 +90,7 @@ async def run_checks(
     spec: AdapterSpec,
     checks: Sequence[CheckSpec] | None = None,
     *,
-    herdr_version: str = "0.8.2",
+    herdr_version: str = DEFAULT_RELEASE,
     report: Callable[[Result, CheckSpec], None] | None = None,
 ) -> list[Result]:
     """Run ``checks`` (default: all) against the adapter, one after another; ``report`` sees each verdict."""

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import anyio
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, run_command
+from herdr_link_control.commandline import EXIT_STATUSES, UsageError, command_parser, run_command
+from herdr_link_testkit import DEFAULT_RELEASE, RELEASES
 
 from ._adapters import CAPABILITY_MEANINGS, STUB_RUNTIMES, AdapterSpec
 from ._checks import CHECKS, CheckSpec
@@ -72,7 +73,12 @@ def _main(argv: list[str]) -> int:
         help='print {"checks": [{"id","section","status","detail","promise"}]}; with --list, '
         '{"checks": [{"id","section","promise","addition","needs"}]}',
     )
-    parser.add_argument("--herdr-version", default="0.8.2", choices=["0.8.2", "0.9.0"], help="the Herdr to simulate")
+    parser.add_argument(
+        "--herdr-version",
+        default=DEFAULT_RELEASE,
+        choices=list(RELEASES),
+        help="the Herdr to simulate (a release the testkit models)",
+    )
     parser.add_argument("--list", action="store_true", help="list the checks (section, id, promise) and exit")
     args = parser.parse_args(argv)
     checks = selected(args.only, args.skip)

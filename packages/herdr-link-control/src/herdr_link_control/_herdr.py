@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from herdr_link_protocol import Cause, LinkError
 
-from ._commands import Role, classify, herdr_error_code
+from ._herdr_argv import Role, classify, herdr_error_code
 from ._runner import Runner, RunResult, SpawnFailed
 from ._trace import Tracer, elapsed_ms
 

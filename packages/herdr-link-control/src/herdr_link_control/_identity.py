@@ -12,8 +12,8 @@ import anyio
 
 from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, generate_self_name
 
-from ._commands import AgentRecord, HerdrCommandError, Role, agent_get, agent_rename, pane_get, parse_agent_record
 from ._herdr import HerdrCLI
+from ._herdr_argv import AgentRecord, HerdrCommandError, Role, agent_get, agent_rename, pane_get, parse_agent_record
 
 __all__ = ["Identity", "SelfContext"]
 

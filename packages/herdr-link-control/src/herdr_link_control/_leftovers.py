@@ -37,8 +37,8 @@ import anyio
 
 from herdr_link_protocol import LinkError
 
-from ._commands import Role, pane_close, pane_list, tab_close
 from ._herdr import HerdrCLI
+from ._herdr_argv import Role, pane_close, pane_list, tab_close
 
 __all__ = ["Snapshot", "reclaim", "snapshot", "split_candidates", "tab_candidates"]
 

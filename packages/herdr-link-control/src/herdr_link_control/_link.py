@@ -160,7 +160,7 @@ class Link:
         It may when its controlling terminal shows it runs in that pane. When the terminal shows another
         pane of this Herdr it never may. With no such terminal it may only for a host that spawns our
         adapter in each pane's own process: a host whose default shares one process between panes
-        (:attr:`herdr_link_protocol.Host.shared`) could have spawned it for any pane.
+        (:attr:`herdr_link_control.hosts.Host.shared`) could have spawned it for any pane.
         """
         detail = pane_problem(self.pane_evidence, self.host)
         if detail is None:

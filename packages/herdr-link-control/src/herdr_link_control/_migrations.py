@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from herdr_link_protocol import Host
-
 from ._trust import NotPredicted, dig, read_host_file
+from .hosts import Host
 from .userfiles import place_path
 
 __all__ = ["host_version", "pending_migration"]

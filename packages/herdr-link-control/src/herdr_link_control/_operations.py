@@ -21,7 +21,9 @@ from herdr_link_protocol import (
     build_wrapper,
 )
 
-from ._commands import (
+from ._concurrency import both
+from ._herdr import HerdrCLI
+from ._herdr_argv import (
     AgentRecord,
     Role,
     agent_get,
@@ -31,8 +33,6 @@ from ._commands import (
     parse_agent_record,
     parse_agent_rows,
 )
-from ._concurrency import both
-from ._herdr import HerdrCLI
 from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._questions import HostQuestions

@@ -109,9 +109,9 @@ def pane_problem(evidence: PaneEvidence, client: str | None) -> str | None:
     It may when its controlling terminal shows it runs in that pane. When the terminal shows another
     pane of this Herdr it never may. With no such terminal it may only for a host that spawns its
     adapter in each pane's own process: a host whose default shares one process between panes
-    (:attr:`herdr_link_protocol.Host.shared`) could have spawned it for any pane.
+    (:attr:`herdr_link_control.hosts.Host.shared`) could have spawned it for any pane.
     """
-    from herdr_link_protocol import host_for_client  # the host table, only when the terminal does not decide
+    from .hosts import host_for_client  # the host table, only when the terminal does not decide
 
     if evidence.proves_pane:
         return None

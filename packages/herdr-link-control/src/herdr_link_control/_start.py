@@ -25,12 +25,12 @@ from herdr_link_protocol import (
     StartRequest,
     WithPlacement,
     check_agent_kind,
-    host_for_kind,
     parse_agent_config,
     resolve_placement,
 )
 
-from ._commands import (
+from ._herdr import HerdrCLI
+from ._herdr_argv import (
     AgentRecord,
     HerdrCommandError,
     Role,
@@ -41,11 +41,11 @@ from ._commands import (
     tab_close,
     tab_create,
 )
-from ._herdr import HerdrCLI
 from ._identity import Identity
 from ._leftovers import Pick, Snapshot, reclaim, snapshot, split_candidates, tab_candidates
 from ._operations import check_same_workspace, resolve_peer
 from ._questions import HostQuestions
+from .hosts import host_for_kind
 
 __all__ = ["Starter"]
 

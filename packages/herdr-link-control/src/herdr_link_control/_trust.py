@@ -1,6 +1,6 @@
 """Folder trust as each host records it: would a host started in a folder stop at its trust question?
 
-The rule is the host record's (``Trust.rule`` in ``herdr_link_protocol``); the files are read here, as
+The rule is the host record's (``Trust.rule`` in ``herdr_link_control.hosts``); the files are read here, as
 the host reads them (JSONC where the host strips comments). The doctor asks it today; a start or a
 send can ask it without reading the pane (spec §8).
 """
@@ -10,10 +10,9 @@ import stat
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, assert_never
 
-from herdr_link_protocol import Host, Place
-
+from .hosts import Host, Place
 from .userfiles import json_value, place_path
 
 __all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
@@ -203,4 +202,4 @@ def folder_trust(
         return _trust_level(recorded, folder, git_root(folder))
     if trust.rule == "folders":
         return _folders(recorded, folder)
-    raise ValueError(f"unknown trust rule {trust.rule!r} for {host.name}")
+    assert_never(trust.rule)

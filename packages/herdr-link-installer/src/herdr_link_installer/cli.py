@@ -6,7 +6,14 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, confirm, run_command
+from herdr_link_control.commandline import (
+    EXIT_STATUSES,
+    Proposal,
+    UsageError,
+    command_parser,
+    install_dialogue,
+    run_command,
+)
 from herdr_link_control.userfiles import bridge_command, location_file
 
 from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
@@ -14,15 +21,17 @@ from ._paths import current_platform
 
 __all__ = ["main"]
 
+PROG = "herdr-link-opencode-install"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Install Herdr Link's OpenCode plugin; returns the exit status (see the epilog)."""
-    return run_command("herdr-link-opencode-install", _main, argv)
+    return run_command(PROG, _main, argv)
 
 
 def _main(argv: list[str]) -> int:
     parser = command_parser(
-        "herdr-link-opencode-install",
+        PROG,
         description="Install Herdr Link's OpenCode plugin as <config>/plugins/herdr-link.js.",
     )
     parser.add_argument(
@@ -71,32 +80,21 @@ def _main(argv: list[str]) -> int:
         plan = plan_install(
             args.runtime, os.environ, Path.home(), Path.cwd(), current_platform(), force_runtime=args.force_runtime
         )
-        for line in plan.describe():  # the plan first, then any question about it
-            say(line)
-        if args.dry_run:
-            for blocker in plan.blockers:
-                say(f"would refuse: {blocker}")
-            location = location_file(os.environ, Path.home())
-            if not plan.blockers:
-                say(f"would point the bridge location {location} at {' '.join(bridge_command())}")
-                if plan.needs_confirmation:
-                    say(f"the real run asks first: {plan.needs_confirmation} (--yes confirms)")
-            say("dry run: nothing was written")
-            say("state: nothing was changed")
-            return 1 if plan.blockers else 0
-        confirmed = args.yes
-        if plan.needs_confirmation and not confirmed and not plan.blockers:
-            answer = confirm(plan.needs_confirmation)  # None without a terminal: install refuses, saying why
-            confirmed = answer is True
-            if answer is False:
-                sys.stderr.write(f"declined: did not {plan.needs_confirmation}; nothing was changed\n")
-                return 1
-        return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say, show_plan=False)
+        location = location_file(os.environ, Path.home())
+        proposal = Proposal(
+            plan.describe(),
+            question=plan.needs_confirmation,
+            refusals=plan.blockers,
+            dry_run_notes=[f"would point the bridge location {location} at {' '.join(bridge_command())}"],
+        )
+
+        def apply(confirmed: bool) -> int:
+            return install(plan, confirmed=confirmed, environ=os.environ, home=Path.home(), say=say, show_plan=False)
+
+        return install_dialogue(PROG, proposal, apply, dry_run=args.dry_run, yes=args.yes, say=say)
     except InstallError as error:
-        sys.stderr.write(f"herdr-link-opencode-install: {error}\n")
+        sys.stderr.write(f"{PROG}: {error}\n")
         return 1
     except OSError as error:
-        sys.stderr.write(
-            f"herdr-link-opencode-install: {error.strerror or error}: {error.filename or ''}; nothing was changed\n"
-        )
+        sys.stderr.write(f"{PROG}: {error.strerror or error}: {error.filename or ''}; nothing was changed\n")
         return 1

@@ -17,6 +17,14 @@ if TYPE_CHECKING:
         is_typescript_entry as is_typescript_entry,
         is_typescript_hook as is_typescript_hook,
     )
+    from ._clients import (
+        DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
+        RELIST_WAIT as RELIST_WAIT,
+        SERVER_NAME as SERVER_NAME,
+        UNKNOWN_RELIST_WAIT as UNKNOWN_RELIST_WAIT,
+        presentation_form as presentation_form,
+        relists_tools as relists_tools,
+    )
     from ._codex import (
         SESSION_START as SESSION_START,
         command_hook_hash as command_hook_hash,
@@ -24,17 +32,7 @@ if TYPE_CHECKING:
         hook_trust_key as hook_trust_key,
         session_start_hash as session_start_hash,
     )
-    from ._hint import hint_output as hint_output, prints_plain as prints_plain
-    from ._hosts import (
-        DEFAULT_NAMESPACE as DEFAULT_NAMESPACE,
-        RELIST_WAIT as RELIST_WAIT,
-        SERVER_NAME as SERVER_NAME,
-        UNKNOWN_RELIST_WAIT as UNKNOWN_RELIST_WAIT,
-        hint_hosts as hint_hosts,
-        presentation_form as presentation_form,
-        relists_tools as relists_tools,
-        wiring_hosts as wiring_hosts,
-    )
+    from ._hint import hint_hosts as hint_hosts, hint_output as hint_output, prints_plain as prints_plain
     from ._repair import Damage as Damage, codex_damage_at as codex_damage_at
     from ._server import (
         ConnectionState as ConnectionState,
@@ -51,6 +49,7 @@ if TYPE_CHECKING:
         server_command as server_command,
         trust_hosts as trust_hosts,
         wiring as wiring,
+        wiring_hosts as wiring_hosts,
     )
 
     __all__: list[str]
@@ -62,6 +61,14 @@ _EXPORTS = {
         "is_typescript_entry",
         "is_typescript_hook",
     ],
+    "_clients": [
+        "DEFAULT_NAMESPACE",
+        "RELIST_WAIT",
+        "SERVER_NAME",
+        "UNKNOWN_RELIST_WAIT",
+        "presentation_form",
+        "relists_tools",
+    ],
     "_codex": [
         "SESSION_START",
         "command_hook_hash",
@@ -70,18 +77,9 @@ _EXPORTS = {
         "session_start_hash",
     ],
     "_hint": [
+        "hint_hosts",
         "hint_output",
         "prints_plain",
-    ],
-    "_hosts": [
-        "DEFAULT_NAMESPACE",
-        "RELIST_WAIT",
-        "SERVER_NAME",
-        "UNKNOWN_RELIST_WAIT",
-        "hint_hosts",
-        "presentation_form",
-        "relists_tools",
-        "wiring_hosts",
     ],
     "_repair": [
         "Damage",
@@ -104,6 +102,7 @@ _EXPORTS = {
         "server_command",
         "trust_hosts",
         "wiring",
+        "wiring_hosts",
     ],
 }
 """Each submodule and the names it provides: generated from the imports above."""

@@ -8,7 +8,7 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 
 from herdr_link_protocol import ACTIVE_RECEIPT_JSON, active_presentation
 
-from ._hosts import presentation_form, relists_tools
+from ._clients import presentation_form, relists_tools
 
 __all__ = ["activation_texts"]
 

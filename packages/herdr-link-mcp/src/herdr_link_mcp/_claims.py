@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ._hosts import DEFAULT_NAMESPACE
+from ._clients import DEFAULT_NAMESPACE
 
 __all__ = [
     "OUR_COMMANDS",

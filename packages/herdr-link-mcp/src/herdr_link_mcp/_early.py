@@ -20,7 +20,7 @@ Rules, so that an early answer is always the one the SDK would have given:
 In the handshake era the activation itself (``tools/call herdr_link`` with ``{}`` or
 ``{"action":"activate"}``) is answered here too, in a Herdr pane whose process shows it may act for
 that pane (``pane_problem``, as ``Link`` decides it): ``notifications/tools/list_changed`` first, then
-the result, held for at most the client's re-list wait (:func:`~._hosts.relist_wait`) until its
+the result, held for at most the client's re-list wait (:func:`~._clients.relist_wait`) until its
 ``tools/list``, which gets the active list; the SDK, which still reads every line, activates its own
 session from the same call, and its second result and second signal are dropped.
 
@@ -36,7 +36,7 @@ from herdr_link_protocol import GATEWAY_TOOL, dormant_tools_list
 
 from ._activation import activation_texts
 from ._active_tools import ACTIVE_TOOLS_RESULT
-from ._hosts import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
+from ._clients import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
 from ._version import __version__
 from ._wire import LIST_CHANGED
 

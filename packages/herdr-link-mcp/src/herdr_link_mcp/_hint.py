@@ -9,16 +9,17 @@ start; the hook's one string is escaped here exactly as ``json.dumps(..., ensure
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
 
 from herdr_link_control import in_herdr_pane
-from herdr_link_protocol import find_host, tier0_hint
+from herdr_link_control.hosts import find_host, hosts_with
+from herdr_link_protocol import tier0_hint
 
-from ._hosts import DEFAULT_NAMESPACE, hint_hosts
+from ._clients import DEFAULT_NAMESPACE
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Final
 
-__all__ = ["hint_output", "prints_plain"]
+__all__ = ["hint_hosts", "hint_output", "prints_plain"]
 
 
 _JSON_ESCAPES: Final = {point: f"\\u{point:04x}" for point in range(0x20)} | {
@@ -43,6 +44,11 @@ def prints_plain(host: str) -> bool:
     or outside Herdr, rather than a hook's JSON."""
     found = find_host(host)
     return found is not None and found.hint == "plain"
+
+
+def hint_hosts() -> tuple[str, ...]:
+    """Hosts ``hint --host`` takes: those with a hint form in the table."""
+    return tuple(host.name for host in hosts_with("hint"))
 
 
 def hint_output(host: str, environ: Mapping[str, str]) -> str:

@@ -19,8 +19,8 @@ from typing import Literal
 from herdr_link_control.userfiles import DocumentError, TomlDocument, real_file, toml_key
 
 from ._claims import OUR_ENTRY_KEYS, find_hook, is_our_entry
+from ._clients import DEFAULT_NAMESPACE
 from ._codex import HOOK_STATE_KEYS, SERVER_KEYS, SESSION_START, session_start_hash
-from ._hosts import DEFAULT_NAMESPACE
 from ._wiring import codex_session_start
 
 __all__ = ["Damage", "codex_damage", "codex_damage_at"]

@@ -33,7 +33,7 @@ from herdr_link_protocol import (
 )
 
 from ._activation import activation_texts
-from ._hosts import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
+from ._clients import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
 from ._transport import answered_early
 from ._version import __version__
 
@@ -64,7 +64,7 @@ class ServerSettings:
     namespace: str = DEFAULT_NAMESPACE
     """The name the host registered the server under, used in the presentation."""
     relist_wait: float = RELIST_WAIT
-    """How long the activation result waits for a host known to re-list (:func:`~._hosts.relist_wait`)."""
+    """How long the activation result waits for a host known to re-list (:func:`~._clients.relist_wait`)."""
     bootstrap: bool = True
     """Run the self identity bootstrap in the background when a connection opens."""
     bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
@@ -226,7 +226,7 @@ def create_server(
         link: the control layer; outside Herdr every call fails with ``NOT_IN_HERDR``.
         namespace: the name the host registered the server under, used in the presentation.
         relist_wait: how long the activation result waits for a host known to re-list (an unknown one
-            waits at most :data:`~._hosts.UNKNOWN_RELIST_WAIT`).
+            waits at most :data:`~._clients.UNKNOWN_RELIST_WAIT`).
         bootstrap: run the self identity bootstrap in the background when a connection opens.
     """
     settings = ServerSettings(link, namespace, relist_wait, bootstrap)

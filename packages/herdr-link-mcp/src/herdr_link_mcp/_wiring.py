@@ -1,7 +1,7 @@
 """Host wiring: ready-to-paste registration for each host (the hint itself is in ``_hint``).
 
 Everything printed here is generated from the host's record in the host table
-(``herdr_link_protocol.HOSTS``): its files and their formats, our server's entry, the hint hook in the
+(``herdr_link_control.hosts``): its files and their formats, our server's entry, the hint hook in the
 host's form, the permission rule and folder trust as the host records them. The hint text comes from
 ``herdr_link_protocol``, the commands point at this environment's ``herdr-link-mcp``, and the
 namespace is always ``herdr_link``. Each file carries its content twice: as text to paste, and as the
@@ -12,6 +12,8 @@ Herdr's UI) reads it. ``scope="project"`` prints the files for one project inste
 never changed unless asked for (``trust``), and then only for the folders named.
 """
 
+from __future__ import annotations
+
 import copy
 import json
 import os
@@ -20,14 +22,17 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
 
+from herdr_link_control.hosts import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
 from herdr_link_control.userfiles import place_path, shown_path
-from herdr_link_protocol import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
+
+if TYPE_CHECKING:
+    from herdr_link_control.hosts import Scope, TrustRule
 
 from ._claims import find_hook, without_typescript_hooks
+from ._clients import DEFAULT_NAMESPACE
 from ._codex import command_hook_hash, event_label, hook_trust_key
-from ._hosts import DEFAULT_NAMESPACE, wiring_hosts
 from ._version import __version__
 
 __all__ = [
@@ -40,6 +45,7 @@ __all__ = [
     "server_command",
     "trust_hosts",
     "wiring",
+    "wiring_hosts",
 ]
 
 SCOPES: Final = ("user", "project")
@@ -50,6 +56,11 @@ LAUNCHERS: Final = ("script", "uvx")
 """How hosts start the server: the installed console script, or ``uvx`` with nothing installed."""
 ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
 """Claude Code's permission rule that allows every tool of our server without a prompt."""
+
+
+def wiring_hosts() -> tuple[str, ...]:
+    """Hosts ``wiring --host`` and ``install --host`` take: those the table says register MCP servers."""
+    return tuple(host.name for host in hosts_with("servers"))
 
 
 def trust_hosts() -> tuple[str, ...]:
@@ -188,10 +199,10 @@ def _hook_document(hook: Hook, command: str) -> dict[str, Any]:
         return {"hooks": {hook.event: [{"matcher": "startup", "hooks": [named]}]}}
     if hook.form == "named":
         return {"herdr-link": {hook.event: [handler]}}
-    raise ValueError(f"unknown hook form {hook.form!r}")
+    assert_never(hook.form)
 
 
-def _trust_document(rule: str, folders: Sequence[str]) -> dict[str, Any]:
+def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
     """Folder trust for ``folders`` as the host records it (``Trust.rule``)."""
     if rule == "projects":
         return {"projects": {folder: {"hasTrustDialogAccepted": True} for folder in folders}}
@@ -199,7 +210,7 @@ def _trust_document(rule: str, folders: Sequence[str]) -> dict[str, Any]:
         return {"projects": {folder: {"trust_level": "trusted"} for folder in folders}}
     if rule == "folders":
         return dict.fromkeys(folders, "TRUST_FOLDER")
-    raise ValueError(f"unknown trust rule {rule!r}")
+    assert_never(rule)
 
 
 def codex_session_start(hooks_file: Path) -> object:
@@ -240,7 +251,7 @@ class _Files:
         self.environ, self.home = environ, home
         self.drafts: dict[str, _Draft] = {}
 
-    def add(self, place: Place, scope: str, data: Mapping[str, Any], *, repairs: bool = False) -> None:
+    def add(self, place: Place, scope: Scope, data: Mapping[str, Any], *, repairs: bool = False) -> None:
         shown = shown_path(place, scope, self.environ, self.home)
         draft = self.drafts.setdefault(shown, _Draft(place))
         _merged(draft.data, data)
@@ -271,7 +282,16 @@ def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dic
     return entry | (dict(host.servers.required_entry) if required else {})
 
 
-def _notes(host: Host, scope: str, required: bool) -> list[str]:
+def _scope(scope: str) -> Scope:
+    """``scope`` as the host table's type, or ``ValueError``."""
+    if scope == "user":
+        return "user"
+    if scope == "project":
+        return "project"
+    raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
+
+
+def _notes(host: Host, scope: Scope, required: bool) -> list[str]:
     notes = list(host.user_notes if scope == "user" else ())
     notes += [note.replace("{allow}", ALLOW_RULE) for note in host.notes]
     notes += host.project_notes if scope == "project" else ()
@@ -310,8 +330,7 @@ def wiring(
     if record is None or record.servers is None:
         raise ValueError(f"unknown host {host!r}; choose one of {', '.join(wiring_hosts())}")
     servers = record.servers
-    if scope not in SCOPES:
-        raise ValueError(f"unknown scope {scope!r}; choose one of {', '.join(SCOPES)}")
+    scope = _scope(scope)
     if trust and record.trust is None:
         raise ValueError(f"{host} has no folder trust to record; --trust applies to {', '.join(trust_hosts())}")
     if required and not servers.required_entry:

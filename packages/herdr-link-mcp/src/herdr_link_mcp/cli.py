@@ -142,8 +142,6 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
         sys.stderr.write(f"herdr-link-mcp install: {error}\n")
         say("state: nothing was changed")
         return 1
-    for line in decided.describe():
-        say(line)
     warnings = [] if options.uninstall else _trust_warnings(options.trust or (), Path.home())
     if not options.uninstall and options.launcher == "uvx":
         import shutil
@@ -153,30 +151,28 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
                 "--launcher uvx: no uvx on PATH, so the host cannot start the server until uv is installed "
                 "(python3 -m pip install --user uv), or install without --launcher uvx"
             )
-    for warning in warnings:
-        say(f"  ! {warning}")
+    lines = [*decided.describe(), *(f"  ! {warning}" for warning in warnings)]
     if not options.dry_run:
         clear_leftovers(decided, os.environ, Path.home())
     if not decided.changed:
+        for line in lines:
+            say(line)
         say("nothing to take out: Herdr Link is not installed in these files" if options.uninstall
             else "nothing to do: every file already holds it")  # fmt: skip
         say("state: nothing was changed")
         return 0
-    if options.dry_run:
-        if decided.conflicts or warnings:
-            say("the real run asks before what is marked ! above (--yes confirms)")
-        say("dry run: nothing was written")
-        say("state: nothing was changed")
-        return 0
-    if (decided.conflicts or warnings) and not options.yes:
-        from herdr_link_control import confirm
+    from herdr_link_control.commandline import Proposal, install_dialogue
 
-        question = "go ahead with what is marked ! above"
-        if confirm(question) is not True:
-            sys.stderr.write(f"herdr-link-mcp install: declined: did not {question} (--yes confirms)\n")
-            say("state: nothing was changed")
-            return 1
-    return apply(decided, os.environ, Path.home(), say)
+    asks = bool(decided.conflicts or warnings)
+    proposal = Proposal(lines, question="go ahead with what is marked ! above" if asks else "")
+    return install_dialogue(
+        "herdr-link-mcp install",
+        proposal,
+        lambda _confirmed: apply(decided, os.environ, Path.home(), say),
+        dry_run=options.dry_run,
+        yes=options.yes,
+        say=say,
+    )
 
 
 def _light(args: list[str]) -> int | None:
@@ -184,13 +180,13 @@ def _light(args: list[str]) -> int | None:
     arguments, or ``serve``), ``--version``, and ``hint --host H`` (a SessionStart hook in every Codex,
     Gemini and AGY session). Same behaviour as the parser's path; any other form goes through the parser."""
     if args in ([], ["serve"]):
-        from ._hosts import DEFAULT_NAMESPACE
+        from ._clients import DEFAULT_NAMESPACE
 
         return _serve(DEFAULT_NAMESPACE)
     if args == ["--version"]:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
-    from ._hosts import hint_hosts
+    from ._hint import hint_hosts
 
     if len(args) == 3 and args[:2] == ["hint", "--host"] and args[2] in hint_hosts():
         return _hint(args[2])
@@ -199,7 +195,7 @@ def _light(args: list[str]) -> int | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-link-mcp``; returns the exit status."""
-    from herdr_link_control import run_command
+    from herdr_link_control.commandline import run_command
 
     return run_command("herdr-link-mcp", _main, argv)
 
@@ -210,10 +206,11 @@ def _main(args: list[str]) -> int:
         return light
     import argparse
 
-    from herdr_link_control import EXIT_STATUSES, add_trace_arguments, command_parser
+    from herdr_link_control.commandline import EXIT_STATUSES, add_trace_arguments, command_parser
 
-    from ._hosts import DEFAULT_NAMESPACE, hint_hosts, wiring_hosts
-    from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts
+    from ._clients import DEFAULT_NAMESPACE
+    from ._hint import hint_hosts
+    from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts, wiring_hosts
 
     parser = command_parser(
         "herdr-link-mcp",
@@ -289,7 +286,7 @@ def _main(args: list[str]) -> int:
         sys.stdout.write(f"herdr-link-mcp {__version__}\n")
         return 0
     if options.command == "trace":
-        from herdr_link_control import run_trace
+        from herdr_link_control.commandline import run_trace
 
         return run_trace(options, os.environ)
     if options.command == "hint":

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, in_source_checkout, run_command
+from herdr_link_control.commandline import EXIT_STATUSES, UsageError, command_parser, in_source_checkout, run_command
 
 from ._bundles import build, packaged_dir
 

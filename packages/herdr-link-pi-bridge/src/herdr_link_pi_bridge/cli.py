@@ -7,17 +7,27 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, UsageError, command_parser, confirm, in_source_checkout, run_command
+from herdr_link_control.commandline import (
+    EXIT_STATUSES,
+    Proposal,
+    UsageError,
+    command_parser,
+    in_source_checkout,
+    install_dialogue,
+    run_command,
+)
 
 from ._extension import build, packaged_extension
 from ._install import apply, plan
 
 __all__ = ["main"]
 
+PROG = "herdr-link-pi-bridge"
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status (1 when a check fails or an install is refused)."""
-    return run_command("herdr-link-pi-bridge", _main, argv)
+    return run_command(PROG, _main, argv)
 
 
 def _main(argv: list[str]) -> int:
@@ -69,24 +79,20 @@ def _main(argv: list[str]) -> int:
         return 1 if args.check and stale else 0
     taking_out = args.command == "uninstall" or getattr(args, "uninstall", False)
     decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
-    say("\n".join(decided.describe()))
-    if args.dry_run:
-        if decided.needs_yes and not decided.uninstall and not decided.refused:
-            say(f"the real run asks first: {decided.question} (--yes confirms)")
-        say("dry run: nothing was written\nstate: nothing was changed")
-        return 1 if decided.refused else 0
-    confirmed = args.yes
-    if decided.needs_yes and not confirmed and not decided.uninstall:
-        answer = confirm(decided.question)  # None without a terminal: apply refuses, saying why
-        confirmed = answer is True
-        if answer is False:
-            sys.stderr.write(f"herdr-link-pi-bridge: declined: {decided.needs_yes}: nothing was changed\n")
-            say("state: nothing was changed")
-            return 1
-    result = apply(decided, os.environ, Path.home(), yes=confirmed)
-    failed = result.action in ("refused", "failed")
-    *steps, state = result.messages
-    if steps:
-        (sys.stderr if failed else sys.stdout).write("\n".join(steps) + "\n")
-    say(state)
-    return 1 if failed else 0
+    asks = bool(decided.needs_yes) and not decided.uninstall
+    proposal = Proposal(
+        ["\n".join(decided.describe())],
+        question=decided.question if asks else "",
+        refusals=[decided.refused] if decided.refused else [],
+    )
+
+    def apply_plan(confirmed: bool) -> int:
+        result = apply(decided, os.environ, Path.home(), yes=confirmed)
+        failed = result.action in ("refused", "failed")
+        *steps, state = result.messages
+        if steps:
+            (sys.stderr if failed else sys.stdout).write("\n".join(steps) + "\n")
+        say(state)
+        return 1 if failed else 0
+
+    return install_dialogue(PROG, proposal, apply_plan, dry_run=args.dry_run, yes=args.yes, say=say)

@@ -30,7 +30,12 @@ if TYPE_CHECKING:
         HerdrError as HerdrError,
         StartScript as StartScript,
     )
-    from ._releases import HERDR_VERSIONS as HERDR_VERSIONS, RELEASES as RELEASES, Release as Release
+    from ._releases import (
+        DEFAULT_RELEASE as DEFAULT_RELEASE,
+        HERDR_VERSIONS as HERDR_VERSIONS,
+        RELEASES as RELEASES,
+        Release as Release,
+    )
     from ._server import (
         CallLog as CallLog,
         Fault as Fault,
@@ -61,6 +66,7 @@ _EXPORTS = {
         "StartScript",
     ],
     "_releases": [
+        "DEFAULT_RELEASE",
         "HERDR_VERSIONS",
         "RELEASES",
         "Release",

@@ -19,7 +19,6 @@ from ._cli_global import global_options
 from ._cli_wire import server_not_running
 from ._endpoint import Endpoint
 from ._kinds import SHELL_NAMES, kind_label
-from ._releases import RELEASES
 from ._usage import Usage
 
 __all__ = ["Invocation", "run_invocation"]
@@ -71,7 +70,7 @@ class Invocation:
         """The ping protocol guard; returns the ``protocol_mismatch`` error to print, or ``None``."""
         pong = self.send("api-client:status", "ping", {})
         protocol = pong.get("result", {}).get("protocol")
-        mine = RELEASES[self.server.release].protocol  # this CLI is the simulated release's own
+        mine = self.server.release_row.protocol  # this CLI is the simulated release's own
         if protocol == mine:
             return None
         if isinstance(protocol, int) and protocol < mine:

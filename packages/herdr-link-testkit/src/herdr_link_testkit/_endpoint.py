@@ -5,6 +5,8 @@ so the imports run one way."""
 
 from typing import Protocol
 
+from ._releases import Release
+
 __all__ = ["Endpoint"]
 
 
@@ -21,6 +23,10 @@ class Endpoint(Protocol):
     @property
     def release(self) -> str:
         """The simulated Herdr release (``0.8.2``, ``0.9.0``): the CLI's own release too."""
+
+    @property
+    def release_row(self) -> Release:
+        """What that release does where the modelled releases differ."""
 
     def handle_line(self, line: bytes) -> bytes | None:
         """One request line, answered as the socket would answer it (``None``: closed without a reply)."""

@@ -37,7 +37,6 @@ from ._pane_io import (
     shell_command,
 )
 from ._records import SimulatorRecords
-from ._releases import RELEASES
 
 __all__ = ["Simulator"]
 
@@ -62,7 +61,7 @@ class Simulator(SimulatorRecords):
     # ---- socket methods ------------------------------------------------------------------------
 
     def method_ping(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        capabilities: dict[str, Any] = dict(RELEASES[self.release].ping_capabilities)
+        capabilities: dict[str, Any] = dict(self.release_row.ping_capabilities)
         return {"type": "pong", "version": self.version, "protocol": self.protocol, "capabilities": capabilities}
 
     def method_workspace_create(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -327,13 +326,13 @@ class Simulator(SimulatorRecords):
                 terminal.write(typed)
             except OSError as error:
                 raise HerdrError("agent_prompt_failed", str(error)) from error
-            if RELEASES[self.release].prompt_reply_after_enter:
+            if self.release_row.prompt_reply_after_enter:
                 self._after_reply(lambda: terminal.write_after(ENTER, PROMPT_SUBMIT_DELAY))
             else:
                 terminal.write_later(ENTER, PROMPT_SUBMIT_DELAY)
         else:
             pane.received.extend(typed + ENTER)
-            if RELEASES[self.release].prompt_reply_after_enter:
+            if self.release_row.prompt_reply_after_enter:
                 self._after_reply(lambda: time.sleep(PROMPT_SUBMIT_DELAY))
         raw, lines = _delivery_shape(text, bracketed)
         delivery = Delivery(pane.id, target, text, mode, True, raw, lines)
@@ -456,13 +455,13 @@ class Simulator(SimulatorRecords):
 
     def _prompt_observed(self, pane: Pane, seq: int) -> bool:
         """0.8.2 waits for any state change; 0.9 for working or blocked activity (the release's row)."""
-        if RELEASES[self.release].prompt_observed == "activity":
+        if self.release_row.prompt_observed == "activity":
             return self.public_status(pane) in ("working", "blocked")
         return self.state_change_seq != seq
 
     def _stalled(self, pane: Pane, seq: int, limit: int) -> str:
         status = self.public_status(pane)
-        return RELEASES[self.release].stall_message.format(limit=limit, status=status, seq=seq)
+        return self.release_row.stall_message.format(limit=limit, status=status, seq=seq)
 
     # ---- what runs after a reply is decided, outside the lock ------------------------------
 

@@ -8,7 +8,6 @@ from ._model import (
     Tab,
     Workspace,
 )
-from ._releases import RELEASES
 from ._state import SimulatorState
 
 _ACTIVITY_GLYPHS = "·✢✳✶✻✽◐◓◑◒"
@@ -70,7 +69,7 @@ class SimulatorRecords(SimulatorState):
         occupant = pane.occupant
         assert occupant is not None
         info: dict[str, Any] = {"terminal_id": pane.terminal_id}
-        if "agent_instance_id" in RELEASES[self.release].agent_fields and occupant.kind is not None:
+        if "agent_instance_id" in self.release_row.agent_fields and occupant.kind is not None:
             # A later AgentInfo names the agent instance; no modelled release has it yet: the release
             # that adds it is a row of its own (docs/herdr-versions.md).
             info["agent_instance_id"] = occupant.instance_id

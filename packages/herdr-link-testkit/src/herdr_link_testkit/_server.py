@@ -17,6 +17,7 @@ from typing import Any, Final, Literal
 from ._cli_channel import CliChannel
 from ._methods import Simulator
 from ._model import HerdrError
+from ._releases import Release
 
 __all__ = ["CallLog", "Fault", "SimulatorServer"]
 
@@ -175,6 +176,11 @@ class SimulatorServer:
     def release(self) -> str:
         """The simulated Herdr release, which the simulated CLI reports as its own."""
         return self.simulator.release
+
+    @property
+    def release_row(self) -> Release:
+        """What the simulated release does where the modelled releases differ (its row of the release table)."""
+        return self.simulator.release_row
 
     # ---- faults --------------------------------------------------------------------------------
 

@@ -51,7 +51,9 @@ class SimulatorState:
             raise ValueError(f"unknown Herdr version {herdr_version!r}; choose one of {', '.join(RELEASES)}")
         self.release = herdr_version
         """The release modelled; ``version`` and ``protocol`` are what ``ping`` reports (tests may change them)."""
-        self.version, self.protocol = herdr_version, RELEASES[herdr_version].protocol
+        self.release_row = RELEASES[herdr_version]
+        """What that release does where the modelled releases differ (its row of the release table)."""
+        self.version, self.protocol = herdr_version, self.release_row.protocol
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.socket_path = socket_path

@@ -25,7 +25,8 @@ from herdr_link_control import (
     Timeouts,
     in_herdr_core_terminal,
 )
-from herdr_link_protocol import LinkError, hosts_with
+from herdr_link_control.hosts import hosts_with
+from herdr_link_protocol import LinkError
 
 from ._check import Check
 from ._files import bridge_check, config_check, opencode_check, pi_check

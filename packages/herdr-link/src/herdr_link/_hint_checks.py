@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from herdr_link_control import read_host_file
+from herdr_link_control.hosts import Host, hosts_with
 from herdr_link_control.userfiles import place_path
 from herdr_link_mcp import event_label, hook_trust_key, is_typescript_hook, session_start_hash
-from herdr_link_protocol import Host, hosts_with
 
 from ._check import Check
 from ._wiring_checks import check_wiring, place_paths, runnable

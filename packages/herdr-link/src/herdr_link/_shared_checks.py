@@ -5,8 +5,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from herdr_link_control.hosts import Host
 from herdr_link_control.userfiles import place_path
-from herdr_link_protocol import Host
 
 from ._check import Check
 

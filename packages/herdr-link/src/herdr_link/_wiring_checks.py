@@ -2,17 +2,22 @@
 fix) or not configured. Each reads the host's files where its record says, as the host parses them
 (JSONC where the host strips comments), and nothing else."""
 
+from __future__ import annotations
+
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from herdr_link_control import read_host_file
+from herdr_link_control.hosts import Host, Place, hosts_with
 from herdr_link_control.userfiles import place_path
 from herdr_link_mcp import DEFAULT_NAMESPACE, codex_damage_at, is_our_entry, is_typescript_entry
-from herdr_link_protocol import Host, Place, hosts_with
 
 from ._check import Check
+
+if TYPE_CHECKING:
+    from herdr_link_control.hosts import Scope
 
 __all__ = ["allowed_by", "check_wiring", "place_paths", "runnable", "wiring_checks"]
 
@@ -26,7 +31,7 @@ def runnable(command: object) -> bool:
     return os.access(command, os.X_OK) if os.sep in command else shutil.which(command) is not None
 
 
-def place_paths(place: Place, scopes: tuple[str, ...], home: Path, cwd: Path, project_reads: tuple[str, ...] = ()
+def place_paths(place: Place, scopes: tuple[Scope, ...], home: Path, cwd: Path, project_reads: tuple[str, ...] = ()
                 ) -> list[Path]:  # fmt: skip
     """The files of ``place`` at each of ``scopes`` (project files first where ``project_reads`` adds
     some), without repeats and without a project file the place does not have."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from herdr_link_control import HostQuestions, folder_trust, git_root, trust_command
-from herdr_link_protocol import Host, hosts_with
+from herdr_link_control.hosts import Host, hosts_with
 
 from ._check import Check
 from ._hint_checks import check_hint

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from herdr_link_control import EXIT_STATUSES, add_trace_arguments, command_parser, run_command, run_trace
+from herdr_link_control.commandline import EXIT_STATUSES, add_trace_arguments, command_parser, run_command, run_trace
 
 __all__ = ["main"]
 

@@ -206,7 +206,7 @@ class BridgeServer:
 
 def main(argv: list[str] | None = None) -> int:
     """``herdr-link-bridge``: serve the bridge on stdin/stdout until stdin closes."""
-    from .._command import run_command
+    from ..commandline import run_command
 
     return run_command("herdr-link-bridge", _main, argv)
 
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     from importlib.metadata import version
 
-    from .._command import EXIT_STATUSES, command_parser
+    from ..commandline import EXIT_STATUSES, command_parser
 
     parser = command_parser(
         "herdr-link-bridge",

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from ._rollback import roll_back as roll_back
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
-        LinkError as LinkError,
+        DanglingLinkError as DanglingLinkError,
         NotAFileToEdit as NotAFileToEdit,
         Replaced as Replaced,
         clear_partials as clear_partials,
@@ -122,7 +122,7 @@ _EXPORTS = {
         "toml_key",
     ],
     "_userfile": [
-        "LinkError",
+        "DanglingLinkError",
         "NotAFileToEdit",
         "Replaced",
         "clear_partials",

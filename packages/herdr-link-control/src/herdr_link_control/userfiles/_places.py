@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the record's type only: this package stays on the standard library
-    from herdr_link_protocol import Place
+    from ..hosts import Place, Scope
 
 __all__ = ["place_path", "shown_path"]
 
 
-def place_path(place: Place, scope: str, environ: Mapping[str, str], home: Path, cwd: Path) -> Path:
+def place_path(place: Place, scope: Scope, environ: Mapping[str, str], home: Path, cwd: Path) -> Path:
     """The file's absolute path at ``scope`` (``user``, or ``project`` when the place has one)."""
     if scope == "project" and place.project is not None:
         return cwd / place.project
@@ -22,7 +22,7 @@ def place_path(place: Place, scope: str, environ: Mapping[str, str], home: Path,
     return home / place.user[2:] if place.user.startswith("~/") else Path(place.user)
 
 
-def shown_path(place: Place, scope: str, environ: Mapping[str, str], home: Path) -> str:
+def shown_path(place: Place, scope: Scope, environ: Mapping[str, str], home: Path) -> str:
     """The path as ``wiring`` prints it: relative at project scope, ``~/…`` under the home folder."""
     if scope == "project" and place.project is not None:
         return place.project

@@ -10,7 +10,7 @@ from ._backups import back_up, backup_folder
 from ._complete import ChangedMeanwhile, read_current, remove_unchanged, write_complete
 
 __all__ = [
-    "LinkError",
+    "DanglingLinkError",
     "NotAFileToEdit",
     "Replaced",
     "clear_partials",
@@ -24,7 +24,7 @@ PARTIAL_SUFFIX = ".herdr-link.partial"
 """The partial copy's name beside the file it will replace."""
 
 
-class LinkError(OSError):
+class DanglingLinkError(OSError):
     """``path`` is a symbolic link to nothing: it is not written (its target's folder may be gone)."""
 
 
@@ -33,13 +33,15 @@ def real_file(path: Path) -> Path:
     links stay links; a dotfiles repository's copy keeps changing).
 
     Raises:
-        LinkError: ``path`` is a link whose target does not exist.
+        DanglingLinkError: ``path`` is a link whose target does not exist.
     """
     if not path.is_symlink():
         return path
     real = Path(os.path.realpath(path))
     if not real.exists():
-        raise LinkError(f"{path} is a symbolic link to {real}, which does not exist: nothing was written through it")
+        raise DanglingLinkError(
+            f"{path} is a symbolic link to {real}, which does not exist: nothing was written through it"
+        )
     return real
 
 
@@ -53,7 +55,7 @@ def regular_file(path: Path) -> Path:
     it, so a FIFO never blocks, not even a ``--dry-run``).
 
     Raises:
-        LinkError: a link to nothing; IsADirectoryError: a folder; NotAFileToEdit: anything else.
+        DanglingLinkError: a link to nothing; IsADirectoryError: a folder; NotAFileToEdit: anything else.
     """
     real = real_file(path)
     try:
@@ -79,7 +81,7 @@ def clear_partials(path: Path, *, backups: Path) -> list[Path]:
     Returns the removed."""
     try:
         real = real_file(path)
-    except LinkError:
+    except DanglingLinkError:
         real = path
     found = [real.with_name(real.name + PARTIAL_SUFFIX)]
     folder = backup_folder(backups, path)
@@ -114,7 +116,7 @@ def replace_file(
 
     Raises:
         ChangedMeanwhile: the file no longer holds ``before``; nothing was written over it.
-        LinkError, OSError: nothing was changed.
+        DanglingLinkError, OSError: nothing was changed.
     """
     real = regular_file(path)
     _private_root(backups)

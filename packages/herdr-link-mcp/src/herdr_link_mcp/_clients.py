@@ -1,10 +1,12 @@
-"""The server's names, and what it needs of the host table (``herdr_link_protocol.HOSTS``): which
-presentation a client gets from the ``clientInfo.name`` it sends, whether it re-lists tools, and which
-hosts ``wiring``, ``install`` and ``hint`` take. Each is read from the table when asked, never copied."""
+"""The server's names, and what it makes of its client from the host table
+(``herdr_link_control.hosts``): which presentation a client gets from the ``clientInfo.name`` it
+sends, whether it re-lists tools, and how long an activation result waits for its re-list. Each is
+read from the table when asked, never copied."""
 
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
 
-from herdr_link_protocol import SERVER_NAMESPACE, PresentationForm, host_for_client, hosts_with
+from herdr_link_control.hosts import SERVER_NAMESPACE, host_for_client
+from herdr_link_protocol import PresentationForm
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -15,11 +17,9 @@ __all__ = [
     "RELIST_WAIT",
     "SERVER_NAME",
     "UNKNOWN_RELIST_WAIT",
-    "hint_hosts",
     "presentation_form",
     "relist_wait",
     "relists_tools",
-    "wiring_hosts",
 ]
 
 SERVER_NAME: Final = "herdr-link"
@@ -60,13 +60,3 @@ def relist_wait(client_name: str | None, known: float = RELIST_WAIT) -> float:
     if host is None:
         return min(known, UNKNOWN_RELIST_WAIT)
     return known if host.relists else 0.0
-
-
-def wiring_hosts() -> tuple[str, ...]:
-    """Hosts ``wiring --host`` and ``install --host`` take: those the table says register MCP servers."""
-    return tuple(host.name for host in hosts_with("servers"))
-
-
-def hint_hosts() -> tuple[str, ...]:
-    """Hosts ``hint --host`` takes: those with a hint form in the table."""
-    return tuple(host.name for host in hosts_with("hint"))

@@ -18,7 +18,7 @@ from typing import Any, Final, TextIO
 
 from herdr_link_protocol import escape_unsafe
 
-from ._settings import LinkSettings
+from .._settings import LinkSettings
 
 __all__ = ["TraceQuery", "read_trace", "run_trace"]
 

@@ -1,0 +1,396 @@
+"""The forms of the host table's records (``herdr_link_control.hosts``): what each field of a host
+means, and the values a field that names a form may take.
+
+A field that picks the code that writes or reads something (a hook's shape, a trust rule, a hint's
+form, a file's format, a scope) is typed with the values that code handles (:data:`HookForm` and the
+rest), so mypy checks every place that dispatches on one (``--strict`` includes strict equality).
+
+Plain classes, not dataclasses, and the value types for type checkers only: ``hint`` reads the table
+at the start of every session and imports neither ``re`` nor ``typing`` (``dataclasses`` imports both).
+"""
+
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Literal, TypeAlias
+
+    from herdr_link_protocol import PresentationForm
+
+    FileFormat: TypeAlias = Literal["json", "jsonc", "toml"]
+    """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON) or ``toml``."""
+    Scope: TypeAlias = Literal["user", "project"]
+    HookForm: TypeAlias = Literal["group", "matcher", "named"]
+    """The shape of a hint hook's entry (:attr:`Hook.form`)."""
+    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders"]
+    """How a host records folder trust (:attr:`Trust.rule`)."""
+    TrustFixAt: TypeAlias = Literal["folder", "root"]
+    HintForm: TypeAlias = Literal["session-start", "additional-context", "inject-steps", "plain"]
+    """How ``hint --host`` answers for a host (:attr:`Host.hint`)."""
+    HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared"]
+    """The optional parts of a host a lookup can select hosts by (:func:`~herdr_link_control.hosts.hosts_with`)."""
+
+__all__ = [
+    "Allow",
+    "Hook",
+    "Host",
+    "Migration",
+    "Place",
+    "Requirement",
+    "Servers",
+    "SharedProcess",
+    "Trust",
+]
+
+
+class Place:
+    """Where a host keeps one file, at user scope and (when it has one) project scope.
+
+    ``user`` is written as the user reads it (``~/…``); a ``variable`` the host honours moves it to
+    ``$variable/under_variable``. ``project`` is relative to the project's folder. Data only:
+    ``herdr_link_control.userfiles.place_path`` finds the file on disk.
+    """
+
+    __slots__ = ("format", "private", "project", "project_note", "under_variable", "user", "user_note", "variable")
+
+    def __init__(
+        self,
+        user: str,
+        project: str | None = None,
+        *,
+        variable: str | None = None,
+        under_variable: str = "",
+        format: FileFormat = "json",
+        private: bool = False,
+        user_note: str = "",
+        project_note: str = "",
+    ) -> None:
+        self.user = user
+        self.project = project
+        self.variable = variable
+        self.under_variable = under_variable
+        self.format = format
+        """``json`` (strict), ``jsonc`` (the host strips comments, then parses strict JSON: no trailing comma,
+        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``) or ``toml``."""
+        self.private = private
+        """At user scope, created readable by its owner only, as the host creates it (state and trust files)."""
+        self.user_note = user_note
+        self.project_note = project_note
+
+    def note(self, scope: Scope) -> str:
+        """What ``wiring`` says beside the file."""
+        return self.project_note if scope == "project" and self.project is not None else self.user_note
+
+
+class Requirement:
+    """A key our server's entry must hold for the host to offer the tools, and what the doctor says
+    when it does not (``{path}``, ``{ns}`` and ``{missing}`` are filled in)."""
+
+    __slots__ = ("aliases", "includes", "key", "problem", "fix", "value")
+
+    def __init__(
+        self,
+        key: str,
+        *,
+        value: object = None,
+        includes: tuple[str, ...] = (),
+        aliases: tuple[str, ...] = (),
+        problem: str,
+        fix: str,
+    ) -> None:
+        self.key = key
+        self.value = value
+        """The value the key must have (when ``includes`` is empty)."""
+        self.includes = includes
+        """Items the key's list must include."""
+        self.aliases = aliases
+        """Other names the host reads the key by."""
+        self.problem = problem
+        self.fix = fix
+
+    def missing(self, entry: Mapping[str, object]) -> tuple[str, ...] | None:
+        """``None`` when ``entry`` meets it; else what is missing (the items, or ``()`` for a value)."""
+        found = next((entry[k] for k in (self.key, *self.aliases) if k in entry), None)
+        if self.includes:
+            have = found if isinstance(found, list) else []
+            lacking = tuple(item for item in self.includes if item not in have)
+            return lacking or None
+        return None if found == self.value else ()
+
+
+class Servers:
+    """How a host registers MCP servers: the file, the table in it, our entry, and what it needs."""
+
+    __slots__ = (
+        "entry",
+        "lookup",
+        "place",
+        "project_question",
+        "registered",
+        "repairs",
+        "requirements",
+        "required_entry",
+        "required_notes",
+        "scopes",
+        "table",
+    )
+
+    def __init__(
+        self,
+        place: Place,
+        table: str,
+        entry: tuple[tuple[str, object], ...],
+        *,
+        scopes: tuple[Scope, ...] = ("user", "project"),
+        lookup: tuple[Scope, ...] = ("project", "user"),
+        requirements: tuple[Requirement, ...] = (),
+        registered: str = "",
+        project_question: str = "",
+        required_entry: tuple[tuple[str, object], ...] = (),
+        required_notes: tuple[str, str] = ("", ""),
+        repairs: bool = False,
+    ) -> None:
+        self.place = place
+        self.table = table
+        self.entry = entry
+        """Our entry, key by key in the order written; :data:`COMMAND` and :data:`ARGS` stand for the server."""
+        self.scopes = scopes
+        self.lookup = lookup
+        """The scopes the doctor reads, in the order the host prefers them."""
+        self.requirements = requirements
+        self.registered = registered
+        """What the doctor adds after "registers herdr_link" when the entry is right."""
+        self.project_question = project_question
+        """What the host asks before it uses a project's server (the doctor warns); empty: nothing."""
+        self.required_entry = required_entry
+        """Keys that make the host wait for the server (``--required``); empty: the host has no such option."""
+        self.required_notes = required_notes
+        """What ``wiring`` says when the entry is required, and when it is not."""
+        self.repairs = repairs
+        """Whether ``install`` and the doctor look for what Link 0.1.0 left wrong in this file."""
+
+
+class Hook:
+    """Where a host runs the Tier 0 hint hook, and the shape of its entry (``form``)."""
+
+    __slots__ = ("event", "form", "place", "project_reads", "trusted_by_hash")
+
+    def __init__(
+        self,
+        place: Place,
+        form: HookForm,
+        event: str,
+        *,
+        project_reads: tuple[str, ...] = (),
+        trusted_by_hash: Place | None = None,
+    ) -> None:
+        self.place = place
+        self.form = form
+        """``group``: ``{"hooks": {event: [{"hooks": [handler]}]}}``; ``matcher``: the same with
+        ``"matcher": "startup"`` and a named handler; ``named``: ``{"herdr-link": {event: [handler]}}``."""
+        self.event = event
+        self.project_reads = project_reads
+        """Further project files the host reads hooks from, before the project's ``place``."""
+        self.trusted_by_hash = trusted_by_hash
+        """Where the host records a hash of each hook it runs, if it runs only hooks so recorded (Codex's
+        ``[hooks.state]``); ``None``: it runs the hooks its files name."""
+
+
+class Allow:
+    """A host's permission rule that lets our tools run without a prompt, and the files it reads it from."""
+
+    __slots__ = ("key", "place", "project_reads", "rules")
+
+    def __init__(
+        self, place: Place, rules: tuple[str, ...], *, key: tuple[str, ...] = ("permissions", "allow"),
+        project_reads: tuple[str, ...] = (),
+    ) -> None:  # fmt: skip
+        self.place = place
+        self.rules = rules
+        """The rule ``wiring`` writes first, then others the doctor also accepts."""
+        self.key = key
+        """Where in the settings file the list of rules is (``permissions.allow``)."""
+        self.project_reads = project_reads
+        """Project files the host reads the rule from (first wins), before the user's."""
+
+
+class Trust:
+    """How a host records and looks up folder trust, and the question it asks without it."""
+
+    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings")
+
+    def __init__(
+        self, place: Place, rule: TrustRule, question: str, *, distrusted: str = "", fix_at: TrustFixAt = "folder",
+        settings: Place | None = None, granted_by: str = "",
+    ) -> None:  # fmt: skip
+        self.place = place
+        self.rule = rule
+        """``projects``: ``projects.<folder>.hasTrustDialogAccepted`` up to the repository's root;
+        ``trust_level``: ``[projects."<folder>"] trust_level`` at the folder or its repository's root;
+        ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins."""
+        self.question = question
+        """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
+        self.distrusted = distrusted
+        """What it says when the file marks the folder not trusted (``folders`` only)."""
+        self.fix_at = fix_at
+        """``folder`` or ``root``: which folder ``--trust`` should name in the doctor's fix."""
+        self.settings = settings
+        """A settings file that can switch folder trust off (``security.folderTrust.enabled``)."""
+        self.granted_by = granted_by
+        """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
+
+
+class Migration:
+    """A host's notice that offers a newer model than the one its user set, shown once per model until
+    answered, which Herdr reads as idle: a message's Enter would pick the new model for the user.
+
+    Release-specific: ``upgrades`` is the catalogue the releases in ``versions`` ship, and the rule
+    applies to them only (the version is what ``program --version`` prints).
+    """
+
+    __slots__ = (
+        "catalogue", "default", "overrides", "place", "program", "question", "record", "seen_on", "upgrades",
+        "versions",
+    )  # fmt: skip
+
+    def __init__(
+        self, place: Place, record: tuple[str, ...], upgrades: Mapping[str, str], *, default: str, catalogue: Place,
+        program: str, versions: tuple[str, ...], overrides: tuple[str, ...], seen_on: str, question: str,
+    ) -> None:  # fmt: skip
+        self.place = place
+        """The settings file that names the model (``model``, or the ``profile``'s) and records answers."""
+        self.record = record
+        """Where in it the answers are: a table of ``"<model>" = "<model offered>"``."""
+        self.upgrades = dict(upgrades)
+        """Each model the releases' bundled catalogue offers an upgrade for, and the model offered."""
+        self.default = default
+        """The model the releases use when the file names none."""
+        self.catalogue = catalogue
+        """The catalogue the host refreshes for its user, read instead of ``upgrades`` when present."""
+        self.program = program
+        self.versions = versions
+        """Version prefixes the rule was read from (``0.171.``); another version is not predicted."""
+        self.overrides = overrides
+        """Launch options that choose the model or the configuration: a start passing one is not predicted."""
+        self.seen_on = seen_on
+        """The release whose screen the rule was seen on (its capture is in the testkit's screens)."""
+        self.question = question
+        """What the operator log and the doctor say (``{model}``, ``{target}``)."""
+
+
+class SharedProcess:
+    """A host whose default set-up runs the sessions of several panes in one background process, which
+    spawns our adapter with the environment of whichever pane started it (PROTOCOL.md §6.1).
+
+    An adapter such a host spawns acts as the pane in its environment only where its controlling
+    terminal shows it runs in that pane; a worker Link starts gets the per-pane mode (:attr:`per_pane`).
+    """
+
+    __slots__ = ("chosen_by", "daemon_pid_file", "per_pane", "program", "setup")
+
+    def __init__(
+        self,
+        *,
+        per_pane: tuple[str, ...],
+        chosen_by: tuple[str, ...],
+        setup: str,
+        program: str,
+        daemon_pid_file: Place | None = None,
+    ) -> None:
+        self.per_pane = per_pane
+        """Arguments put before a started worker's own, so that its session runs in its pane's process."""
+        self.chosen_by = chosen_by
+        """Arguments by which the given ones already choose (with or without ``=value``): nothing is added."""
+        self.setup = setup
+        """The set-up that works, for the operator log and the doctor."""
+        self.program = program
+        """The executable name of the shared process (``/proc/<pid>/comm`` or its argv[0]'s basename)."""
+        self.daemon_pid_file = daemon_pid_file
+        """Where the host records its running shared process (a JSON object with ``pid``), for the doctor."""
+
+    def worker_args(self, args: Sequence[str]) -> tuple[str, ...]:
+        """``args`` with :attr:`per_pane` before them, unless they already choose a mode."""
+        for arg in args:
+            if arg == "--":
+                break
+            if arg.split("=", 1)[0] in self.chosen_by:
+                return tuple(args)
+        return (*self.per_pane, *args)
+
+
+class Host:
+    """One host kind: its names, how it presents tools, its files, its hint and its trust."""
+
+    __slots__ = (
+        "allow",
+        "clients",
+        "hint",
+        "hook",
+        "kind",
+        "migration",
+        "name",
+        "notes",
+        "presentation",
+        "project_notes",
+        "relists",
+        "servers",
+        "shared",
+        "title",
+        "tool_search",
+        "trust",
+        "user_notes",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        title: str,
+        *,
+        kind: str,
+        clients: tuple[str, ...] = (),
+        presentation: PresentationForm | None = None,
+        relists: bool = True,
+        tool_search: bool = False,
+        hint: HintForm | None = None,
+        servers: Servers | None = None,
+        hook: Hook | None = None,
+        allow: Allow | None = None,
+        trust: Trust | None = None,
+        migration: Migration | None = None,
+        shared: SharedProcess | None = None,
+        notes: tuple[str, ...] = (),
+        user_notes: tuple[str, ...] = (),
+        project_notes: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        """The name ``wiring``/``install``/``hint`` take (``--host``)."""
+        self.title = title
+        self.kind = kind
+        """Its agent kind in Herdr (``herdr agent start --kind``, ``agent list``)."""
+        self.clients = clients
+        """``clientInfo.name`` it sends, lower-cased: a substring, or ``=name`` for the exact name."""
+        self.presentation = presentation
+        """How it shows our MCP tools to its model; ``None``: it does not reach us over MCP."""
+        self.relists = relists
+        self.tool_search = tool_search
+        """Whether it defers MCP tools behind a tool search of its own (its hint then says how to find ours)."""
+        """Whether it re-lists tools after ``tools/list_changed`` (if not: dispatch-first, no re-list wait)."""
+        self.hint = hint
+        """How ``hint --host`` answers for it: ``session-start`` (``hookSpecificOutput`` with the event name,
+        nothing outside Herdr), ``additional-context`` (without it, ``{}`` outside), ``inject-steps`` (an
+        ``ephemeralMessage`` step, ``{}`` outside), ``plain`` (the text, for a launcher flag); ``None``: no hint."""
+        self.servers = servers
+        self.hook = hook
+        self.allow = allow
+        self.trust = trust
+        self.migration = migration
+        self.shared = shared
+        """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
+        self.notes = notes
+        """What ``wiring`` says under the files (``{allow}`` is the allow rule), then at one scope only:"""
+        self.user_notes = user_notes
+        self.project_notes = project_notes
+
+    def __repr__(self) -> str:
+        return f"Host({self.name!r})"

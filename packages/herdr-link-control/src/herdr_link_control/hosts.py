@@ -1,0 +1,398 @@
+"""The host table: one record per host kind Link knows, and everything about that host in it.
+
+``wiring``, ``install``, ``hint``, the MCP server's presentation, the control layer's predictions
+(folder trust, model notices, shared processes) and the doctor's checks read a host's facts here and
+nowhere else: which files it reads at which scope and in which format, the entry it needs for our
+server, where its hint hook goes and in which form, how it records folder trust, its agent kind in
+Herdr and the client name it sends. Adding a host of a form Link already writes is one record here
+(and its fixtures and test); a new *form* is a new value of the field that names it
+(``_host_forms.py``) and the code that writes it. A static table, not a registry: nothing is loaded
+or plugged in (spec §6). The protocol package names no host: this table churns with host releases,
+``herdr-link/1`` does not.
+
+Every lookup takes the table to search (``hosts``); left out, it is :data:`HOSTS` as this module holds
+it when the lookup runs. Standard library only, and neither ``re`` nor ``typing``: ``hint`` reads it
+at the start of every session.
+"""
+
+from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
+from herdr_link_protocol import PresentationForm
+
+from ._host_forms import Allow, Hook, Host, Migration, Place, Requirement, Servers, SharedProcess, Trust
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Final
+
+    from ._host_forms import (
+        FileFormat as FileFormat,
+        HintForm as HintForm,
+        HookForm as HookForm,
+        HostField as HostField,
+        Scope as Scope,
+        TrustFixAt as TrustFixAt,
+        TrustRule as TrustRule,
+    )
+
+__all__ = [
+    "ARGS",
+    "COMMAND",
+    "FORWARDED_VARIABLES",
+    "HOSTS",
+    "KIND_ALIASES",
+    "SERVER_NAMESPACE",
+    "Allow",
+    "Hook",
+    "Host",
+    "Migration",
+    "Place",
+    "Requirement",
+    "Servers",
+    "SharedProcess",
+    "Trust",
+    "find_host",
+    "host_for_client",
+    "host_for_kind",
+    "hosts_with",
+]
+
+SERVER_NAMESPACE: Final = "herdr_link"
+"""The name every host registers our server under (its tools are ``mcp__herdr_link__…`` and the like)."""
+FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
+"""What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
+COMMAND: Final = "$command"
+"""In a server entry: the server's command."""
+ARGS: Final = "$args"
+"""In a server entry: the server's arguments."""
+
+
+_GROUP: Final = "group"
+_CLAUDE_SETTINGS: Final = Place(
+    "~/.claude/settings.json",
+    ".claude/settings.json",
+    variable="CLAUDE_CONFIG_DIR",
+    under_variable="settings.json",
+    user_note="your user settings: tools allowed, the hint hook",
+    project_note="the project's settings: tools allowed, the hint hook",
+)
+_CODEX_CONFIG: Final = Place(
+    "~/.codex/config.toml", variable="CODEX_HOME", under_variable="config.toml", format="toml",
+    user_note="merge into your config",
+)  # fmt: skip
+_GEMINI_SETTINGS: Final = Place(
+    "~/.gemini/settings.json", ".gemini/settings.json", format="jsonc", user_note="merge into your settings",
+    project_note="merge into your settings",
+)  # fmt: skip
+
+HOSTS: Final[tuple[Host, ...]] = (
+    Host(
+        "claude",
+        "Claude Code",
+        kind="claude",
+        clients=("claude",),
+        presentation=PresentationForm.MCP_PREFIXED,
+        tool_search=True,  # ToolSearch
+        hint="session-start",
+        servers=Servers(
+            Place(
+                "~/.claude.json",
+                ".mcp.json",
+                variable="CLAUDE_CONFIG_DIR",
+                under_variable=".claude.json",
+                private=True,
+                user_note="user-scope server, as `claude mcp add --scope user` records it",
+                project_note="project registration",
+            ),
+            "mcpServers",
+            (("type", "stdio"), ("command", COMMAND), ("args", ARGS), ("env", {})),
+            lookup=("user", "project"),
+            registered=" for every folder",
+            project_question="Claude Code asks once per project to use it",
+        ),
+        hook=Hook(_CLAUDE_SETTINGS, _GROUP, "SessionStart", project_reads=(".claude/settings.local.json",)),
+        allow=Allow(
+            _CLAUDE_SETTINGS,
+            (f"mcp__{SERVER_NAMESPACE}", f"mcp__{SERVER_NAMESPACE}__*"),
+            project_reads=(".claude/settings.local.json", ".claude/settings.json"),
+        ),
+        trust=Trust(
+            Place(
+                "~/.claude.json",
+                variable="CLAUDE_CONFIG_DIR",
+                under_variable=".claude.json",
+                private=True,
+                user_note="folder trust, as Claude Code records it",
+            ),  # fmt: skip
+            "projects",
+            'a Claude Code worker started in {folder} first asks "Is this a project you created or one you trust?" '
+            "(Link refuses to start a worker there, and to type into one waiting at it)",
+        ),
+        notes=(
+            'permissions.allow "{allow}" lets every Herdr Link tool run without a permission prompt, in every '
+            "permission mode (auto mode included).",
+            "The SessionStart hook adds the Tier 0 hint in Herdr panes only (interactive and -p sessions alike); "
+            "elsewhere it adds nothing.",
+            "Claude Code defers MCP tools behind its tool search; the hint says how to load the gateway.",
+            "Claude Code asks once per folder whether you trust it, before it reads anything there. A worker "
+            "started in a folder you have not trusted waits at that question: answer it in the worker's pane, or "
+            "trust the folders you start workers in ahead of time with --trust DIR (it covers the folders below "
+            "DIR, except inside a git repository, which Claude Code trusts by its root).",
+        ),
+        user_notes=("Claude Code rewrites ~/.claude.json while it runs; install merges into it as its own CLI does.",),
+        project_notes=("Claude Code asks once per project whether to use a server from .mcp.json.",),
+    ),
+    Host(
+        "codex",
+        "Codex",
+        kind="codex",
+        clients=("codex",),
+        presentation=PresentationForm.MCP_NAMESPACED,
+        relists=False,  # Codex 0.171 ignores tools/list_changed unless started with --enable mcp_tool_list_changed
+        tool_search=True,  # tool_search
+        hint="session-start",
+        servers=Servers(
+            _CODEX_CONFIG,
+            "mcp_servers",
+            (
+                ("command", COMMAND),
+                ("args", ARGS),
+                ("env_vars", list(FORWARDED_VARIABLES)),
+                ("default_tools_approval_mode", "approve"),
+            ),
+            scopes=("user",),
+            lookup=("user",),
+            requirements=(
+                Requirement(
+                    "env_vars",
+                    includes=FORWARDED_VARIABLES,
+                    problem="{path} does not forward {missing}: the server will see no Herdr",
+                    fix="add env_vars = " + str(list(FORWARDED_VARIABLES)).replace("'", '"') + " to [mcp_servers.{ns}]",
+                ),
+                Requirement(
+                    "default_tools_approval_mode",
+                    value="approve",
+                    problem='tools other than peers are refused under approval_policy = "never"',
+                    fix='add default_tools_approval_mode = "approve" to [mcp_servers.{ns}]',
+                ),
+            ),
+            registered=" and forwards the Herdr variables",
+            required_entry=(("required", True), ("startup_timeout_sec", 30)),
+            required_notes=(
+                "required = true (--required, and always with --launcher uvx, whose start takes longer than Codex "
+                "waits otherwise) makes Codex wait for the server before its first model request. The cost: if "
+                "herdr-link-mcp cannot start (uninstalled, broken environment, no uv), Codex refuses to start any "
+                "session until it can or the entry is removed.",
+                "Not required: Codex sends its first model request without waiting for the server, and the "
+                "server answers Codex's first requests before its MCP SDK has loaded (about 0.1 s), well inside "
+                "the time Codex takes to send it; --required makes Codex wait (and refuse to start without it).",
+            ),
+            repairs=True,
+        ),
+        hook=Hook(
+            Place(
+                "~/.codex/hooks.json",
+                variable="CODEX_HOME",
+                under_variable="hooks.json",
+                user_note="the SessionStart hook adds the Tier 0 hint",
+            ),  # fmt: skip
+            _GROUP,
+            "SessionStart",
+            trusted_by_hash=_CODEX_CONFIG,
+        ),
+        trust=Trust(
+            _CODEX_CONFIG,
+            "trust_level",
+            'in the git repository {root}, Codex may first ask "Trust this folder?"',
+            fix_at="root",
+        ),
+        migration=Migration(
+            _CODEX_CONFIG,
+            ("notice", "model_migrations"),
+            # Codex 0.171.0's bundled models.json (the models with an "upgrade"); its default is gpt-6.2-sol.
+            {
+                "gpt-5.5": "gpt-6-sol",
+                "gpt-5.6-sol": "gpt-6-sol",
+                "gpt-5.6-terra": "gpt-6-sol",
+                "gpt-5.6-luna": "gpt-6-luna",
+            },
+            default="gpt-6.2-sol",
+            catalogue=Place("~/.codex/models_cache.json", variable="CODEX_HOME", under_variable="models_cache.json"),
+            program="codex",
+            versions=("0.171.",),
+            overrides=("-m", "--model", "-p", "--profile", "-c", "--config", "--oss"),
+            seen_on="0.171.0",
+            question='a Codex worker whose model is {model} first shows a notice offering {target} ("Try new model / '
+            "Use existing model\"; Herdr reads it as idle, so a message's Enter would switch the model for the user)",
+        ),  # fmt: skip
+        shared=SharedProcess(
+            per_pane=("--no-daemon",),
+            chosen_by=("--no-daemon", "--remote"),
+            setup="start Codex with `codex --no-daemon` in each Herdr pane (its default runs every pane's session "
+            "in one background app-server that has the environment of the pane that started it)",
+            program="codex",
+            daemon_pid_file=Place(
+                "~/.codex/app-server-daemon/daemon.pid",
+                variable="CODEX_HOME",
+                under_variable="app-server-daemon/daemon.pid",
+            ),
+        ),
+        notes=(
+            "Codex passes no HERDR_* variables to MCP servers unless env_vars lists them; without them the "
+            "server sees no Herdr and lists no tools.",
+            'default_tools_approval_mode = "approve" lets the tools run under approval_policy = "never".',
+            "The [hooks.state] entry trusts exactly this hint hook (Codex skips untrusted hooks silently); it is "
+            "the hash Codex's /hooks review would record. Edit the hook and Codex treats it as modified and skips "
+            "it until you review it there. The entry names the hook by its place in hooks.json (group and handler, "
+            "as install leaves it): if you move it, trust it again in /hooks. Outside Herdr the hook writes "
+            "nothing to stdout (no hint is added) and one line to stderr that says why.",
+            "Codex never re-lists tools after activation: the model keeps using the gateway's action dispatch.",
+            "Codex reads both files in every folder. In a git repository it has not been told to trust it asks "
+            "first; --trust DIR records that trust ([projects]) for the folders you name.",
+            "Restart Codex completely after changing either file.",
+        ),
+    ),
+    Host(
+        "agy",
+        "AGY",
+        kind="agy",
+        clients=("antigravity", "agy"),
+        presentation=PresentationForm.MCP_WRAPPER,
+        hint="inject-steps",
+        servers=Servers(
+            Place("~/.gemini/config/mcp_config.json"),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+            lookup=("user",),
+        ),  # fmt: skip
+        hook=Hook(
+            Place(
+                "~/.gemini/antigravity-cli/hooks.json",
+                ".agents/hooks.json",
+                user_note="a group of its own, PreInvocation handlers directly in the event list",
+                project_note="a group of its own, PreInvocation handlers directly in the event list",
+            ),
+            "named",
+            "PreInvocation",
+        ),
+        notes=(
+            "AGY calls MCP tools through call_mcp_tool with ServerName and ToolName.",
+            "agy reads hooks.json from its user directory (~/.gemini/antigravity-cli/) and from a project's "
+            "customization root (.agents/), as its documentation describes; its debug log says how many hooks "
+            "it loaded. Not run against a real agy here.",
+        ),
+    ),
+    Host(
+        "gemini",
+        "Gemini CLI",
+        kind="gemini",
+        clients=("gemini",),
+        presentation=PresentationForm.MCP_SINGLE_PREFIX,
+        hint="additional-context",
+        servers=Servers(
+            _GEMINI_SETTINGS,
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("trust", True)),
+            requirements=(
+                Requirement(
+                    "trust",
+                    value=True,
+                    problem="{path}: {ns} is not trusted, so its tools are never offered",
+                    fix='add "trust": true to mcpServers.{ns}',
+                ),
+            ),
+            registered=" as trusted",
+        ),
+        hook=Hook(_GEMINI_SETTINGS, "matcher", "SessionStart"),
+        trust=Trust(
+            Place(
+                "~/.gemini/trustedFolders.json",
+                format="jsonc",
+                private=True,
+                user_note="folder trust, as Gemini CLI records it",
+            ),  # fmt: skip
+            "folders",
+            'a Gemini CLI worker started in {folder} first asks "Do you trust the files in this folder?" (Herdr '
+            "reads it as idle; Link refuses to start a worker there, and to type into one waiting at it)",
+            distrusted="~/.gemini/trustedFolders.json marks {folder} not trusted: a worker here runs without the "
+            "wiring",
+            settings=Place("~/.gemini/settings.json", format="jsonc"),
+            granted_by="GEMINI_CLI_TRUST_WORKSPACE",
+        ),
+        notes=(
+            'Gemini CLI offers an MCP server\'s tools only when it has "trust": true.',
+            "Gemini CLI asks once per folder whether you trust it (and, headless, refuses to run in a folder it does "
+            "not trust). A worker started in such a folder sits at that question: --trust DIR records TRUST_FOLDER "
+            "for the folders you name (and the folders below them).",
+        ),
+        project_notes=("A project's settings apply only once Gemini CLI trusts the project's folder.",),
+    ),
+    Host(
+        "pi",
+        "Pi (built-in MCP)",
+        kind="pi",
+        clients=("=pi",),
+        presentation=PresentationForm.MCP_PREFIXED,  # Pi's built-in MCP with exposure "direct"
+        hint="plain",
+        servers=Servers(
+            Place("~/.pi/agent/mcp.json", ".pi/mcp.json"),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("exposure", "direct")),
+            requirements=(
+                Requirement(
+                    "exposure",
+                    value="direct",
+                    aliases=("toolExposure",),
+                    problem='{path}: the tools stay hidden from the model (exposure is not "direct")',
+                    fix='add "exposure": "direct" to mcpServers.{ns}',
+                ),
+            ),
+            registered=" with direct exposure",
+        ),
+        notes=(
+            'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
+            "Pi has no hook for the Tier 0 hint: the native extension (pip install herdr-link-pi-bridge, then "
+            "herdr-link-pi-bridge install) gives it, and is the recommended way to wire Pi.",
+        ),
+    ),
+    Host("opencode", "OpenCode", kind="opencode"),  # reaches Link through its plugin, not MCP
+)
+"""Every host kind Link knows, in the order the tools list them."""
+
+
+def _rows(hosts: Sequence[Host] | None) -> Sequence[Host]:
+    return HOSTS if hosts is None else hosts
+
+
+def find_host(name: str, hosts: Sequence[Host] | None = None) -> Host | None:
+    """The record for ``--host NAME``; ``None`` for a name Link does not know."""
+    return next((host for host in _rows(hosts) if host.name == name), None)
+
+
+def hosts_with(field: HostField, hosts: Sequence[Host] | None = None) -> tuple[Host, ...]:
+    """The hosts whose ``field`` (``servers``, ``hint``, ``hook``, ``trust``, …) is set, in table order."""
+    return tuple(host for host in _rows(hosts) if getattr(host, field) is not None)
+
+
+def host_for_client(client_name: str | None, hosts: Sequence[Host] | None = None) -> Host | None:
+    """The host a ``clientInfo.name`` belongs to (first match in table order), or ``None``."""
+    name = (client_name or "").lower()
+    for host in _rows(hosts):
+        for needle in host.clients:
+            if (name == needle[1:]) if needle.startswith("=") else (needle in name):
+                return host
+    return None
+
+
+KIND_ALIASES: Final = {"claude-code": "claude", "antigravity": "agy"}
+"""The aliases Herdr's ``parse_agent_label`` accepts for the kinds in this table (docs/herdr.md §7)."""
+
+
+def host_for_kind(kind: str, hosts: Sequence[Host] | None = None) -> Host | None:
+    """The host whose Herdr agent kind ``kind`` is, read as Herdr reads it (any case, its aliases)."""
+    label = kind.strip().lower()
+    for suffix in (".exe", ".cmd", ".bat", ".ps1", ".js"):
+        label = label.removesuffix(suffix)
+    label = KIND_ALIASES.get(label, label)
+    return next((host for host in _rows(hosts) if host.kind == label), None)
