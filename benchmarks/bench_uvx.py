@@ -38,6 +38,13 @@ def whole_run(command: list[str], env: dict[str, str]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def installed_script(cache: str) -> Path:
+    """The ``herdr-link-mcp`` script of the environment ``uvx`` made in ``cache`` (uv's tool environments
+    live under its ``archive-v0``)."""
+    [script] = Path(cache).glob("archive-v*/*/bin/herdr-link-mcp")
+    return script
+
+
 def main(wheelhouse: str) -> int:
     uvx = shutil.which("uvx")
     script = Path(sys.executable).parent / "herdr-link-mcp"
@@ -46,10 +53,14 @@ def main(wheelhouse: str) -> int:
     assert "--compile-bytecode" in launched and launched[-1] == f"herdr-link-mcp@{version('herdr-link-mcp')}"
     typescript = servers().get(TYPESCRIPT)
     samples: dict[str, list[float]] = {}
+    plain = [arg for arg in launched if arg != "--compile-bytecode"]
     for _ in range(FIRST_RUNS):  # each in a fresh cache: the hint hook installs, the server's first spawn follows
-        env = {**os.environ, "UV_CACHE_DIR": tempfile.mkdtemp()}
-        whole_run([*launched, "hint", "--host", "codex"], env)  # uv installs and compiles: not counted
-        samples.setdefault("server: uvx, first spawn after the install", []).append(spawn_to_initialize(launched, env))
+        for name, command in (("uvx --compile-bytecode", launched), ("uvx without --compile-bytecode", plain)):
+            env = {**os.environ, "UV_CACHE_DIR": tempfile.mkdtemp()}
+            whole_run([*command, "hint", "--host", "codex"], env)  # uv installs (and compiles): not counted
+            installed = installed_script(env["UV_CACHE_DIR"])
+            first = spawn_to_initialize([str(installed)], env)  # the environment's first server start
+            samples.setdefault(f"server: first spawn of the environment {name} made", []).append(first)
         if typescript:
             samples.setdefault("server: TypeScript (node bundle)", []).append(spawn_to_initialize(typescript, env))
     commands = {

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Link, RunResult, _herdr_argv as commands, surface_violation
+from herdr_link_control import CallContext, Link, RunResult, _herdr_argv as commands, surface_violation
 from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope, parse_call
 from herdr_link_testkit import HerdrSim
 
@@ -127,7 +127,7 @@ async def test_a_call_placed_by_the_rule_runs_as_that_pane_not_the_process_pane(
     )
     session = link(runner)
     pane = await session.session_pane(str(tmp_path))
-    receipt = await session.run(parse_call("herdr_link_peers", {}, in_herdr=True), caller_pane=pane)
+    receipt = await session.run(parse_call("herdr_link_peers", {}, in_herdr=True), CallContext(caller_pane=pane))
     assert receipt.model_dump(mode="json", by_alias=True) == {
         "self": {"name": "coder", "state": "idle"},
         "peers": [{"name": "helper", "state": "idle"}],

@@ -9,11 +9,16 @@ from herdr_link_control.commandline import Proposal, _dialogue as dialogue, inst
 PLAN = Proposal(["target: ~/x.js", "  ! ~/x.js is not Herdr Link's"], question="replace ~/x.js")
 
 
-def run(proposal, *, dry_run=False, yes=False, answer=None, monkeypatch=None, capsys=None):
+def run(proposal, *, dry_run=False, yes=False, answer: bool | None = None, monkeypatch=None, capsys=None):
     """The dialogue's exit status, what it said (stdout lines), its stderr, and each apply's argument."""
     asked: list[str] = []
     if monkeypatch is not None:
-        monkeypatch.setattr(dialogue, "confirm", lambda question: asked.append(question) or answer)
+
+        def confirm(question: str) -> bool | None:
+            asked.append(question)
+            return answer
+
+        monkeypatch.setattr(dialogue, "confirm", confirm)
     applied: list[bool] = []
     said: list[str] = []
 

@@ -287,7 +287,7 @@ async def test_no_agent_facing_text_contains_a_raw_id_or_diagnostic(fault, comma
         sim.fault_cli(command, fault)
         subject = caller(sim, brain)
         calls = {
-            "peers": subject.peers,
+            "peers": lambda: subject.peers(),
             "send": lambda: subject.send("reviewer", "x"),
             "close": lambda: subject.close("reviewer"),
             "start": lambda: subject.start({"name": "w", "kind": "pi", "args": []}),

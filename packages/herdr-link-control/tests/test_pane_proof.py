@@ -8,7 +8,7 @@ import sys
 import pytest
 from scripted_herdr import IN_PANE, agent, got, ok, scripted
 
-from herdr_link_control import Link, PaneEvidence, TerminalPane
+from herdr_link_control import CallContext, Link, PaneEvidence, TerminalPane
 from herdr_link_protocol import Cause, LinkError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pane is read from /proc (Linux)")
@@ -73,11 +73,9 @@ TABLE = {
 }
 
 
-def subject(evidence: PaneEvidence, host: str) -> tuple[Link, list[tuple[str, ...]]]:
+def subject(evidence: PaneEvidence) -> tuple[Link, list[tuple[str, ...]]]:
     runner = scripted(TABLE)
-    link = Link(ENV, runner=runner, pane_evidence=evidence)
-    link.host = host
-    return link, runner.calls
+    return Link(ENV, runner=runner, pane_evidence=evidence), runner.calls
 
 
 @pytest.mark.anyio
@@ -86,12 +84,14 @@ def subject(evidence: PaneEvidence, host: str) -> tuple[Link, list[tuple[str, ..
     [(NO_TERMINAL, "codex-mcp-client"), (ELSEWHERE, "codex-mcp-client"), (ELSEWHERE, "claude-code"), (ELSEWHERE, "")],
 )
 async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(evidence, host):
-    link, calls = subject(evidence, host)
-    for call in (link.peers(), link.send("beta", "hi"), link.start({"name": "w", "kind": "pi", "args": []})):
+    link, calls = subject(evidence)
+    context = CallContext("mcp", host)
+    starting = link.start({"name": "w", "kind": "pi", "args": []}, context)
+    for call in (link.peers(context), link.send("beta", "hi", context), starting):
         with pytest.raises(LinkError) as caught:
             await call
         assert caught.value.cause is Cause.SELF_UNPROVEN
-    assert await link.bootstrap() is None
+    assert await link.bootstrap(host) is None
     assert calls == []  # nothing asked of Herdr: nothing sent, renamed or started
 
 
@@ -101,9 +101,10 @@ async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(ev
     [(IN_PANE, "codex-mcp-client"), (NO_TERMINAL, "claude-code"), (NO_TERMINAL, "gemini-cli-mcp-client")],
 )
 async def test_a_proven_pane_or_a_host_that_spawns_per_pane_acts_as_its_pane(evidence, host):
-    link, calls = subject(evidence, host)
-    assert (await link.peers()).self_.name == "alpha"
-    assert (await link.send("beta", "hi")).to == "beta"
+    link, calls = subject(evidence)
+    context = CallContext("mcp", host)
+    assert (await link.peers(context)).self_.name == "alpha"
+    assert (await link.send("beta", "hi", context)).to == "beta"
 
 
 @pytest.mark.anyio
@@ -116,7 +117,7 @@ async def test_before_the_host_is_known_only_the_terminal_allows_the_start_up_bo
 
 
 def test_the_operator_log_names_the_set_up_that_works(caplog):
-    link, _ = subject(NO_TERMINAL, "codex-mcp-client")
-    problem = link.own_pane_problem()
+    link, _ = subject(NO_TERMINAL)
+    problem = link.own_pane_problem("codex-mcp-client")
     assert problem is not None and "codex --no-daemon" in problem.detail and "codex" not in str(problem)
     assert "codex --no-daemon" in caplog.text

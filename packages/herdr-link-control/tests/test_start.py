@@ -9,7 +9,7 @@ import anyio
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import RunResult
+from herdr_link_control import CallContext, RunResult
 from herdr_link_protocol import Cause, ErrorCode, LinkError
 
 pytestmark = pytest.mark.anyio
@@ -71,7 +71,7 @@ async def test_the_root_pane_is_found_by_listing_when_tab_create_omits_it():
 async def test_new_tab_cwd_resolves_against_the_context_directory(cwd, expected):
     runner = scripted(BASE)
     arguments = {"name": "w", "kind": "pi", "args": []} | ({"cwd": cwd} if cwd else {})
-    await link(runner).start(arguments, context_directory="/ctx")
+    await link(runner).start(arguments, context=CallContext(directory="/ctx"))
     assert runner.calls[2][5] == expected
 
 
@@ -92,7 +92,9 @@ async def test_configured_new_tab_uses_the_label_and_no_topology_in_the_receipt(
         {"docs": {"placement": {"mode": "new_tab", "label": "docs"}, "variants": [{"kind": "claude", "args": ["-p"]}]}},
     )
     runner = scripted(BASE)
-    receipt = await link(runner).start({"name": "writer", "config_agent": "docs"}, context_directory=context)
+    receipt = await link(runner).start(
+        {"name": "writer", "config_agent": "docs"}, context=CallContext(directory=context)
+    )
     assert receipt.to_json() == '{"status":"started","agent":"writer","kind":"claude"}'
     assert runner.calls[2] == ("tab", "create", "--workspace", "w1", "--cwd", context, "--label", "docs", "--no-focus")
     assert runner.calls[3][-2:] == ("--", "-p")
@@ -102,7 +104,9 @@ async def test_the_published_example_starts(tmp_path):
     (tmp_path / ".agents").mkdir()
     shutil.copy(EXAMPLE, tmp_path / ".agents" / "agent_config.json")
     runner = scripted(BASE)
-    receipt = await link(runner).start({"name": "w", "config_agent": "example-single"}, context_directory=str(tmp_path))
+    receipt = await link(runner).start(
+        {"name": "w", "config_agent": "example-single"}, context=CallContext(directory=str(tmp_path))
+    )
     assert receipt.kind == "pi"
 
 
@@ -119,7 +123,11 @@ async def test_round_robin_rereads_the_file_and_advances_only_after_success(tmp_
     for attempt in range(4):
         try:
             kinds.append(
-                (await subject.start({"name": f"w{attempt}", "config_agent": "rr"}, context_directory=context)).kind
+                (
+                    await subject.start(
+                        {"name": f"w{attempt}", "config_agent": "rr"}, context=CallContext(directory=context)
+                    )
+                ).kind
             )
         except LinkError as error:
             kinds.append(error.code.value)
@@ -141,7 +149,7 @@ async def test_cursors_are_isolated_per_entry_and_per_project(tmp_path):
     project(two, {"a": entry})
     subject = link(scripted(BASE))
     kinds = [
-        (await subject.start({"name": "w", "config_agent": key}, context_directory=str(where))).kind
+        (await subject.start({"name": "w", "config_agent": key}, context=CallContext(directory=str(where)))).kind
         for where, key in [(one, "a"), (one, "a"), (one, "b"), (two, "a")]
     ]
     assert kinds == ["pi", "codex", "pi", "pi"]
@@ -164,7 +172,11 @@ async def test_concurrent_configured_starts_keep_the_cursor_consistent(tmp_path)
     kinds: list[str] = []
 
     async def one(index: int) -> None:
-        kinds.append((await subject.start({"name": f"w{index}", "config_agent": "rr"}, context_directory=context)).kind)
+        kinds.append(
+            (
+                await subject.start({"name": f"w{index}", "config_agent": "rr"}, context=CallContext(directory=context))
+            ).kind
+        )
 
     async with anyio.create_task_group() as group:
         for index in range(6):
@@ -208,7 +220,7 @@ async def test_configuration_errors_fail_before_anything_is_allocated(tmp_path, 
         (tmp_path / ".agents" / "agent_config.json").write_text(files)
     runner = scripted(BASE)
     with pytest.raises(LinkError) as caught:
-        await link(runner).start({"name": "w", **arguments}, context_directory=str(tmp_path))
+        await link(runner).start({"name": "w", **arguments}, context=CallContext(directory=str(tmp_path)))
     assert caught.value.cause is cause
     assert runner.calls == [SELF]
 
@@ -216,7 +228,9 @@ async def test_configuration_errors_fail_before_anything_is_allocated(tmp_path, 
 async def test_an_unreadable_configuration_is_start_config_invalid(tmp_path):
     (tmp_path / ".agents" / "agent_config.json").mkdir(parents=True)  # a directory cannot be read as a file
     with pytest.raises(LinkError) as caught:
-        await link(scripted(BASE)).start({"name": "w", "config_agent": "x"}, context_directory=str(tmp_path))
+        await link(scripted(BASE)).start(
+            {"name": "w", "config_agent": "x"}, context=CallContext(directory=str(tmp_path))
+        )
     assert caught.value.code is ErrorCode.START_CONFIG_INVALID
 
 
@@ -384,6 +398,6 @@ async def test_not_in_herdr_is_never_relabelled_within_start():
 )
 async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(kind, args, typed, tmp_path):
     runner = scripted(BASE)
-    await link(runner).start({"name": "w", "kind": kind, "args": args}, context_directory=str(tmp_path))
+    await link(runner).start({"name": "w", "kind": kind, "args": args}, context=CallContext(directory=str(tmp_path)))
     start = runner.calls[-1]
     assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed

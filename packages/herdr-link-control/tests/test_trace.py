@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 from typing import Any, Final
 
+import anyio
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import Tracer, fingerprint, redact_argv
+from herdr_link_control import CallContext, Tracer, fingerprint, redact_argv
 from herdr_link_control.commandline import UsageError, add_trace_arguments, command_parser, read_trace, run_trace
 from herdr_link_protocol import LinkError
 
@@ -246,3 +247,21 @@ def test_follow_shows_the_lines_written_from_now_on_even_before_the_file_exists(
         finally:
             follower.terminate()
             tracer.close()
+
+
+async def test_concurrent_calls_of_two_hosts_each_trace_their_own_context(tmp_path):
+    """Each call carries its own context (``CallContext``), so calls of two hosts through one ``Link``,
+    interleaved, never trace the other's host or session (when the adapter wrote them on the shared
+    ``Link`` per call, the later call's host could label the earlier one)."""
+    path = tmp_path / "trace.jsonl"
+    subject = link(scripted(TABLE), HERDR_LINK_TRACE=str(path))
+    contexts = [CallContext("bridge", f"host-{n}", f"session-{n}") for n in range(8)]
+    async with anyio.create_task_group() as group:
+        for context in contexts:
+            group.start_soon(subject.call, "herdr_link_send", {"to": "reviewer", "message": context.host}, context)
+    calls = [e for e in _lines(path) if e["event"] == "call"]
+    assert len(calls) == len(contexts)
+    assert sorted((c["host"], c["session"], c["adapter"]) for c in calls) == sorted(
+        (c.host, c.session, "bridge") for c in contexts
+    )
+    assert not hasattr(subject, "host") and not hasattr(subject, "adapter")

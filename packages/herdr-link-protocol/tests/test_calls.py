@@ -3,6 +3,7 @@
 import pytest
 
 from herdr_link_protocol import (
+    ACTION_TOOLS,
     CLOSE_TOOL,
     GATEWAY_TOOL,
     PEERS_TOOL,
@@ -118,3 +119,25 @@ def test_the_parse_proves_the_recipient_and_knows_a_blank_message():
             with pytest.raises(LinkError) as caught:
                 parse_call(tool, {key: bad, "message": "x"} if tool == SEND_TOOL else {key: bad})
             assert caught.value.code.value == "PEER_NOT_FOUND", (tool, bad)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "action", "target"),
+    [
+        (GATEWAY_TOOL, {}, "activate", None),
+        (PEERS_TOOL, {}, "peers", None),
+        (SEND_TOOL, SEND, "send", "reviewer"),
+        (GATEWAY_TOOL, {"action": "close", "agent": "w"}, "close", "w"),
+        (START_TOOL, {"name": "w", "kind": "pi", "args": []}, "start", "w"),
+    ],
+)
+def test_each_call_says_its_tool_action_target_and_fallback(tool, arguments, action, target):
+    """What kind of call it is, decided in one place: the call's class (its tool answers the call, its
+    action is the gateway's, a bug in it earns its tool's fallback code)."""
+    call = parse_call(tool, arguments).call
+    assert (call.action, call.target) == (action, target)
+    assert parse_call(tool, arguments).tool == call.tool
+    if isinstance(call, Activate):
+        assert call.tool == GATEWAY_TOOL and call.fallback is None
+    else:
+        assert ACTION_TOOLS[call.action] == call.tool and call.fallback is not None

@@ -9,7 +9,6 @@ from typing import Any, Final
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
-    PEERS_TOOL,
     SEND_TOOL,
     START_TOOL,
     Activate,
@@ -29,6 +28,7 @@ from herdr_link_protocol import (
     parse_call,
 )
 
+from ._call_context import DIRECT, CallContext
 from ._environment import HerdrEnvironment
 from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
@@ -43,8 +43,6 @@ from ._trace import Tracer, elapsed_ms
 
 __all__ = ["Link"]
 
-_ACTIONS: Final = {Activate: "activate", PeersCall: "peers", SendCall: "send", CloseCall: "close"}
-
 log: Final = logging.getLogger("herdr_link")
 
 CALLERS_KEPT: Final = 64
@@ -53,14 +51,6 @@ and start placement state; the least recently used beyond this are dropped (and 
 
 SESSIONS_KEPT: Final = 4096
 """Sessions whose first placement a Link remembers (a dropped one is placed again by its directory)."""
-
-FALLBACK: Final = {
-    START_TOOL: Cause.START_REJECTED,
-    PEERS_TOOL: Cause.HERDR_UNREACHABLE,
-    SEND_TOOL: Cause.SEND_REJECTED,
-    CLOSE_TOOL: Cause.CLOSE_REJECTED,
-}
-"""The code an unexpected failure (a bug, not a classified Herdr failure) earns, per tool."""
 
 
 class Link:
@@ -100,10 +90,6 @@ class Link:
         self._session_panes: OrderedDict[str, str] = OrderedDict()
         """Each session's pane, as first placed (least recently used dropped past :data:`SESSIONS_KEPT`)."""
         self._process_cwd = process_cwd
-        self.adapter = ""
-        """What this Link serves, for the trace: ``mcp``, ``bridge`` (set by the adapter)."""
-        self.host = ""
-        """The host it serves (its ``clientInfo`` or bridge client name), for the trace."""
         settings = LinkSettings.load(environ)
         self.tracer = Tracer(settings.trace_file, content=settings.trace_content, max_bytes=settings.trace_bytes)
         """The user's trace (off unless they switched it on)."""
@@ -126,16 +112,18 @@ class Link:
         """Whether the environment gate passes (spec §6.1)."""
         return self.environment is not None
 
-    def _require(self, caller_pane: str | None = None, *, acting: bool = True) -> tuple[Operations, Starter]:
+    def _require(
+        self, caller_pane: str | None = None, *, acting: bool = True, host: str = ""
+    ) -> tuple[Operations, Starter]:
         """The operations for the process's own pane, or for ``caller_pane`` when a session's caller
         was found elsewhere (:meth:`session_pane`): the same Herdr, settings and guard, another identity.
 
         ``acting``: the call acts as the process's own pane, which it may only where
-        :meth:`own_pane_problem` finds nothing (reads that act for no pane pass ``False``)."""
+        :meth:`own_pane_problem` finds nothing for ``host`` (reads that act for no pane pass ``False``)."""
         if self._ops is None or self._starter is None:
             raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
         if caller_pane is None:
-            problem = self.own_pane_problem() if acting else None
+            problem = self.own_pane_problem(host) if acting else None
             if problem is not None:
                 raise problem
             return self._ops, self._starter
@@ -153,16 +141,16 @@ class Link:
         self._callers.move_to_end(caller_pane)
         return kept
 
-    def own_pane_problem(self) -> LinkError | None:
-        """Why this process may not act as the pane its environment names for its host (``self.host``),
-        or ``None`` when it may (PROTOCOL.md §6.1).
+    def own_pane_problem(self, host: str = "") -> LinkError | None:
+        """Why this process may not act as the pane its environment names for ``host`` (its MCP client or
+        bridge client name; empty: not known), or ``None`` when it may (PROTOCOL.md §6.1).
 
         It may when its controlling terminal shows it runs in that pane. When the terminal shows another
         pane of this Herdr it never may. With no such terminal it may only for a host that spawns our
         adapter in each pane's own process: a host whose default shares one process between panes
         (:attr:`herdr_link_control.hosts.Host.shared`) could have spawned it for any pane.
         """
-        detail = pane_problem(self.pane_evidence, self.host)
+        detail = pane_problem(self.pane_evidence, host)
         if detail is None:
             return None
         if not self._unproven_logged:
@@ -170,15 +158,15 @@ class Link:
             log.warning("this process cannot show which Herdr pane it serves (%s); Link refuses every call", detail)
         return LinkError(Cause.SELF_UNPROVEN, detail)
 
-    async def bootstrap(self) -> str | None:
+    async def bootstrap(self, host: str = "") -> str | None:
         """The start-up self identity bootstrap: returns the caller's Agent Name, or ``None``.
 
-        It names only a pane this process may act for (:meth:`own_pane_problem`); before the adapter knows
-        its host (an MCP server before ``initialize``) only where the controlling terminal shows the pane.
+        It names only a pane this process may act for as ``host`` (:meth:`own_pane_problem`); when the
+        adapter does not know its host yet (empty), only where the controlling terminal shows the pane.
         Otherwise the first call names the caller, if it may act for it.
         Never raises; failures go to the operator log and the communication paths retry later.
         """
-        if not self.pane_evidence.proves_pane and (not self.host or self.own_pane_problem() is not None):
+        if not self.pane_evidence.proves_pane and (not host or self.own_pane_problem(host) is not None):
             log.info("start-up bootstrap skipped: %s", self.pane_evidence.detail)
             return None
         try:
@@ -191,19 +179,19 @@ class Link:
         self.tracer.event("bootstrap", name=name)
         return name
 
-    async def peers(self) -> PeersReceipt:
+    async def peers(self, context: CallContext = DIRECT) -> PeersReceipt:
         """See :meth:`Operations.peers`."""
-        return await self._require()[0].peers()
+        return await self._require(context.caller_pane, host=context.host)[0].peers()
 
-    async def send(self, to: str, message: str) -> SentReceipt:
+    async def send(self, to: str, message: str, context: CallContext = DIRECT) -> SentReceipt:
         """``herdr_link_send`` with these arguments, read by the one parse (see :meth:`Operations.send`)."""
-        receipt = await self.call(SEND_TOOL, {"to": to, "message": message})
+        receipt = await self.call(SEND_TOOL, {"to": to, "message": message}, context)
         assert isinstance(receipt, SentReceipt)
         return receipt
 
-    async def close(self, agent: str) -> ClosedReceipt:
+    async def close(self, agent: str, context: CallContext = DIRECT) -> ClosedReceipt:
         """``herdr_link_close`` for ``agent``, read by the one parse (see :meth:`Operations.close`)."""
-        receipt = await self.call(CLOSE_TOOL, {"agent": agent})
+        receipt = await self.call(CLOSE_TOOL, {"agent": agent}, context)
         assert isinstance(receipt, ClosedReceipt)
         return receipt
 
@@ -231,15 +219,13 @@ class Link:
                 self._session_panes.popitem(last=False)
         return pane
 
-    async def start(self, arguments: object, *, context_directory: str | None = None) -> StartedReceipt:
+    async def start(self, arguments: object, context: CallContext = DIRECT) -> StartedReceipt:
         """Start an agent from raw ``herdr_link_start`` arguments (see :meth:`Starter.start`)."""
-        receipt = await self.run(parse_call(START_TOOL, arguments, in_herdr=self.in_herdr), context_directory)
+        receipt = await self.run(parse_call(START_TOOL, arguments, in_herdr=self.in_herdr), context)
         assert isinstance(receipt, StartedReceipt)
         return receipt
 
-    async def call(
-        self, tool: str, arguments: object, *, context_directory: str | None = None, session: str = ""
-    ) -> LinkModel:
+    async def call(self, tool: str, arguments: object, context: CallContext = DIRECT) -> LinkModel:
         """Run a tool by name with the model's raw arguments; returns its receipt.
 
         The arguments are read once, by :func:`herdr_link_protocol.parse_call` (protocol-level faults,
@@ -251,43 +237,31 @@ class Link:
             InvalidToolCall: a protocol-level error.
             LinkError: everything else.
         """
-        return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context_directory, session)
+        return await self.run(parse_call(tool, arguments, in_herdr=self.in_herdr), context)
 
-    async def run(
-        self,
-        parsed: ParsedCall,
-        context_directory: str | None = None,
-        session: str = "",
-        *,
-        caller_pane: str | None = None,
-    ) -> LinkModel:
-        """Run a parsed call; a failure nothing classified becomes the tool's fallback code.
-
-        ``context_directory``: the adapter's session directory, for a start (see :meth:`Starter.start`).
-        ``session``: the adapter's session, for the loop guard (an MCP server has one per process).
-        ``caller_pane``: the caller's pane when it is not this process's own (:meth:`session_pane`).
+    async def run(self, parsed: ParsedCall, context: CallContext = DIRECT) -> LinkModel:
+        """Run a parsed call for ``context`` (who calls, from which session and pane); a failure nothing
+        classified becomes the call's fallback code.
 
         Raises:
             LinkError: ``NOT_IN_HERDR`` outside Herdr, or the operation's own error.
         """
         if not self.tracer.enabled:
-            return await self._run(parsed, context_directory, session, *self._require(caller_pane))
+            return await self._run(parsed, context, *self._require(context.caller_pane, host=context.host))
         started, receipt, failure, caller = time.perf_counter(), None, None, None
         with self.tracer.call():
             try:
-                ops, starter = self._require(caller_pane)
+                ops, starter = self._require(context.caller_pane, host=context.host)
                 caller = ops.identity
-                receipt = await self._run(parsed, context_directory, session, ops, starter)
+                receipt = await self._run(parsed, context, ops, starter)
                 return receipt
             except BaseException as error:  # traced whatever it is (cancellation too), then passed on
                 failure = error
                 raise
             finally:
-                self._trace_call(parsed, session, started, receipt, failure, caller, caller_pane)
+                self._trace_call(parsed, context, started, receipt, failure, caller)
 
-    async def _run(
-        self, parsed: ParsedCall, context_directory: str | None, session: str, ops: Operations, starter: Starter
-    ) -> LinkModel:
+    async def _run(self, parsed: ParsedCall, context: CallContext, ops: Operations, starter: Starter) -> LinkModel:
         if parsed.ignored:
             log.debug("%s: ignored arguments outside its schema: %s", parsed.tool, ", ".join(parsed.ignored))
         call = parsed.call
@@ -297,55 +271,52 @@ class Link:
             if isinstance(call, PeersCall):
                 return await ops.peers()
             if isinstance(call, SendCall):
-                return await ops.send(call, session)
+                return await ops.send(call, context.session)
             if isinstance(call, CloseCall):
                 return await ops.close(call)
-            return await starter.start(call.request, context_directory)
+            return await starter.start(call.request, context.directory)
         except (LinkError, InvalidToolCall):
             raise
         except Exception as error:
             log.exception("unexpected failure in %s", parsed.tool)
-            raise LinkError(FALLBACK[parsed.tool], f"unexpected {type(error).__name__}: {error}") from error
+            assert call.fallback is not None  # an activation runs nothing that can fail
+            raise LinkError(call.fallback, f"unexpected {type(error).__name__}: {error}") from error
 
-    def trace_refused(self, tool: str, error: LinkError | InvalidToolCall, session: str = "") -> None:
+    def trace_refused(self, tool: str, error: LinkError | InvalidToolCall, context: CallContext = DIRECT) -> None:
         """Trace a call the one parse refused before it ran (the adapter answered it itself)."""
         if self.tracer.enabled:
             code = error.code.value if isinstance(error, LinkError) else "INVALID_CALL"
-            fields = {"adapter": self.adapter, "host": self.host, "session": session, "tool": tool}
+            fields = {"adapter": context.adapter, "host": context.host, "session": context.session, "tool": tool}
             self.tracer.event("call", **fields, action=None, code=code, reason=str(error))
 
-    def trace_activation(self, session: str = "") -> None:
+    def trace_activation(self, context: CallContext = DIRECT) -> None:
         """Trace a session's activation (its Tier 1 tools and contract presented)."""
         if self.tracer.enabled:
-            self.tracer.event("activation", adapter=self.adapter, host=self.host, session=session)
+            self.tracer.event("activation", adapter=context.adapter, host=context.host, session=context.session)
 
     def _trace_call(
         self,
         parsed: ParsedCall,
-        session: str,
+        context: CallContext,
         started: float,
         receipt: LinkModel | None,
         failure: BaseException | None,
         caller: Identity | None,
-        caller_pane: str | None,
     ) -> None:
         """One ``call`` event: who called what, for whom, and what Link answered (raw ids are fine here).
-        ``caller``: the identity the call ran as (``None`` outside Herdr); ``caller_pane``: the session's
-        pane when a session rule placed the call."""
+        ``caller``: the identity the call ran as (``None`` outside Herdr); the context's ``caller_pane``:
+        the session's pane when a session rule placed the call."""
         call = parsed.call
         fields: dict[str, Any] = {
-            "adapter": self.adapter, "host": self.host, "session": session, "tool": parsed.tool,
-            "action": _ACTIONS.get(type(call), "start"),
-            "caller": caller.last_name if caller is not None else None,
+            "adapter": context.adapter, "host": context.host, "session": context.session, "tool": parsed.tool,
+            "action": call.action, "caller": caller.last_name if caller is not None else None,
         }  # fmt: skip
-        if caller_pane is not None:
-            fields["caller_pane"] = caller_pane
+        if context.caller_pane is not None:
+            fields["caller_pane"] = context.caller_pane
+        if not isinstance(call, Activate | PeersCall):
+            fields["target"] = call.target
         if isinstance(call, SendCall):
-            fields.update(target=call.to, message=self.tracer.message(call.message))
-        elif isinstance(call, CloseCall):
-            fields["target"] = call.agent
-        elif not isinstance(call, Activate | PeersCall):
-            fields["target"] = getattr(call.request, "name", None)
+            fields["message"] = self.tracer.message(call.message)
         if isinstance(receipt, SentReceipt):
             fields["id"] = receipt.id
         if isinstance(failure, LinkError):

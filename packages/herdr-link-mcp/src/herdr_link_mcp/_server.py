@@ -6,6 +6,7 @@ JSON-RPC errors; requests run concurrently, except that a close waits for every 
 same connection; activation is per connection and is signalled in both MCP eras.
 """
 
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -20,7 +21,7 @@ from mcp.server.lowlevel.server import NotificationOptions, Server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from herdr_link_control import CallOrder, Link
+from herdr_link_control import CallContext, CallOrder, Link
 from herdr_link_protocol import (
     Activate,
     CloseCall,
@@ -154,6 +155,11 @@ async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) 
     return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
 
 
+def _context(ctx: Context) -> CallContext:
+    """This call's context: the MCP adapter, for the client that sent it (one session per process)."""
+    return CallContext("mcp", _client_name(ctx) or "")
+
+
 async def _activate(ctx: Context, *, wait: bool) -> None:
     """Activate the connection once: signal the change in both MCP eras, and, for the activation call
     itself, wait up to ``relist_wait`` for a host that re-lists."""
@@ -161,7 +167,7 @@ async def _activate(ctx: Context, *, wait: bool) -> None:
     if state.active:
         return
     state.active = True
-    state.settings.link.trace_activation()
+    state.settings.link.trace_activation(_context(ctx))
     state.relisted = anyio.Event()
     await ctx.session.send_tool_list_changed()  # handshake era (dropped on 2026-07-28)
     await state.settings.bus.publish(ToolsListChanged())  # 2026-07-28 era (listen streams)
@@ -181,21 +187,21 @@ def _activation_result(ctx: Context) -> types.CallToolResult:
 async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.CallToolResult:
     """``tools/call``: one parse, activation, the close-ordering rule, then the control layer."""
     link = ctx.lifespan_context.settings.link
-    link.adapter, link.host = "mcp", _client_name(ctx) or ""  # for the trace
+    context = _context(ctx)
     arguments: Any = params.arguments if params.arguments is not None else {}
     try:
         parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
     except InvalidToolCall as error:
-        link.trace_refused(params.name, error)
+        link.trace_refused(params.name, error, context)
         raise _invalid_params(str(error)) from None
     except LinkError as error:
-        link.trace_refused(params.name, error)
+        link.trace_refused(params.name, error, context)
         if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
             await _activate(ctx, wait=False)
         return _failure(error)
-    unproven = link.own_pane_problem() if link.in_herdr else None
+    unproven = link.own_pane_problem(context.host) if link.in_herdr else None
     if unproven is not None:  # a session that cannot show its pane is not activated (PROTOCOL.md §6.1)
-        link.trace_refused(params.name, unproven)
+        link.trace_refused(params.name, unproven, context)
         return _failure(unproven)
     turn = ctx.lifespan_context.order.begin()
     try:
@@ -207,8 +213,9 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
             return _activation_result(ctx)
         if isinstance(parsed.call, CloseCall):
             await turn.after_earlier()  # spec §4.5: a final send completes before the close
-        directory = await _roots_directory(ctx) if isinstance(parsed.call, StartCall) else None
-        receipt = await link.run(parsed, directory)
+        if isinstance(parsed.call, StartCall):
+            context = dataclasses.replace(context, directory=await _roots_directory(ctx))
+        receipt = await link.run(parsed, context)
         return types.CallToolResult(content=[_text(receipt.to_json())])
     except LinkError as error:
         return _failure(error)

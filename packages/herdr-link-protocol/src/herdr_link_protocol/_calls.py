@@ -12,10 +12,10 @@ after it checks a name, a shape or a field again. In order:
 """
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, ClassVar
 
 from ._arguments import TOOL_FIELDS, known_arguments
-from ._constants import CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL
+from ._constants import CLOSE_TOOL, GATEWAY_TOOL, PEERS_TOOL, SEND_TOOL, START_TOOL, TOOL_ACTIONS
 from ._envelope import is_blank_message
 from ._errors import Cause, InvalidToolCall, LinkError
 from ._names import AgentName, agent_name
@@ -39,10 +39,24 @@ __all__ = [
 class Activate:
     """``herdr_link {}`` or ``{"action":"activate"}``: activate the session; no Herdr call."""
 
+    tool: ClassVar[str] = GATEWAY_TOOL
+    """The canonical tool that answers it."""
+    action: ClassVar[str] = "activate"
+    """Its gateway action (and its name in the trace)."""
+    fallback: ClassVar[Cause | None] = None
+    """What an unexpected failure (a bug, not a classified Herdr failure) earns: nothing can fail here."""
+    target: ClassVar[str | None] = None
+    """Whom it acts on: no one."""
+
 
 @dataclass(frozen=True, slots=True)
 class PeersCall:
     """``herdr_link_peers``."""
+
+    tool: ClassVar[str] = PEERS_TOOL
+    action: ClassVar[str] = TOOL_ACTIONS[PEERS_TOOL]
+    fallback: ClassVar[Cause | None] = Cause.HERDR_UNREACHABLE
+    target: ClassVar[str | None] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +67,14 @@ class SendCall:
 
     to: AgentName
     message: str
+    tool: ClassVar[str] = SEND_TOOL
+    action: ClassVar[str] = TOOL_ACTIONS[SEND_TOOL]
+    fallback: ClassVar[Cause | None] = Cause.SEND_REJECTED
+
+    @property
+    def target(self) -> str | None:
+        """The recipient."""
+        return self.to
 
     @property
     def blank(self) -> bool:
@@ -65,6 +87,14 @@ class CloseCall:
     """``herdr_link_close``, with ``agent`` proven an Agent Name."""
 
     agent: AgentName
+    tool: ClassVar[str] = CLOSE_TOOL
+    action: ClassVar[str] = TOOL_ACTIONS[CLOSE_TOOL]
+    fallback: ClassVar[Cause | None] = Cause.CLOSE_REJECTED
+
+    @property
+    def target(self) -> str | None:
+        """The agent whose pane closes."""
+        return self.agent
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +102,19 @@ class StartCall:
     """``herdr_link_start`` with its validated request (the configuration file is read when it runs)."""
 
     request: StartRequest
+    tool: ClassVar[str] = START_TOOL
+    action: ClassVar[str] = TOOL_ACTIONS[START_TOOL]
+    fallback: ClassVar[Cause | None] = Cause.START_REJECTED
+
+    @property
+    def target(self) -> str | None:
+        """The name the started agent is asked to take, if one was given."""
+        return self.request.name
 
 
 Call = Activate | PeersCall | SendCall | CloseCall | StartCall
-"""What a tool call asks for, typed."""
-
-_TOOL_OF: Final[dict[type, str]] = {
-    Activate: GATEWAY_TOOL,
-    PeersCall: PEERS_TOOL,
-    SendCall: SEND_TOOL,
-    CloseCall: CLOSE_TOOL,
-    StartCall: START_TOOL,
-}
+"""What a tool call asks for, typed. Each kind says its canonical tool, its action, whom it acts on
+and its fallback code; nothing else decides them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +129,7 @@ class ParsedCall:
     @property
     def tool(self) -> str:
         """The canonical tool that answers it: the gateway for an activation, else the Tier 1 tool."""
-        return _TOOL_OF[type(self.call)]
+        return self.call.tool
 
 
 def _recipient(value: str) -> AgentName:

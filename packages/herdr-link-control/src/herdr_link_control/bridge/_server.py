@@ -6,6 +6,7 @@ same session has finished; at stdin EOF, the requests already read are finished 
 Herdr call is bounded by its timeout), then the bridge exits with nothing left running.
 """
 
+import dataclasses
 import json
 import logging
 import sys
@@ -32,6 +33,7 @@ from herdr_link_protocol import (
     parse_call,
 )
 
+from .._call_context import CallContext
 from .._link import Link
 from .._ordering import CallOrder, Turn
 from .._stdio import claimed_stdio, read_json_lines
@@ -65,6 +67,8 @@ class BridgeServer:
         self._write_lock = anyio.Lock()
         self._order = CallOrder()
         self._greeted = False
+        self._client = ""
+        """The stub's client name from its hello (its host), for each call's context."""
 
     def __repr__(self) -> str:
         return f"<BridgeServer {self.version} greeted={self._greeted} {self._order!r}>"
@@ -144,7 +148,7 @@ class BridgeServer:
             )
             return
         log.info("stub connected: %s", hello.client or "unnamed")
-        self.link.adapter, self.link.host = "bridge", hello.client or ""  # for the trace
+        self._client = hello.client or ""  # each call's context names it
         self._greeted = True
         await self._send(BridgeHelloReply(bridge=self.version, ops=BRIDGE_OPS))
 
@@ -160,16 +164,17 @@ class BridgeServer:
         try:
             if request.op in _TOOL_OF_OP:
                 parsed = self._parse(request)
+                context = CallContext("bridge", self._client, request.context.session,
+                                      directory=request.context.directory)  # fmt: skip
                 if request.op == GATEWAY_OP:  # the stub activates its session on this answer
                     activates = activates_session(parsed, in_herdr=self.link.in_herdr)
                     if activates:
-                        self.link.trace_activation(request.context.session)
+                        self.link.trace_activation(context)
                 if not isinstance(parsed, ParsedCall):
-                    self.link.trace_refused(_TOOL_OF_OP[request.op], parsed, request.context.session)
+                    self.link.trace_refused(_TOOL_OF_OP[request.op], parsed, context)
                     raise parsed
                 if isinstance(parsed.call, CloseCall):
                     await turn.after_earlier()  # spec §4.5: a final send completes before the close
-                caller_pane = None
                 if request.context.caller_by_directory:
                     try:
                         caller_pane = await self.link.session_pane(request.context.directory, request.context.session)
@@ -177,9 +182,8 @@ class BridgeServer:
                         if activates:  # a session that cannot be placed is not activated
                             activates = False
                         raise
-                receipt = await self.link.run(
-                    parsed, request.context.directory, request.context.session, caller_pane=caller_pane
-                )
+                    context = dataclasses.replace(context, caller_pane=caller_pane)
+                receipt = await self.link.run(parsed, context)
                 result = receipt.model_dump(mode="json", by_alias=True, exclude_none=True)  # its wire form
             else:
                 result = await self._execute(request)
@@ -198,7 +202,7 @@ class BridgeServer:
 
     async def _execute(self, request: BridgeRequest) -> dict[str, Any]:
         if request.op == "bootstrap":
-            return {"name": await self.link.bootstrap()}
+            return {"name": await self.link.bootstrap(self._client)}
         # resolve_session_pane: the pane stays here
         await self.link.session_pane(request.context.directory, request.context.session)
         return {"status": "resolved"}
