@@ -292,3 +292,16 @@ def test_uninstall_takes_out_the_folders_install_made_and_only_those(cli, tmp_pa
     (tmp_path / ".pi" / "agent").mkdir(parents=True)  # Pi has run: its folder is Pi's
     assert cli("install")[0] == 0 and cli("uninstall")[0] == 0
     assert (tmp_path / ".pi" / "agent").is_dir() and not (tmp_path / ".pi" / "agent" / "extensions").exists()
+
+
+def test_where_the_extension_goes_is_the_host_tables_pi_row(tmp_path):
+    """One fact, one place: the table's row (``herdr_link_control.hosts``) names Pi's extension files."""
+    from herdr_link_control.hosts import find_host
+    from herdr_link_pi_bridge import EXTENSION_FILE, target_path
+
+    pi = find_host("pi")
+    assert pi is not None and pi.extension is not None
+    assert pi.extension.place.user == "~/.pi/agent/extensions/" + EXTENSION_FILE
+    home, work = tmp_path / "home", tmp_path / "work"
+    assert target_path(home, work, project=False) == home / ".pi" / "agent" / "extensions" / EXTENSION_FILE
+    assert target_path(home, work, project=True) == work / ".pi" / "extensions" / EXTENSION_FILE

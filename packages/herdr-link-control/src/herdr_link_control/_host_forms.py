@@ -28,11 +28,12 @@ if TYPE_CHECKING:
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "inject-steps", "plain"]
     """How ``hint --host`` answers for a host (:attr:`Host.hint`)."""
-    HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared"]
+    HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared", "extension"]
     """The optional parts of a host a lookup can select hosts by (:func:`~herdr_link_control.hosts.hosts_with`)."""
 
 __all__ = [
     "Allow",
+    "Extension",
     "Hook",
     "Host",
     "Migration",
@@ -241,6 +242,18 @@ class Trust:
         """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
 
 
+class Extension:
+    """Where a host loads a native extension of ours (a file Herdr Link owns whole) at each scope, and
+    the settings file of that scope, whose package list can wire another Herdr Link beside it."""
+
+    __slots__ = ("place", "settings")
+
+    def __init__(self, place: Place, *, settings: Place) -> None:
+        self.place = place
+        """The extension file."""
+        self.settings = settings
+
+
 class Migration:
     """A host's notice that offers a newer model than the one its user set, shown once per model until
     answered, which Herdr reads as idle: a message's Enter would pick the new model for the user.
@@ -325,6 +338,7 @@ class Host:
     __slots__ = (
         "allow",
         "clients",
+        "extension",
         "hint",
         "hook",
         "kind",
@@ -359,6 +373,7 @@ class Host:
         trust: Trust | None = None,
         migration: Migration | None = None,
         shared: SharedProcess | None = None,
+        extension: Extension | None = None,
         notes: tuple[str, ...] = (),
         user_notes: tuple[str, ...] = (),
         project_notes: tuple[str, ...] = (),
@@ -387,6 +402,8 @@ class Host:
         self.migration = migration
         self.shared = shared
         """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
+        self.extension = extension
+        """Where it loads Herdr Link's native extension, for a host that has one (Pi)."""
         self.notes = notes
         """What ``wiring`` says under the files (``{allow}`` is the allow rule), then at one scope only:"""
         self.user_notes = user_notes

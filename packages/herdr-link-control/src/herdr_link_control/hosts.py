@@ -19,7 +19,18 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 
 from herdr_link_protocol import PresentationForm
 
-from ._host_forms import Allow, Hook, Host, Migration, Place, Requirement, Servers, SharedProcess, Trust
+from ._host_forms import (
+    Allow,
+    Extension,
+    Hook,
+    Host,
+    Migration,
+    Place,
+    Requirement,
+    Servers,
+    SharedProcess,
+    Trust,
+)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -44,6 +55,7 @@ __all__ = [
     "KIND_ALIASES",
     "SERVER_NAMESPACE",
     "Allow",
+    "Extension",
     "Hook",
     "Host",
     "Migration",
@@ -335,6 +347,10 @@ HOSTS: Final[tuple[Host, ...]] = (
         clients=("=pi",),
         presentation=PresentationForm.MCP_PREFIXED,  # Pi's built-in MCP with exposure "direct"
         hint="plain",
+        extension=Extension(  # herdr-link-pi-bridge's, the recommended way to wire Pi
+            Place("~/.pi/agent/extensions/herdr-link.js", ".pi/extensions/herdr-link.js"),
+            settings=Place("~/.pi/agent/settings.json", ".pi/settings.json"),
+        ),
         servers=Servers(
             Place("~/.pi/agent/mcp.json", ".pi/mcp.json"),
             "mcpServers",

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from herdr_link_control.hosts import Extension, find_host
 from herdr_link_control.userfiles import (
     ChangedMeanwhile,
     backups_root,
     bridge_command,
     clear_partials,
     location_file,
+    place_path,
     read_note,
     release_location_file,
     replace_file,
@@ -28,7 +30,7 @@ from herdr_link_control.userfiles import (
     write_note,
 )
 
-from ._extension import EXTENSION_FILE, ExtensionState, extension_state, packaged_extension
+from ._extension import ExtensionState, extension_state, packaged_extension
 from ._typescript import TypescriptPi, find_typescript, put_back, set_aside
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
@@ -116,15 +118,22 @@ class InstallPlan:
 _TYPESCRIPT_ONLY: Final = "the TypeScript Herdr Link is wired into Pi as well (Pi keeps one herdr_link of the two)"
 
 
+def _pi_extension() -> Extension:
+    """Where Pi loads our extension, from its row of the host table."""
+    pi = find_host("pi")
+    assert pi is not None and pi.extension is not None, "the host table's Pi row names its extension"
+    return pi.extension
+
+
 def pi_scope(home: Path, cwd: Path, *, project: bool) -> tuple[Path, Path]:
     """Pi's settings file and extensions folder of one scope: the user's, or with ``project`` this folder's."""
-    root = cwd / ".pi" if project else home / ".pi" / "agent"
-    return root / "settings.json", root / "extensions"
+    settings = place_path(_pi_extension().settings, "project" if project else "user", {}, home, cwd)
+    return settings, target_path(home, cwd, project=project).parent
 
 
 def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
     """``~/.pi/agent/extensions/herdr-link.js``, or ``.pi/extensions/herdr-link.js`` with ``project``."""
-    return (cwd / ".pi" / "extensions" if project else home / ".pi" / "agent" / "extensions") / EXTENSION_FILE
+    return place_path(_pi_extension().place, "project" if project else "user", {}, home, cwd)
 
 
 def _refusal(target: Path) -> str:
