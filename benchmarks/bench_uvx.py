@@ -1,8 +1,9 @@
 """What ``--launcher uvx`` adds: the ``uvx`` command ``wiring --launcher uvx`` writes
 (``server_command("uvx")``: ``uvx --compile-bytecode herdr-link-mcp@<version>``) against the installed
 console script, for the server (spawn → ``initialize`` answered) and the hint hook (a whole run), and
-the server's first spawn after uv installed it (the hint hook of the session's start does that, as in
-a Codex session) beside the TypeScript server's spawn when ``HERDR_LINK_TS_BUNDLE`` names its bundle.
+the first start of the environment uv made for it (the hint hook of a session's start installs it, as
+in a Codex session), with and without ``--compile-bytecode``, beside the TypeScript server's spawn when
+``HERDR_LINK_TS_BUNDLE`` names its bundle.
 
     nox -s dist                                            # builds the wheelhouse dist/
     uv run python benchmarks/bench_uvx.py dist             # medians of RUNS interleaved runs
