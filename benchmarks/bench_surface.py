@@ -15,7 +15,7 @@ from typing import Any
 import tiktoken
 from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, running, servers, text_of
 
-from herdr_link_opencode_bridge import RUNTIMES, link_data as opencode_data
+from herdr_link_opencode_bridge import link_data as opencode_data
 from herdr_link_pi_bridge import link_data as pi_data
 from herdr_link_protocol import COMMUNICATION_CONTRACT, WRAPPER_HEADER, PresentationForm, active_presentation
 from herdr_link_testkit import HerdrSim
@@ -126,8 +126,7 @@ def figures() -> list[tuple[str, int, int, str]]:
                 ts["prefixed"] if form is PresentationForm.MCP_PREFIXED else "—",
             )
         )
-    v1 = opencode_data(RUNTIMES["opencode-v1"])["dispatcher"]
-    v2 = opencode_data(RUNTIMES["opencode-v2"])["dispatcher"]
+    v1 = v2 = opencode_data()["dispatcher"]  # one bundle: the 1.x half builds zod from what 2 takes as it is
     rows.append(
         (
             "OpenCode dispatcher tool (description + argument descriptions)",

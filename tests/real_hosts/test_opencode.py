@@ -54,7 +54,12 @@ def installed(workdir: Path, env: dict[str, str], runtime: str = "v1") -> OpenCo
     host.prepare_config()
     done = host.install(env, "--runtime", runtime)
     assert done.returncode == 0, (done.stdout, done.stderr)
-    assert "installed:" in done.stdout and f"is the current opencode-{runtime} bundle" in done.stdout
+    checked = {"v1": "OpenCode 1.x", "v2": "OpenCode 2"}[runtime]  # one file; the flag picks what is checked
+    assert (
+        "installed:" in done.stdout
+        and "is the current bundle" in done.stdout
+        and f"checked for {checked}" in done.stdout
+    )
     return host
 
 
@@ -132,7 +137,7 @@ def test_outside_herdr_opencode_offers_nothing_of_ours(tmp_path):
 def test_the_file_installed_for_opencode_2_serves_opencode_1(workspace, herdr_sim, tmp_path):
     # `--runtime v2` on a machine whose `opencode` is 1.18.33: installed (a note says which half runs),
     # loaded by the real OpenCode 1.x, and its gateway activates and sends.
-    send = {"to": "reviewer", "message": "from the v2-named file"}
+    send = {"to": "reviewer", "message": "from the file installed for OpenCode 2"}
     steps = [Step("herdr_link"), Step("herdr_link_send", send)]
     done, model = run_opencode(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", runtime="v2")
     assert rules_in(after_activation(DIALECT, model.primary_requests)) == 1

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
+from herdr_link_opencode_bridge import BUNDLE_FILE, packaged_dir
 from herdr_link_pi_bridge import packaged_extension
 
 __all__ = ["BROKEN_STUBS", "STUB_RUNTIMES", "BrokenStub", "bridge_command", "stub_bundle"]
@@ -36,7 +36,7 @@ def stub_bundle(runtime: str, scratch: Path) -> Path:
     ``OPENCODE_NODE/plugins/<scratch's name>/`` (remove that folder after) so its import resolves."""
     if runtime == "pi":
         return packaged_extension()
-    source = packaged_dir() / RUNTIMES[runtime].file
+    source = packaged_dir() / BUNDLE_FILE  # one bundle: the runtime is which host shim loads it
     if runtime == "opencode-v2":
         return source  # no imports beyond Node's own
     if not (OPENCODE_NODE / "node_modules" / "@opencode-ai" / "plugin").is_dir():

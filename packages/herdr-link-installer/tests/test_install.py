@@ -17,18 +17,19 @@ from herdr_link_installer import (
     _install as module,
     global_config_dir,
     install,
+    opencode_runtime,
     opencode_version,
     plan_install,
     plugin_package_version,
     plugin_version_ok,
     uninstall,
 )
-from herdr_link_opencode_bridge import MANIFEST_FILE, RUNTIMES, packaged_dir
+from herdr_link_opencode_bridge import BUNDLE_FILE, MANIFEST_FILE, packaged_dir
 
 NODE_DIR = Path(__file__).parent / "node"
 LINUX = Platform("linux")
-BUNDLE = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
-BUNDLE_V2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
+BUNDLE = (packaged_dir() / BUNDLE_FILE).read_bytes()
+"""The one bundle: OpenCode 1.x and 2 load the same file."""
 
 
 @pytest.fixture(scope="session")
@@ -97,9 +98,7 @@ def test_a_second_run_has_nothing_to_do(home):
 def test_an_older_bundle_of_ours_is_updated_with_a_backup(home, monkeypatch):
     target(home).write_text("// herdr-link-opencode-bridge 0.0.9 | runtime opencode-v1 | old\n")
     old = target(home).read_bytes()
-    monkeypatch.setattr(
-        module, "classify_plugin", lambda data: ("older", "opencode-v1") if data == old else ("current", "opencode-v1")
-    )
+    monkeypatch.setattr(module, "classify_plugin", lambda data: ("older", "") if data == old else ("current", ""))
     code, lines = run(home)
     assert code == 0 and target(home).read_bytes() == BUNDLE
     [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
@@ -125,11 +124,10 @@ def test_the_typescript_bundle_is_replaced_only_with_yes_and_put_back_by_uninsta
     ("content", "needle"),
     [
         ("export default {};\n", "not Herdr Link's"),
-        ("// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v1 | x\n// edited\n", "edited"),
-        ("// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v2 | x\n", "switch from opencode-v2 to opencode-v1"),
+        ("// herdr-link-opencode-bridge 0.1.0 | OpenCode 1.x: x; OpenCode 2: y | z\n// edited\n", "edited"),
     ],
 )
-def test_unknown_edited_or_other_runtime_files_need_confirmation(home, content, needle):
+def test_unknown_or_edited_files_need_confirmation(home, content, needle):
     target(home).write_text(content)
     code, lines = run(home)
     assert code == 1 and needle in " ".join(lines)
@@ -195,7 +193,7 @@ def test_no_runtime_is_refused_and_the_half_opencode_runs_is_noted(home, runtime
     assert (noted[0] if noted else None) is None if half is None else half in noted[0]
     lines: list[str] = []
     code = install(plan, confirmed=False, environ={}, home=home, say=lines.append, complain=lines.append)
-    assert code == 0 and target(home).read_bytes() == (BUNDLE if runtime == "v1" else BUNDLE_V2)
+    assert code == 0 and target(home).read_bytes() == BUNDLE
     forced = plan_install(runtime, {}, home, home / "project", LINUX, run=asked, force_runtime=True)
     assert forced.blockers == [] and any("--force-runtime is no longer needed" in note for note in forced.notes)
 
@@ -236,8 +234,8 @@ def test_without_opencode_on_path_the_file_is_installed_as_it_loads_in_either(ho
 def test_v2_installs_without_the_plugin_package_and_is_called_experimental(tmp_path):
     (tmp_path / ".config" / "opencode" / "plugins").mkdir(parents=True)  # no node_modules at all
     code, lines = run(tmp_path, runtime="v2")
-    assert code == 0 and target(tmp_path).read_bytes() == BUNDLE_V2
-    assert any(line.startswith("installed: ") and "(opencode-v2)" in line for line in lines)
+    assert code == 0 and target(tmp_path).read_bytes() == BUNDLE
+    assert any(line.startswith("installed: ") and "(checked for OpenCode 2)" in line for line in lines)
     plan = plan_install("v2", {}, tmp_path, tmp_path, LINUX, run=lambda argv: None)
     assert "OpenCode 2 support is experimental." in plan.notes
 
@@ -255,28 +253,34 @@ def test_a_dry_run_that_the_real_run_would_ask_about_says_so(home):
     assert target(home).read_text() == "export default {};\n"
 
 
-def test_switching_runtimes_needs_confirmation_and_keeps_a_backup(home):
+def test_the_other_runtime_installs_nothing_new_and_asks_nothing(home):
+    """One file for both OpenCodes: naming the other one changes which prerequisites are checked, not the file."""
     assert run(home)[0] == 0
     code, lines = run(home, runtime="v2")
-    assert code == 1 and "switch from opencode-v1 to opencode-v2" in " ".join(lines)
-    assert target(home).read_bytes() == BUNDLE
-    code, _ = run(home, runtime="v2", yes=True)
-    assert code == 0 and target(home).read_bytes() == BUNDLE_V2
-    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
-    assert backup.read_bytes() == BUNDLE
+    assert code == 0 and "already installed" in " ".join(lines) and target(home).read_bytes() == BUNDLE
+    assert not (config(home) / "herdr-link-install" / "backups").exists()
 
 
-def test_every_bundle_must_have_both_entry_points():
-    for bundle in (BUNDLE, BUNDLE_V2):
-        assert module._export_shape_ok(bundle)
-        one_runtime = bundle.replace(b", setup: HerdrLinkSetup }", b" }")  # the single-runtime files of before
-        assert not module._export_shape_ok(one_runtime)
+@pytest.mark.parametrize(
+    ("flag", "printed", "runtime"),
+    [("v1", "opencode v2.0.18", "v1"), ("v2", "1.18.33", "v2"), (None, "opencode v2.0.18", "v2"),
+     (None, "1.18.33", "v1"), (None, None, "v1")],
+)  # fmt: skip
+def test_the_runtime_is_the_flag_else_the_opencode_on_path(home, flag, printed, runtime):
+    asked = lambda argv: f"{printed}\n" if printed and argv[1:] == ["--version"] else None  # noqa: E731
+    assert plan_install(flag, {}, home, home / "project", LINUX, run=asked).runtime == runtime
+    assert opencode_runtime(flag, opencode_version(asked)) == runtime
 
 
-def test_the_v2_manifest_entry_is_what_gets_installed():
-    entries = {b["runtime"]: b for b in json.loads((packaged_dir() / MANIFEST_FILE).read_text())["bundles"]}
-    assert entries["opencode-v2"]["file"] == RUNTIMES["opencode-v2"].file
-    assert "experimental" in entries["opencode-v2"]["plugin_api"]
+def test_the_bundle_must_have_both_entry_points():
+    assert module._export_shape_ok(BUNDLE)
+    one_runtime = BUNDLE.replace(b", setup: HerdrLinkSetup }", b" }")  # the single-runtime files of before
+    assert not module._export_shape_ok(one_runtime)
+
+
+def test_the_manifest_entry_is_what_gets_installed():
+    [entry] = json.loads((packaged_dir() / MANIFEST_FILE).read_text())["bundles"]
+    assert entry["file"] == BUNDLE_FILE and "experimental" in entry["plugin_apis"]["v2"]
 
 
 def test_duplicates_in_other_plugin_directories_are_reported(home):
@@ -345,7 +349,7 @@ def test_a_failure_after_the_replace_says_the_plugin_is_the_new_bundle(home, mon
     code, lines = run(home, yes=True, fail_at="before-location", monkeypatch=monkeypatch)
     assert code == 1 and target(home).read_bytes() == BUNDLE
     assert not any("nothing was changed" in line for line in lines)
-    assert lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle;")
+    assert lines[-1].startswith(f"state: {target(home)} is the current bundle;")
     assert "bridge location not written: injected failure before-location" in lines[-1]
 
 
@@ -359,7 +363,7 @@ def test_the_last_line_says_what_each_file_is(home, step, monkeypatch):
     assert "; backup " in lines[-1]
     monkeypatch.undo()
     code, lines = run(home, yes=True)
-    assert code == 0 and lines[-1].startswith(f"state: {target(home)} is the current opencode-v1 bundle; backup ")
+    assert code == 0 and lines[-1].startswith(f"state: {target(home)} is the current bundle; backup ")
 
 
 def test_a_broken_stdout_still_tells_the_state_on_stderr(home, capsys):
@@ -371,7 +375,7 @@ def test_a_broken_stdout_still_tells_the_state_on_stderr(home, capsys):
 
     code = install(plan, confirmed=True, environ={"XDG_CONFIG_HOME": str(home / ".config")}, home=home, say=say)
     assert code == 0 and target(home).read_bytes() == BUNDLE
-    assert f"state: {target(home)} is the current opencode-v1 bundle" in capsys.readouterr().err
+    assert f"state: {target(home)} is the current bundle" in capsys.readouterr().err
 
 
 def test_the_command_line_dry_run_writes_nothing(home):

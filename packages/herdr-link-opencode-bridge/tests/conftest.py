@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from herdr_link_control import surface_violation
-from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
+from herdr_link_opencode_bridge import BUNDLE_FILE, packaged_dir
 
 NODE_DIR = Path(__file__).parent / "node"
 
@@ -32,7 +32,7 @@ def plugin_dir(node_modules: Path, tmp_path: Path) -> Iterator[Path]:
     """A plugins directory holding the shipped V1 bundle, where @opencode-ai/plugin resolves."""
     target = NODE_DIR / "plugins" / tmp_path.name
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, target / "herdr-link.js")
+    shutil.copy(packaged_dir() / BUNDLE_FILE, target / "herdr-link.js")
     yield target
     shutil.rmtree(target, ignore_errors=True)
 
@@ -87,7 +87,7 @@ def drive_v2(tmp_path: Path) -> Drive:
     """
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    shutil.copy(packaged_dir() / RUNTIMES["opencode-v2"].file, plugins / "herdr-link.js")
+    shutil.copy(packaged_dir() / BUNDLE_FILE, plugins / "herdr-link.js")
 
     def run(env: dict[str, str], steps: list[dict[str, Any]], sessions: dict[str, Any]) -> dict[str, Any]:
         scenario = {"sessions": sessions, "steps": steps}

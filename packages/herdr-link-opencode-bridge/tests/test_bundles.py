@@ -6,16 +6,21 @@ import re
 from pathlib import Path
 
 import jsonschema
-import pytest
 
-from herdr_link_opencode_bridge import MANIFEST_FILE, OPENCODE_V2_REVISION, RUNTIMES, build, bundle_text, packaged_dir
+from herdr_link_opencode_bridge import (
+    BUNDLE_FILE,
+    MANIFEST_FILE,
+    OPENCODE_V2_REVISION,
+    PLUGIN_APIS,
+    build,
+    bundle_text,
+    packaged_dir,
+)
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_opencode_bridge.cli import main
 from herdr_link_protocol import TOOL_SPECS, ActiveReceipt, PresentationForm, active_presentation
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "herdr_link_opencode_bridge"
-V1 = RUNTIMES["opencode-v1"]
-V2 = RUNTIMES["opencode-v2"]
 
 
 def test_the_shipped_bundles_match_a_fresh_build():
@@ -24,47 +29,50 @@ def test_the_shipped_bundles_match_a_fresh_build():
 
 
 def test_a_stale_bundle_is_reported(tmp_path):
-    assert set(build(tmp_path)) == {V1.file, V2.file, MANIFEST_FILE}
-    (tmp_path / V1.file).write_text("// edited\n")
+    assert set(build(tmp_path)) == {BUNDLE_FILE, MANIFEST_FILE}
+    (tmp_path / BUNDLE_FILE).write_text("// edited\n")
     assert main(["build", "--check", "--out", str(tmp_path)]) == 1
-    assert build(tmp_path, check=True) == [V1.file]
+    assert build(tmp_path, check=True) == [BUNDLE_FILE]
 
 
 def test_generation_is_deterministic():
-    assert bundle_text(V1) == bundle_text(V1) and bundle_text(V2) == bundle_text(V2)
+    assert bundle_text() == bundle_text()
+
+
+def test_one_bundle_is_shipped_for_both_opencodes():
+    """OpenCode 1.x and 2 load the same file: the package ships one bundle and nothing names a runtime in it."""
+    assert sorted(path.name for path in packaged_dir().iterdir()) == [BUNDLE_FILE, MANIFEST_FILE]
+    assert "opencode-v1" not in bundle_text() and "opencode-v2" not in bundle_text()
 
 
 def test_the_manifest_matches_its_schema_and_the_bundle_bytes():
     manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text())
     jsonschema.validate(manifest, json.loads((PACKAGE / "manifest.schema.json").read_text()))
-    assert [entry["runtime"] for entry in manifest["bundles"]] == ["opencode-v1", "opencode-v2"]
-    for entry, runtime in zip(manifest["bundles"], (V1, V2), strict=True):
-        data = (packaged_dir() / runtime.file).read_bytes()
-        assert entry["file"] == runtime.file and entry["plugin_api"] == runtime.plugin_api
-        assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
-        assert entry["earlier_sha256"] == []
+    [entry] = manifest["bundles"]
+    data = (packaged_dir() / BUNDLE_FILE).read_bytes()
+    assert entry["file"] == BUNDLE_FILE and entry["plugin_apis"] == PLUGIN_APIS
+    assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["bytes"] == len(data)
+    assert entry["earlier_sha256"] == []
 
 
-def test_the_id_line_names_generator_version_and_runtime():
-    for runtime in (V1, V2):
-        first = (packaged_dir() / runtime.file).read_text().split("\n", 1)[0]
-        pattern = rf"// herdr-link-opencode-bridge \d+\.\d+\.\d+ \| runtime {runtime.marker} \| .*do not edit.*"
-        assert re.fullmatch(pattern, first)
+def test_the_id_line_names_generator_version_and_both_plugin_apis():
+    first = (packaged_dir() / BUNDLE_FILE).read_text().split("\n", 1)[0]
+    pattern = r"// herdr-link-opencode-bridge \d+\.\d+\.\d+ \| OpenCode 1\.x: .*; OpenCode 2: .* \| .*do not edit.*"
+    assert re.fullmatch(pattern, first)
 
 
-def test_the_v2_bundle_cites_the_opencode_revision_it_is_modelled_on():
-    first = (packaged_dir() / V2.file).read_text().split("\n", 1)[0]
-    assert f"| {OPENCODE_V2_REVISION} (experimental) |" in first
+def test_the_bundle_cites_the_opencode_2_revision_it_is_modelled_on():
+    first = (packaged_dir() / BUNDLE_FILE).read_text().split("\n", 1)[0]
+    assert f"OpenCode 2: {OPENCODE_V2_REVISION} (experimental) |" in first
     assert re.search(r"@[0-9a-f]{8}\b", OPENCODE_V2_REVISION)
     docs = (Path(__file__).resolve().parents[3] / "docs" / "opencode-v2.md").read_text()
     assert OPENCODE_V2_REVISION in docs
 
 
-@pytest.mark.parametrize("runtime", ["opencode-v1", "opencode-v2"])
-def test_each_bundle_serves_both_runtimes_and_imports_the_plugin_package_only_for_1x(runtime):
+def test_the_bundle_serves_both_runtimes_and_imports_the_plugin_package_only_for_1x():
     # One file loads in OpenCode 1.x (default export's `server`) and 2 (`setup`); its static imports are
     # Node's own, and `@opencode-ai/plugin` is imported only inside the 1.x half, when 1.x calls it.
-    text = (packaged_dir() / RUNTIMES[runtime].file).read_text()
+    text = (packaged_dir() / BUNDLE_FILE).read_text()
     imports = re.findall(r'^import .* from "([^"]+)";$', text, flags=re.MULTILINE)
     assert imports and all(name.startswith("node:") for name in imports)
     assert re.findall(r"import\(([^)]*)\)", text) == ['"@opencode-ai/plugin"']
@@ -72,16 +80,11 @@ def test_each_bundle_serves_both_runtimes_and_imports_the_plugin_package_only_fo
     assert re.findall(r"^export .*$", text, flags=re.MULTILINE) == [
         'export default { id: "herdr-link", server: HerdrLinkPlugin, setup: HerdrLinkSetup };'
     ]
-    other = RUNTIMES["opencode-v2" if runtime == "opencode-v1" else "opencode-v1"]
-    body = text.split("\n", 1)[1].replace(runtime, "<runtime>")
-    assert body == (packaged_dir() / other.file).read_text().split("\n", 1)[1].replace(other.marker, "<runtime>")
 
 
 def test_every_model_facing_text_comes_from_the_protocol():
-    for runtime in (V1, V2):
-        shipped = (packaged_dir() / runtime.file).read_text()
-        assert json.loads(shipped.split("const LINK = ", 1)[1].split(";\n", 1)[0]) == link_data(runtime)
-    text = (packaged_dir() / V1.file).read_text()
+    text = (packaged_dir() / BUNDLE_FILE).read_text()
+    assert json.loads(text.split("const LINK = ", 1)[1].split(";\n", 1)[0]) == link_data()
     embedded = json.loads(text.split("const LINK = ", 1)[1].split(";\n", 1)[0])
     assert embedded["presentation"] == active_presentation(PresentationForm.GATEWAY_DISPATCH)
     assert embedded["dispatcher"]["description"] == TOOL_SPECS["herdr_link"].description
@@ -107,12 +110,11 @@ def test_the_presentation_teaches_only_calls_the_schema_declares():
     named = re.search(r"Actions: ([a-z, ]+);", presentation)
     assert named is not None
     actions = named.group(1).split(", ")
-    for runtime in (V1, V2):
-        dispatcher = link_data(runtime)["dispatcher"]
-        fields = dispatcher["input"]["properties"]  # OpenCode 2's input, and what the 1.x half builds zod from
-        # the actions taught are exactly those declared, besides the activation forms of PROTOCOL.md §4.1
-        assert fields["action"]["enum"] == [*actions, "activate", None]
-        assert fields["arguments"]["type"] == "object"
-        for example in examples:
-            assert set(example) <= set(fields) and example["action"] in actions
-            assert set(example["arguments"]) <= set(fields)  # flat keys are declared too
+    dispatcher = link_data()["dispatcher"]
+    fields = dispatcher["input"]["properties"]  # OpenCode 2's input, and what the 1.x half builds zod from
+    # the actions taught are exactly those declared, besides the activation forms of PROTOCOL.md §4.1
+    assert fields["action"]["enum"] == [*actions, "activate", None]
+    assert fields["arguments"]["type"] == "object"
+    for example in examples:
+        assert set(example) <= set(fields) and example["action"] in actions
+        assert set(example["arguments"]) <= set(fields)  # flat keys are declared too

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from herdr_link_control import surface_violation
-from herdr_link_opencode_bridge import OPENCODE_V2_SETUP, RUNTIMES
+from herdr_link_opencode_bridge import OPENCODE_V2_SETUP
 from herdr_link_opencode_bridge._bundles import link_data
 from herdr_link_protocol import (
     COMMUNICATION_CONTRACT,
@@ -84,7 +84,7 @@ def test_one_tool_through_transform_one_context_hook_and_a_cleanup(drive_v2, her
     # A direct tool with its own permission key: OpenCode 2 puts every other tool in Code Mode.
     assert report["options"] == {"codemode": False, "permission": "herdr_link"}
     schema = report["input"]
-    assert schema == link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
+    assert schema == link_data()["dispatcher"]["input"]
     jsonschema.Draft202012Validator.check_schema(schema)
     assert list(schema["properties"]) == [
         "action", "arguments", "to", "message", "agent", "name", "with", "cwd", "config_agent", "kind", "args"
@@ -138,14 +138,14 @@ def test_every_activation_form_passes_opencodes_input_check_and_activates(
     drive_v2, herdr_sim: HerdrSim, team, project, form
 ):
     # OpenCode 2 checks a tool's input against its JSON Schema before the plugin sees it.
-    schema = link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
+    schema = link_data()["dispatcher"]["input"]
     jsonschema.Draft202012Validator(schema).validate(form)
     results = drive_v2(herdr_sim.env(team[0]), [call("s1", raw=form), context("s1")], {"s1": at(project)})["results"]
     assert results == [{"ok": ACTIVE}, {"system": [BASE, PRESENTATION]}]
 
 
 def test_the_input_check_still_refuses_what_the_protocol_does_not_know():
-    schema = link_data(RUNTIMES["opencode-v2"])["dispatcher"]["input"]
+    schema = link_data()["dispatcher"]["input"]
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(schema).validate({"action": "teleport"})
 
@@ -233,7 +233,7 @@ def test_a_bridge_that_cannot_start_hides_nothing_and_every_call_says_so(drive_v
     env = {**herdr_sim.env(team[0]), "HERDR_LINK_BRIDGE": json.dumps(["/nonexistent/herdr-link-bridge"])}
     report = drive_v2(env, [context("s1"), call("s1", action="peers")], {"s1": at(project)})
     assert report["results"][0] == {"system": [BASE]}  # not refused by the rule: the tool stays offered
-    assert report["results"][1] == {"error": link_data(RUNTIMES["opencode-v2"])["errors"]["unavailable"]}
+    assert report["results"][1] == {"error": link_data()["errors"]["unavailable"]}
 
 
 def test_a_codex_pane_in_the_same_directory_does_not_count(drive_v2, herdr_sim: HerdrSim, team, project):

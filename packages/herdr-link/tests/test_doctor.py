@@ -11,7 +11,7 @@ import pytest
 from herdr_link import diagnose
 from herdr_link_control.hosts import hosts_with
 from herdr_link_mcp import wiring
-from herdr_link_opencode_bridge import RUNTIMES, packaged_dir
+from herdr_link_opencode_bridge import BUNDLE_FILE, packaged_dir
 from herdr_link_testkit import Fault, HerdrSim
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "agent_config.example.json"
@@ -51,7 +51,7 @@ def test_a_good_setup_passes_everything_it_checks(herdr_sim: HerdrSim, brain, ho
     (home / ".codex" / "config.toml").write_text(wiring("codex").files[0].content)
     plugins = home / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
-    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    shutil.copy(packaged_dir() / BUNDLE_FILE, plugins / "herdr-link.js")
     from herdr_link_pi_bridge import install
 
     assert install(home, tmp_path, {"XDG_CONFIG_HOME": str(home / ".config")}).action == "installed"
@@ -86,9 +86,7 @@ def test_broken_setups_fail_with_their_fix(herdr_sim: HerdrSim, brain, home, tmp
     (home / ".codex" / "config.toml").write_text('[mcp_servers.herdr_link]\ncommand = "/bin/true"\n')
     plugins = home / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
-    (plugins / "herdr-link.js").write_text(
-        (packaged_dir() / RUNTIMES["opencode-v1"].file).read_text() + "\n// edited by hand\n"
-    )
+    (plugins / "herdr-link.js").write_text((packaged_dir() / BUNDLE_FILE).read_text() + "\n// edited by hand\n")
     pi_extension = home / ".pi" / "agent" / "extensions" / "herdr-link.js"
     pi_extension.parent.mkdir(parents=True)
     pi_extension.write_text("export default function mine(pi) {}\n")
@@ -115,8 +113,7 @@ def _fake_opencode(bin_dir: Path, version: str, config: Path) -> None:
 
 
 def test_the_opencode_check_says_what_opencode_will_load(herdr_sim: HerdrSim, brain, home, tmp_path, monkeypatch):
-    bundle = (packaged_dir() / RUNTIMES["opencode-v1"].file).read_bytes()
-    bundle_v2 = (packaged_dir() / RUNTIMES["opencode-v2"].file).read_bytes()
+    bundle = (packaged_dir() / BUNDLE_FILE).read_bytes()
     asked = tmp_path / "from-debug-paths"  # where `opencode debug paths` says the config is
     _fake_opencode(tmp_path / "bin", "1.18.33", asked)
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{__import__('os').environ['PATH']}")
@@ -131,15 +128,14 @@ def test_the_opencode_check_says_what_opencode_will_load(herdr_sim: HerdrSim, br
     assert twice.status == "FAIL" and "OpenCode loads 2 Herdr Link files" in twice.detail
     assert str(project / "herdr-link.js") in twice.fix
     (project / "herdr-link.js").unlink()
-    (asked / "plugins" / "herdr-link.js").write_bytes(bundle_v2)
-    either = check()  # the V2-named file on OpenCode 1.x: it loads there too (its 1.x half)
+    (asked / "plugins" / "herdr-link.js").write_bytes(bundle)
+    either = check()  # one file: on OpenCode 1.x it loads through its 1.x half
     assert either.status == "PASS" and "loads in OpenCode 1.x and 2" in either.detail
+    assert "opencode --standalone" not in either.detail
     _fake_opencode(tmp_path / "bin", "opencode v2.0.18", asked)  # as released 2.0.x prints it
-    v2 = check()
-    assert v2.status == "PASS" and "current opencode-v2 bundle" in v2.detail
+    v2 = check()  # the same file on OpenCode 2: the shared server's advice
+    assert v2.status == "PASS" and "is the current bundle" in v2.detail
     assert "opencode --standalone" in v2.detail and "opencode service set disabled true" in v2.detail
-    (asked / "plugins" / "herdr-link.js").write_bytes(bundle)  # the V1-named file on OpenCode 2: the same advice
-    assert "opencode --standalone" in check().detail
 
 
 def test_herdr_is_asked_through_its_cli_only(herdr_sim: HerdrSim, brain, home, tmp_path):
@@ -283,7 +279,7 @@ def test_the_bridge_is_checked_when_a_stub_needs_it(home, tmp_path):
     env = {"PATH": "/usr/bin", "XDG_CONFIG_HOME": str(home / ".config")}
     plugins = home / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
-    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    shutil.copy(packaged_dir() / BUNDLE_FILE, plugins / "herdr-link.js")
     location = home / ".config" / "herdr-link" / "bridge.json"
     location.parent.mkdir(parents=True)
     bridge = str(Path(sys.executable).parent / "herdr-link-bridge")
@@ -334,7 +330,7 @@ def test_a_corrupt_bridge_location_is_unreadable_at_its_path_not_unconfigured(ho
     assert "no bridge configured" not in unused.detail
     plugins = home / ".config" / "opencode" / "plugins"
     plugins.mkdir(parents=True)
-    shutil.copy(packaged_dir() / RUNTIMES["opencode-v1"].file, plugins / "herdr-link.js")
+    shutil.copy(packaged_dir() / BUNDLE_FILE, plugins / "herdr-link.js")
     needed = check()
     assert needed.status == "FAIL" and f"unreadable at {location} (not JSON)" in needed.detail and needed.fix
     location.write_text('{"command": "herdr-link-bridge"}')

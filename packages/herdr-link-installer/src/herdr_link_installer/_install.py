@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 import semver
 
@@ -59,6 +59,7 @@ __all__ = [
     "plugin_package_version",
     "plugin_version_ok",
     "opencode_major",
+    "opencode_runtime",
     "runtime_note",
 ]
 
@@ -83,11 +84,16 @@ def replaced_backup(work: Path, target: Path) -> Path | None:
 
 
 """Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
-RUNTIMES: Final = {"v1": "opencode-v1", "v2": "opencode-v2"}
+RUNTIME_NAMES: Final = {"v1": "OpenCode 1.x", "v2": "OpenCode 2"}
+"""What ``--runtime v1|v2`` names: which OpenCode the user runs (the one bundle loads in both)."""
 V1_PLUGIN_RANGE: Final = "^1.18.13"
 """The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
 EXIT_DUPLICATE: Final = 4
 """Exit status of an install that succeeded while another Herdr Link file stays where OpenCode loads it."""
+
+
+Runtime = Literal["v1", "v2"]
+"""Which OpenCode the user runs: 1.x (``v1``) or 2 (``v2``)."""
 
 
 class InstallError(Exception):
@@ -98,13 +104,13 @@ class InstallError(Exception):
 class Plan:
     """Everything a run would do, decided before anything is written."""
 
-    runtime: str
+    runtime: Runtime
+    """Which OpenCode the user runs (:func:`opencode_runtime`): whose half's prerequisites are checked."""
     config: Path
     target: Path
     bundle: bytes
     sha256: str
-    existing: str  # "none", "current", "older", "other-runtime", "modified", "typescript", "foreign"
-    existing_runtime: str = ""
+    existing: str  # "none", "current", "older", "modified", "typescript", "foreign"
     needs_confirmation: str = ""
     duplicates: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -117,14 +123,13 @@ class Plan:
         lines = [
             f"OpenCode config: {self.config}",
             f"target: {self.target}",
-            f"bundle: {self.runtime} sha256 {self.sha256}",
+            f"bundle: sha256 {self.sha256} (loads in OpenCode 1.x and 2; checked for {RUNTIME_NAMES[self.runtime]})",
         ]
         lines.append(
             {
                 "none": "nothing installed yet: the bundle will be written",
                 "current": "the current bundle is already installed: nothing to do",
                 "older": "an older Herdr Link bundle is installed: it will be replaced (backup kept)",
-                "other-runtime": f"runtime switch: {self.existing_runtime} -> {self.runtime} (backup kept)",
                 "modified": "a modified Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "typescript": "the TypeScript Herdr Link's bundle is installed: it will be replaced (backup kept; "
                 "--uninstall puts it back)",
@@ -142,21 +147,16 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _packaged_bundle(runtime: str) -> tuple[bytes, str]:
+def _packaged_bundle() -> tuple[bytes, str]:
     manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text(encoding="utf-8"))
-    entry = next((b for b in manifest["bundles"] if b["runtime"] == runtime), None)
-    if entry is None:
-        raise InstallError(f"this release ships no {runtime} bundle")
+    [entry] = manifest["bundles"]
     data = (packaged_dir() / entry["file"]).read_bytes()
-    first = data.split(b"\n", 1)[0].decode("utf-8", "replace")
-    if f"| runtime {runtime} |" not in first:
-        raise InstallError(f"the packaged bundle's first line does not name runtime {runtime}: {first!r}")
     if _sha(data) != entry["sha256"]:
         raise InstallError("the packaged bundle does not match its manifest's SHA-256: reinstall herdr-link")
     return data, entry["sha256"]
 
 
-def _existing(target: Path) -> tuple[str, str]:
+def _existing(target: Path) -> str:
     if target.is_symlink():
         raise InstallError(
             f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
@@ -165,17 +165,12 @@ def _existing(target: Path) -> tuple[str, str]:
     if target.is_dir():
         raise InstallError(f"{target} is a folder, not a file: nothing was changed")
     if not target.exists():
-        return "none", ""
+        return "none"
     data = target.read_bytes()
-    state, detail = classify_plugin(data)
-    if state in ("current", "older"):
-        return state, detail
-    if state == "modified":
-        match = re.search(r"\| runtime (\S+) \|", detail)
-        return "modified", match.group(1) if match else ""
-    if is_typescript_bundle(data):
-        return "typescript", ""
-    return "foreign", ""
+    state, _ = classify_plugin(data)
+    if state in ("current", "older", "modified"):
+        return state
+    return "typescript" if is_typescript_bundle(data) else "foreign"
 
 
 def plugin_version_ok(text: str) -> bool:
@@ -257,18 +252,29 @@ def plugin_package_version(directory: Path) -> str | None:
     return walked
 
 
-def runtime_note(runtime: str, opencode: str | None) -> str | None:
+def opencode_runtime(flag: str | None, opencode: str | None) -> Runtime:
+    """Which OpenCode the user runs, the one place it is decided: ``--runtime`` when given, else the
+    OpenCode on PATH (2 from its major version 2 on), else OpenCode 1.x."""
+    if flag == "v1":
+        return "v1"
+    if flag == "v2":
+        return "v2"
+    major = opencode_major(opencode)
+    return "v2" if major is not None and major >= 2 else "v1"
+
+
+def runtime_note(runtime: Runtime, opencode: str | None) -> str | None:
     """What to know when the OpenCode of that version is not the runtime the user named, or ``None``.
 
-    Every bundle holds both halves (OpenCode 1.x's ``server`` and OpenCode 2's ``setup``), so none is
+    The bundle holds both halves (OpenCode 1.x's ``server`` and OpenCode 2's ``setup``), so none is
     refused: the note says which half that OpenCode will run.
     """
     major = opencode_major(opencode)
     if major is None:
         return None
-    if runtime == "opencode-v2" and major < 2:
+    if runtime == "v2" and major < 2:
         return f"OpenCode {opencode} is 1.x: it runs the file's OpenCode 1.x half (server), needing @opencode-ai/plugin"
-    if runtime == "opencode-v1" and major >= 2:
+    if runtime == "v1" and major >= 2:
         return f"OpenCode {opencode} is {major}.x: it runs the file's OpenCode 2 half (setup)"
     return None
 
@@ -280,7 +286,7 @@ def opencode_major(opencode: str | None) -> int | None:
 
 
 def plan_install(
-    runtime_flag: str,
+    runtime_flag: str | None,
     environ: Mapping[str, str],
     home: Path,
     cwd: Path,
@@ -291,34 +297,32 @@ def plan_install(
 ) -> Plan:
     """Decide everything; write nothing. ``run`` runs ``opencode`` (injectable for tests).
 
-    Every bundle loads in OpenCode 1.x and 2, so no runtime is refused (``force_runtime`` is kept for
-    earlier commands and only noted). The OpenCode 1.x half needs ``@opencode-ai/plugin`` in range,
-    resolvable from the plugins folder: a blocker for ``--runtime v1`` and whenever the installed
-    OpenCode is 1.x.
+    ``runtime_flag`` is ``--runtime`` (``v1``, ``v2``, or ``None``: the OpenCode on PATH decides, see
+    :func:`opencode_runtime`). The bundle loads in OpenCode 1.x and 2, so no runtime is refused
+    (``force_runtime`` is kept for earlier commands and only noted). The OpenCode 1.x half needs
+    ``@opencode-ai/plugin`` in range, resolvable from the plugins folder: a blocker for OpenCode 1.x
+    and whenever the installed OpenCode is 1.x.
 
     Raises:
         InstallError: when the bundle cannot be verified or the target is a symlink.
     """
-    runtime = RUNTIMES[runtime_flag]
-    bundle, digest = _packaged_bundle(runtime)
+    bundle, digest = _packaged_bundle()
     config = global_config_dir(environ, home, platform, run=run)
     target = config / "plugins" / PLUGIN_FILE
-    existing, existing_runtime = _existing(target)
-    plan = Plan(runtime, config, target, bundle, digest, existing, existing_runtime)
-    if existing in ("current", "older", "modified") and existing_runtime and existing_runtime != runtime:
-        plan.existing = "other-runtime"
-    if plan.existing in ("other-runtime", "modified", "foreign", "typescript"):
+    try:
+        opencode = opencode_version(run)
+        failed = None
+    except ProgramFailed as failure:
+        opencode, failed = None, str(failure)
+    runtime = opencode_runtime(runtime_flag, opencode)
+    plan = Plan(runtime, config, target, bundle, digest, _existing(target))
+    plan.opencode = opencode
+    if plan.existing in ("modified", "foreign", "typescript"):
         plan.needs_confirmation = {
-            "other-runtime": f"switch from {existing_runtime} to {runtime}",
             "modified": "replace a Herdr Link bundle that was edited",
             "foreign": f"replace {target}, which is not Herdr Link's",
             "typescript": "replace the TypeScript Herdr Link's bundle (--uninstall puts it back)",
         }[plan.existing]
-    try:
-        plan.opencode = opencode_version(run)
-        failed = None
-    except ProgramFailed as failure:
-        failed = str(failure)
     note = runtime_note(runtime, plan.opencode)
     if failed is not None:
         plan.notes.append(f"note: {failed}, so which OpenCode runs the file was not checked")
@@ -327,7 +331,7 @@ def plan_install(
     if force_runtime:
         plan.notes.append("note: --force-runtime is no longer needed: the file loads in OpenCode 1.x and 2")
     major = opencode_major(plan.opencode)
-    if runtime == "opencode-v1" or (major is not None and major < 2):  # the 1.x half will run
+    if runtime == "v1" or (major is not None and major < 2):  # the 1.x half will run
         try:
             found, where = plugin_package_version(target.parent), ""
         except ProgramFailed as failure:
@@ -341,7 +345,7 @@ def plan_install(
             )
     every = herdr_link_plugins(environ, home, cwd, platform, run=run, config=config)  # asked once, above
     plan.duplicates = [item.path for item in every if item.path != target]
-    if runtime == "opencode-v2":
+    if runtime == "v2":
         plan.notes.append("OpenCode 2 support is experimental.")
     return plan
 
@@ -493,7 +497,7 @@ def install(
         if not matches_manifest(plan.target.read_bytes()):
             raise OSError("the installed file does not match the manifest after the rename")
         try:
-            resolvable = plan.runtime == "opencode-v2" or plugin_package_version(plan.target.parent)
+            resolvable = plan.runtime == "v2" or plugin_package_version(plan.target.parent)
         except ProgramFailed as failure:
             raise OSError(f"the installed plugin cannot be checked: {failure}") from None
         if resolvable and shutil.which("node") is None:
@@ -503,7 +507,7 @@ def install(
             if _node_import_ok(plan.target) is False:
                 raise OSError("Node cannot import the installed file with exactly one plugin export")
             tell("checked: Node imports the installed plugin, with exactly one plugin export")
-        state.plugin = f"the current {plan.runtime} bundle"
+        state.plugin = "the current bundle"
     except OSError as error:
         temporary.unlink(missing_ok=True)
         if state.plugin != "unchanged":  # this run replaced the file: put back what was there (or nothing)
@@ -511,7 +515,7 @@ def install(
         _teller(complain or _stderr)(f"error: {error}")
         tell(state.summary())
         return 1
-    tell(f"installed: {plan.target} ({plan.runtime})")
+    tell(f"installed: {plan.target} (checked for {RUNTIME_NAMES[plan.runtime]})")
     if plan.existing == "typescript" and backup is not None:
         try:
             note_replaced(work, plan.target, backup)

@@ -136,8 +136,8 @@ def installed_plugin(
     environ: Mapping[str, str], home: Path, platform: Platform | None = None
 ) -> tuple[PluginState, Path | None, str]:
     """The first Herdr Link plugin file in OpenCode's plugin directories (``plugins/``, then the
-    older ``plugin/``, of each of :func:`config_dirs`), what it is and, for ours, its runtime or first
-    line; ``("absent", None, "")`` when there is none. Reads only."""
+    older ``plugin/``, of each of :func:`config_dirs`), what it is and, for an edited one of ours, its
+    first line; ``("absent", None, "")`` when there is none. Reads only."""
     for config in config_dirs(environ, home, platform or current_platform()):
         for directory in ("plugins", "plugin"):
             path = config / directory / PLUGIN_FILE
@@ -167,7 +167,7 @@ def opencode_version(run: Callable[[list[str]], str | None] | None = None) -> st
 @dataclass(frozen=True)
 class PluginFile:
     """One Herdr Link plugin file OpenCode loads: ours (``state`` from ``classify_plugin``, ``detail``
-    its runtime), the TypeScript implementation's (``state`` ``"typescript"``), or a foreign file under
+    an edited one's first line), the TypeScript implementation's (``state`` ``"typescript"``), or a foreign file under
     our name (``"foreign"``)."""
 
     path: Path

@@ -1,4 +1,4 @@
-"""``herdr-link-opencode-install --runtime v1|v2 [--dry-run] [--yes]``."""
+"""``herdr-link-opencode-install [--runtime v1|v2] [--dry-run] [--yes]``."""
 
 import os
 import sys
@@ -40,9 +40,10 @@ def _main(argv: list[str]) -> int:
     parser.add_argument(
         "--runtime",
         choices=["v1", "v2"],
-        default="v1",
-        help="which OpenCode you run: v1, OpenCode 1.x (default); v2, OpenCode 2 (experimental). The file "
-        "installed loads in both; the OpenCode 1.x half's @opencode-ai/plugin is required for v1",
+        default=None,
+        help="which OpenCode you run: v1, OpenCode 1.x; v2, OpenCode 2 (experimental); without it, the "
+        "OpenCode on PATH decides (1.x when there is none). The file installed loads in both; it says which "
+        "half's prerequisites are checked (the OpenCode 1.x half needs @opencode-ai/plugin)",
     )
     parser.add_argument("--dry-run", action="store_true", help="print what would happen and write nothing")
     parser.add_argument(

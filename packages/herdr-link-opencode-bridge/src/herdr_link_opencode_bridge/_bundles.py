@@ -1,4 +1,5 @@
-"""The OpenCode bundles: generated JavaScript stubs over ``herdr-link-bridge``, and their manifest.
+"""The OpenCode bundle: one generated JavaScript stub over ``herdr-link-bridge`` that loads in OpenCode
+1.x and 2 (1.x calls its ``server``, 2 its ``setup``), and its manifest.
 
 Generation is deterministic. Every text a model can see enters the template as JSON serialised from
 ``herdr_link_protocol``; nothing is spliced in as raw text.
@@ -6,7 +7,6 @@ Generation is deterministic. Every text a model can see enters the template as J
 
 import hashlib
 import json
-from dataclasses import dataclass
 from importlib.metadata import version
 from importlib.resources import files
 from pathlib import Path
@@ -28,12 +28,12 @@ from herdr_link_protocol import (
 )
 
 __all__ = [
+    "BUNDLE_FILE",
     "GENERATOR",
     "MANIFEST_FILE",
     "OPENCODE_V2_REVISION",
     "OPENCODE_V2_SETUP",
-    "RUNTIMES",
-    "Runtime",
+    "PLUGIN_APIS",
     "build",
     "bundle_text",
     "id_line",
@@ -45,18 +45,10 @@ __all__ = [
 GENERATOR: Final = "herdr-link-opencode-bridge"
 """The generator's name: first word of every bundle's ID line, and the client name in ``hello``."""
 MANIFEST_FILE: Final = "herdr-link.opencode.manifest.json"
-"""The manifest beside the bundles: each bundle's runtime, file and SHA-256 (current and earlier)."""
-
-
-@dataclass(frozen=True)
-class Runtime:
-    """One OpenCode runtime's bundle. Every bundle has both entry points (OpenCode 1.x's ``server``, 2's
-    ``setup``); the runtime is the one the user said they run, whose requirements the installer checks."""
-
-    marker: str
-    file: str
-    template: str
-    plugin_api: str
+"""The manifest beside the bundle: its file, SHA-256 (current and earlier) and plugin APIs."""
+BUNDLE_FILE: Final = "herdr-link.opencode.js"
+"""The bundle's file name in the package (installed as ``plugins/herdr-link.js``)."""
+TEMPLATE: Final = "opencode.js"
 
 
 OPENCODE_V2_REVISION: Final = "anomalyco/opencode V2 plugin API @1001f905"
@@ -71,13 +63,8 @@ itself started in a Herdr pane (docs/opencode-v2.md)."""
 PLACE_TIMEOUT_MS: Final = 5000
 """How long the plugin's ``context`` hook waits for the session rule before it leaves the tool shown."""
 
-RUNTIMES: Final = {
-    "opencode-v1": Runtime("opencode-v1", "herdr-link.opencode.js", "opencode.js", "@opencode-ai/plugin ^1.18.13"),
-    "opencode-v2": Runtime(
-        "opencode-v2", "herdr-link.opencode-v2.js", "opencode.js", f"{OPENCODE_V2_REVISION} (experimental)"
-    ),
-}
-"""Each OpenCode runtime's bundle: its id, shipped file, template and plugin API."""
+PLUGIN_APIS: Final = {"v1": "@opencode-ai/plugin ^1.18.13", "v2": f"{OPENCODE_V2_REVISION} (experimental)"}
+"""The plugin API each half of the bundle is written against: OpenCode 1.x's, OpenCode 2's."""
 
 
 def _field_descriptions() -> dict[str, dict[str, Any]]:
@@ -104,7 +91,7 @@ def _dispatcher_input(fields: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return {"type": "object", "properties": properties}
 
 
-def link_data(runtime: Runtime) -> dict[str, Any]:
+def link_data() -> dict[str, Any]:
     """Everything the bundle needs from the protocol, as plain JSON values."""
     package_version = version("herdr-link-opencode-bridge")
     fields = _field_descriptions()
@@ -112,10 +99,9 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
         "description": TOOL_SPECS[GATEWAY_TOOL].description,
         "input": _dispatcher_input(fields),  # OpenCode 2 takes it as it is; the 1.x half builds zod from it
     }
-    stub = bridge_client_data(f"{GENERATOR}/{package_version} ({runtime.marker})")
+    stub = bridge_client_data(f"{GENERATOR}/{package_version}")
     return {
         "version": package_version,
-        "runtime": runtime.marker,
         **stub,
         "gateway": GATEWAY_TOOL,
         "dispatcher": dispatcher,
@@ -136,10 +122,10 @@ def link_data(runtime: Runtime) -> dict[str, Any]:
     }
 
 
-def id_line(runtime: Runtime) -> str:
-    """The first line of every bundle: how installers recognise ours."""
+def id_line() -> str:
+    """The bundle's first line: how installers recognise ours."""
     return (
-        f"// {GENERATOR} {version(GENERATOR)} | runtime {runtime.marker} | {runtime.plugin_api} | "
+        f"// {GENERATOR} {version(GENERATOR)} | OpenCode 1.x: {PLUGIN_APIS['v1']}; OpenCode 2: {PLUGIN_APIS['v2']} | "
         f"generated from herdr_link_protocol: do not edit, regenerate with `{GENERATOR} build`\n"
     )
 
@@ -148,55 +134,47 @@ def _template(name: str) -> str:
     return (files("herdr_link_opencode_bridge") / "templates" / name).read_text(encoding="utf-8")
 
 
-def bundle_text(runtime: Runtime) -> str:
+def bundle_text() -> str:
     """The complete bundle."""
-    data = json.dumps(link_data(runtime), ensure_ascii=False, indent=2)
-    body = _template(runtime.template)
+    data = json.dumps(link_data(), ensure_ascii=False, indent=2)
+    body = _template(TEMPLATE)
     body = body.replace("/*@HERDR_LINK_DATA@*/", data).replace("/*@BRIDGE_CLIENT@*/", bridge_client_js())
-    return id_line(runtime) + body
+    return id_line() + body
 
 
-def _released() -> dict[str, list[str]]:
-    value: dict[str, list[str]] = json.loads((files("herdr_link_opencode_bridge") / "released.json").read_text())
+def _released() -> list[str]:
+    value: list[str] = json.loads((files("herdr_link_opencode_bridge") / "released.json").read_text())["sha256"]
     return value
 
 
-def manifest(bundles: dict[str, str]) -> dict[str, Any]:
-    """The manifest for bundles given as ``{runtime marker: text}``."""
-    released = _released()
-    entries = []
-    for marker, text in bundles.items():
-        runtime = RUNTIMES[marker]
-        data = text.encode("utf-8")
-        entries.append(
-            {
-                "file": runtime.file,
-                "runtime": marker,
-                "version": version(GENERATOR),
-                "sha256": hashlib.sha256(data).hexdigest(),
-                "bytes": len(data),
-                "plugin_api": runtime.plugin_api,
-                "earlier_sha256": released.get(marker, []),
-            }
-        )
+def manifest(text: str) -> dict[str, Any]:
+    """The manifest for the bundle ``text``."""
+    data = text.encode("utf-8")
+    entry = {
+        "file": BUNDLE_FILE,
+        "version": version(GENERATOR),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "plugin_apis": PLUGIN_APIS,
+        "earlier_sha256": _released(),
+    }
     return {
         "$schema": "manifest.schema.json",
         "generator": GENERATOR,
         "version": version(GENERATOR),
-        "bundles": entries,
+        "bundles": [entry],
     }
 
 
 def packaged_dir() -> Path:
-    """Where the shipped bundles live inside the installed package."""
+    """Where the shipped bundle and its manifest live inside the installed package."""
     return Path(str(files("herdr_link_opencode_bridge") / "bundles"))
 
 
 def build(out: Path, *, check: bool = False) -> list[str]:
-    """Write (or with ``check``, compare) every bundle and the manifest; returns the files that differ."""
-    bundles = {marker: bundle_text(runtime) for marker, runtime in RUNTIMES.items()}
-    outputs = {RUNTIMES[m].file: text for m, text in bundles.items()}
-    outputs[MANIFEST_FILE] = json.dumps(manifest(bundles), indent=2) + "\n"
+    """Write (or with ``check``, compare) the bundle and its manifest; returns the files that differ."""
+    text = bundle_text()
+    outputs = {BUNDLE_FILE: text, MANIFEST_FILE: json.dumps(manifest(text), indent=2) + "\n"}
     differ = []
     for name, text in outputs.items():
         path = out / name

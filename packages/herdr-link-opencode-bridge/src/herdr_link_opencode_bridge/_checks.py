@@ -17,14 +17,15 @@ PluginState = Literal["current", "older", "modified", "foreign", "absent"]
 
 
 def classify_plugin(data: bytes) -> tuple[PluginState, str]:
-    """What a file is, compared with the packaged manifest: ours (current or older), modified, or foreign."""
+    """What a file is, compared with the packaged manifest: ours (current or older), modified, or foreign;
+    and for a modified one, its first line."""
     manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text(encoding="utf-8"))
     digest = hashlib.sha256(data).hexdigest()
     for bundle in manifest["bundles"]:
         if digest == bundle["sha256"]:
-            return "current", bundle["runtime"]
+            return "current", ""
         if digest in bundle["earlier_sha256"]:
-            return "older", bundle["runtime"]
+            return "older", ""
     if made_by(data, GENERATOR):
         return "modified", data.split(b"\n", 1)[0].decode("utf-8", "replace")
     return "foreign", ""

@@ -49,7 +49,7 @@ def config_check(cwd: Path) -> Check:
 
 
 def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
-    """What OpenCode will load of Herdr Link: one current bundle of a runtime it can load, or why not.
+    """What OpenCode will load of Herdr Link: the one current bundle (it loads in OpenCode 1.x and 2), or why not.
 
     Every Herdr Link file in every directory OpenCode loads plugins from counts (the global config
     dir as ``opencode debug paths`` reports it, ``OPENCODE_CONFIG_DIR``, the project's
@@ -66,23 +66,21 @@ def opencode_check(environ: Mapping[str, str], home: Path, cwd: Path) -> Check:
             f"keep one: remove {', '.join(str(f.path) for f in files[1:])}",
         )  # fmt: skip
     [plugin] = files
-    runtime = plugin.detail if plugin.state in ("current", "older") else ""
-    flag = " --runtime v2" if runtime == "opencode-v2" or "runtime opencode-v2" in plugin.detail else ""
     if plugin.state == "current":
         try:
             major = opencode_major(opencode_version())
         except ProgramFailed:
             major = None  # which OpenCode runs it does not matter: the file loads in 1.x and 2
-        detail = f"{plugin.path} is the current {runtime} bundle (it loads in OpenCode 1.x and 2), the only one"
-        if runtime == "opencode-v2" or (major or 0) >= 2:  # OpenCode 2's shared server: served when in a pane
+        detail = f"{plugin.path} is the current bundle (it loads in OpenCode 1.x and 2), the only one"
+        if (major or 0) >= 2:  # OpenCode 2's shared server: served when in a pane
             detail += (
                 "; OpenCode 2 runs plugins in one server shared by every `opencode` by default, which serves "
                 f"Herdr Link only when that server was started in a Herdr pane: to be sure, {OPENCODE_V2_SETUP}"
             )
         return Check(name, "PASS", detail)
     fixes = {
-        "older": f"update it: herdr-link-opencode-install{flag}",
-        "modified": f"reinstall it: herdr-link-opencode-install{flag} --yes (a backup of the edited file is kept)",
+        "older": "update it: herdr-link-opencode-install",
+        "modified": "reinstall it: herdr-link-opencode-install --yes (a backup of the edited file is kept)",
         "typescript": "herdr-link-opencode-install --yes (replaces it, backed up; --uninstall puts it back)",
         "foreign": "move the file aside, or replace it: herdr-link-opencode-install --yes (a backup is kept)",
     }

@@ -1,4 +1,4 @@
-// herdr-link-opencode-bridge 0.1.0 | runtime opencode-v1 | @opencode-ai/plugin ^1.18.13 | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
+// herdr-link-opencode-bridge 0.1.0 | OpenCode 1.x: @opencode-ai/plugin ^1.18.13; OpenCode 2: anomalyco/opencode V2 plugin API @1001f905 (experimental) | generated from herdr_link_protocol: do not edit, regenerate with `herdr-link-opencode-bridge build`
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -7,8 +7,7 @@ import { join } from "node:path";
 // Everything model-facing below comes from herdr_link_protocol, serialised as JSON by the generator.
 const LINK = {
   "version": "0.1.0",
-  "runtime": "opencode-v1",
-  "client": "herdr-link-opencode-bridge/0.1.0 (opencode-v1)",
+  "client": "herdr-link-opencode-bridge/0.1.0",
   "protocol": "herdr-link/1",
   "bridge": {
     "contract": 1,
@@ -257,7 +256,7 @@ function activatesLocally(raw) {
 // One file for both OpenCode runtimes: OpenCode 1.x calls the default export's `server(input)`,
 // OpenCode 2 its `setup(ctx)` (it accepts a definition with an `id` and a `setup` function, and reads
 // nothing else of it). The 1.x half imports `@opencode-ai/plugin` only when 1.x calls it, so OpenCode 2
-// never needs that package. Which half the installer's `--runtime` named is in the first line only.
+// never needs that package. The installer's `--runtime` says only which half's prerequisites it checks.
 
 // ---- the OpenCode 1.x plugin --------------------------------------------------------------------
 // One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the

@@ -11,7 +11,7 @@ const LINK = /*@HERDR_LINK_DATA@*/;
 // One file for both OpenCode runtimes: OpenCode 1.x calls the default export's `server(input)`,
 // OpenCode 2 its `setup(ctx)` (it accepts a definition with an `id` and a `setup` function, and reads
 // nothing else of it). The 1.x half imports `@opencode-ai/plugin` only when 1.x calls it, so OpenCode 2
-// never needs that package. Which half the installer's `--runtime` named is in the first line only.
+// never needs that package. The installer's `--runtime` says only which half's prerequisites it checks.
 
 // ---- the OpenCode 1.x plugin --------------------------------------------------------------------
 // One `herdr_link` tool, always listed: `{}` activates the calling session; any other call goes to the
