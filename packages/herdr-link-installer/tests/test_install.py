@@ -617,3 +617,14 @@ def test_reinstalling_repairs_a_bridge_location_whose_tool_was_removed(home):
     assert answered.returncode == 0 and "contract" in answered.stdout
     code, lines = run(home)  # and a working location is left alone
     assert code == 0 and not any(line.startswith("repaired: ") for line in lines)
+
+
+def test_a_packaged_manifest_without_exactly_one_bundle_is_a_clear_refusal(home, tmp_path, monkeypatch):
+    packaged = tmp_path / "packaged"
+    packaged.mkdir()
+    manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text())
+    manifest["bundles"] *= 2
+    (packaged / MANIFEST_FILE).write_text(json.dumps(manifest))
+    monkeypatch.setattr(module, "packaged_dir", lambda: packaged)
+    with pytest.raises(InstallError, match="does not name exactly one bundle"):
+        plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from herdr_link_mcp._sdk import HTTP_ONLY_MODULES
 from herdr_link_testkit import HerdrSim
 
@@ -135,3 +137,16 @@ def test_each_stand_in_is_a_module_the_low_level_server_imports():
     assert spec is not None and spec.origin is not None
     text = Path(spec.origin).read_text(encoding="utf-8")
     assert [name for name in HTTP_ONLY_MODULES if f"from {name} import" not in text] == []
+
+
+def test_a_stand_in_refuses_use_but_is_plainly_absent_to_a_probe():
+    """``hasattr``, ``copy`` and ``inspect`` probe dunder names: an ``AttributeError`` for those, so a
+    probe of the low-level server's defaults does not fail; any real use says why it cannot."""
+    from herdr_link_mcp._sdk import HttpOnly
+
+    stand_in = HttpOnly("starlette.applications", "Starlette")
+    assert not hasattr(stand_in, "__wrapped__")
+    with pytest.raises(RuntimeError, match="loaded the MCP SDK for stdio only"):
+        stand_in.routes  # noqa: B018
+    with pytest.raises(RuntimeError, match="starlette.applications.Starlette is not loaded"):
+        stand_in()

@@ -149,6 +149,8 @@ def _sha(data: bytes) -> str:
 
 def _packaged_bundle() -> tuple[bytes, str]:
     manifest = json.loads((packaged_dir() / MANIFEST_FILE).read_text(encoding="utf-8"))
+    if len(manifest["bundles"]) != 1:
+        raise InstallError("the packaged manifest does not name exactly one bundle: reinstall herdr-link")
     [entry] = manifest["bundles"]
     data = (packaged_dir() / entry["file"]).read_bytes()
     if _sha(data) != entry["sha256"]:

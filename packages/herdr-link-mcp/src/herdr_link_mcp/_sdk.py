@@ -78,6 +78,8 @@ class HttpOnly:
         raise self._refuse()
 
     def __getattr__(self, name: str) -> object:
+        if name.startswith("__"):  # what ``hasattr``, ``copy`` and ``inspect`` probe: plainly absent
+            raise AttributeError(name)
         raise self._refuse()
 
 

@@ -81,7 +81,7 @@ def _main(argv: list[str]) -> int:
     decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
     asks = bool(decided.needs_yes) and not decided.uninstall
     proposal = Proposal(
-        ["\n".join(decided.describe())],
+        decided.describe(),
         question=decided.question if asks else "",
         refusals=[decided.refused] if decided.refused else [],
     )
