@@ -144,10 +144,16 @@ def _host_files() -> set[str]:
 
     def walk(record: object) -> None:
         if isinstance(record, hosts.Place):
-            found.update(path for path in (record.user, record.project, record.under_variable) if path)
+            found.update(path for path in (record.user, record.project) if path)
+            # a bare folder name under a variable ("opencode" under $XDG_CONFIG_HOME) is the host's name,
+            # which wire text may say; a path in it ("settings.json", "app-server-daemon/daemon.pid") is a file
+            if "/" in record.under_variable or "." in record.under_variable:
+                found.add(record.under_variable)
             return
         if isinstance(record, hosts.Servers):
             found.add(record.table)
+        if isinstance(record, hosts.Extension):
+            found.update(path for path in (record.file, *record.older_files, record.settings) if path)
         for slot in getattr(type(record), "__slots__", ()):
             value = getattr(record, slot, None)
             if value is not None and hasattr(type(value), "__slots__") and not isinstance(value, str | tuple):
@@ -168,6 +174,7 @@ def test_the_protocol_package_names_no_host_file_and_holds_no_host_table():
     names in model-facing text, such as ``kind``'s description, are the wire's, not the table's)."""
     files = _host_files()
     assert {"~/.codex/config.toml", ".mcp.json", "mcpServers", "mcp_servers"} <= files  # the walk finds them
+    assert {"~/.config/opencode", "plugins/herdr-link.js", "extensions/herdr-link.js"} <= files
     source = ROOT / "packages" / "herdr-link-protocol" / "src"
     found = []
     for path in sorted(source.rglob("*")):

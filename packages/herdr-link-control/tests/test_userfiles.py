@@ -16,7 +16,6 @@ from herdr_link_control.userfiles import (
     made_by,
     prune_backups,
     replace_file,
-    roll_back,
     write_complete,
 )
 
@@ -136,23 +135,6 @@ def test_ownership_is_the_generators_id_line(tmp_path):
     assert not made_by(ours, "herdr-link-opencode-bridge")
     assert not made_by(b"export default 1; // herdr-link-pi-bridge 0.1.0\n", "herdr-link-pi-bridge")
     assert not made_by(b"// herdr-link-pi-bridge-fork 0.1.0\n", "herdr-link-pi-bridge")
-
-
-def test_rollback_restores_the_backup_or_removes_what_this_run_wrote(tmp_path):
-    target, backup, scratch = tmp_path / "t.js", tmp_path / "t.js.bak", tmp_path / "t.js.restore"
-    backup.write_bytes(b"before")
-    target.write_bytes(b"this run's")
-    assert roll_back(target, backup, scratch) == f"restored from {backup} (rolled back)"
-    assert target.read_bytes() == b"before" and not scratch.exists()
-    assert roll_back(target, None, scratch).startswith("removed again") and not target.exists()
-
-
-def test_a_failed_rollback_says_so_and_leaves_no_scratch_file(tmp_path):
-    target, scratch = tmp_path / "t.js", tmp_path / "t.js.restore"
-    target.write_bytes(b"this run's")
-    with pytest.raises(OSError):
-        roll_back(target, tmp_path / "missing-backup", scratch)
-    assert target.read_bytes() == b"this run's" and not scratch.exists()
 
 
 def _host_writes_after_reading(monkeypatch, path: Path, writes: dict[int, bytes]) -> None:

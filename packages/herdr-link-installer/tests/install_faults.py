@@ -7,15 +7,17 @@ import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from herdr_link_installer import _install
 
 FAIL_STEPS = ("after-backup", "after-temp-write", "after-rename", "node-check")
-"""Where an ``OSError`` is injected: writing the temporary copy, renaming it over the target, reading
-the renamed file for the final check, and Node's import check."""
+"""Where an ``OSError`` is injected: writing the partial copy (after the backup), checking the written copy
+before it is put in place, checking the file once in place, and Node's import check."""
 CRASH_STEPS = ("during-backup", *FAIL_STEPS, "before-location")
 """Where the process is killed: also halfway through copying the backup, and writing the bridge location."""
+PARTIAL: Final = ".herdr-link.partial"
+"""The end of the partial copy's name beside the plugin file (the install core's)."""
 
 Patch = Callable[[Any, str, Any], None]
 
@@ -42,29 +44,20 @@ def inject(step: str, action: str, target: Path, patch: Patch = setattr) -> None
         real_open = open
 
         def opening(path: Any, *args: Any, **kwargs: Any) -> Any:
-            if str(path).endswith(".tmp"):
+            if str(path).endswith(PARTIAL):
                 _act(action, step)
             return real_open(path, *args, **kwargs)
 
-        patch(builtins, "open", opening)  # the install core's complete write opens the temporary copy
-    elif step == "after-temp-write":
-        real_replace = os.replace
+        patch(builtins, "open", opening)  # the install core's complete write opens the partial copy
+    elif step in ("after-temp-write", "after-rename"):
+        real_check = _install._check_copy
 
-        def replace(source: Any, destination: Any) -> None:
-            if Path(destination) == target and str(source).endswith(".tmp"):
+        def check(path: Path, sha256: str) -> None:
+            if str(path).endswith(PARTIAL) == (step == "after-temp-write"):
                 _act(action, step)
-            real_replace(source, destination)
+            real_check(path, sha256)
 
-        patch(os, "replace", replace)
-    elif step == "after-rename":
-        real_read = Path.read_bytes
-
-        def read_bytes(self: Path) -> bytes:
-            if self == target:
-                _act(action, step)
-            return real_read(self)
-
-        patch(Path, "read_bytes", read_bytes)
+        patch(_install, "_check_copy", check)
     elif step == "node-check":
         patch(_install, "_node_import_ok", lambda path: _act(action, step))
     elif step == "before-location":

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from install_faults import CRASH_STEPS, FAIL_STEPS, inject
+from install_faults import CRASH_STEPS, FAIL_STEPS, PARTIAL, inject
 
+from herdr_link_control.userfiles import backup_folder, backups_root
 from herdr_link_installer import (
     EXIT_DUPLICATE,
     InstallError,
@@ -61,6 +62,11 @@ def target(home: Path) -> Path:
     return config(home) / "plugins" / "herdr-link.js"
 
 
+def backups(home: Path) -> Path:
+    """Where every installer backs up the plugin file: its own folder mirrored under Herdr Link's backups."""
+    return backup_folder(backups_root({}, home), target(home))
+
+
 def run(
     home: Path, *, yes: bool = False, runtime: str = "v1", fail_at: str | None = None, monkeypatch=None
 ) -> tuple[int, list[str]]:
@@ -92,7 +98,7 @@ def test_a_second_run_has_nothing_to_do(home):
     run(home)
     code, lines = run(home)
     assert code == 0 and "already installed" in " ".join(lines)
-    assert not (config(home) / "herdr-link-install" / "backups").exists()  # nothing was replaced: no backup
+    assert not backups(home).exists()  # nothing was replaced: no backup
 
 
 def test_an_older_bundle_of_ours_is_updated_with_a_backup(home, monkeypatch):
@@ -101,7 +107,7 @@ def test_an_older_bundle_of_ours_is_updated_with_a_backup(home, monkeypatch):
     monkeypatch.setattr(module, "classify_plugin", lambda data: ("older", "") if data == old else ("current", ""))
     code, lines = run(home)
     assert code == 0 and target(home).read_bytes() == BUNDLE
-    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    [backup] = backups(home).iterdir()
     assert backup.read_bytes() == old and "older Herdr Link bundle" in " ".join(lines)
 
 
@@ -135,7 +141,7 @@ def test_unknown_or_edited_files_need_confirmation(home, content, needle):
     assert target(home).read_text() == content
     code, _ = run(home, yes=True)
     assert code == 0 and target(home).read_bytes() == BUNDLE
-    [backup] = (config(home) / "herdr-link-install" / "backups").iterdir()
+    [backup] = backups(home).iterdir()
     assert backup.read_text() == content
 
 
@@ -258,7 +264,7 @@ def test_the_other_runtime_installs_nothing_new_and_asks_nothing(home):
     assert run(home)[0] == 0
     code, lines = run(home, runtime="v2")
     assert code == 0 and "already installed" in " ".join(lines) and target(home).read_bytes() == BUNDLE
-    assert not (config(home) / "herdr-link-install" / "backups").exists()
+    assert not backups(home).exists()
 
 
 @pytest.mark.parametrize(
@@ -336,13 +342,17 @@ def test_dying_at_any_step_leaves_the_old_state_or_the_manifests_bytes(home, ste
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 9  # killed at the step
     assert target(home).read_bytes() in (before.encode(), BUNDLE)
-    assert sorted(p.name for p in target(home).parent.iterdir()) == ["herdr-link.js"]  # nothing loadable left over
-    backups = [p for p in (config(home) / "herdr-link-install" / "backups").iterdir() if p.suffix != ".partial"]
+    left = sorted(p.name for p in target(home).parent.iterdir())
+    assert [name for name in left if name.endswith((".js", ".ts", ".mjs"))] == ["herdr-link.js"]  # nothing loadable
+    assert set(left) <= {"herdr-link.js", "herdr-link.js" + PARTIAL}  # at most the partial copy, under its own name
+    made = [p for p in backups(home).iterdir() if p.suffix != ".partial"]
     if step == "during-backup":
-        assert backups == []  # a backup exists under its real name only when complete
+        assert made == []  # a backup exists under its real name only when complete
     else:
-        [backup] = backups
+        [backup] = made
         assert backup.read_text() == before
+    assert run(home, yes=True)[0] == 0 and target(home).read_bytes() == BUNDLE  # the next run finishes the job
+    assert sorted(p.name for p in target(home).parent.iterdir()) == ["herdr-link.js"]  # and clears what was left
 
 
 def test_a_failure_after_the_replace_says_the_plugin_is_the_new_bundle(home, monkeypatch):
@@ -360,7 +370,7 @@ def test_the_last_line_says_what_each_file_is(home, step, monkeypatch):
     assert code == 1 and lines[-1].startswith("state: ")
     renamed = step in ("after-rename", "node-check")
     assert ("is restored from" in lines[-1]) == renamed and ("is unchanged" in lines[-1]) == (not renamed)
-    assert "; backup " in lines[-1]
+    assert ("; backup " in lines[-1]) == renamed  # the backup it was restored from; an unchanged file needs none
     monkeypatch.undo()
     code, lines = run(home, yes=True)
     assert code == 0 and lines[-1].startswith(f"state: {target(home)} is the current bundle; backup ")
@@ -403,12 +413,8 @@ def test_the_command_line_dry_run_writes_nothing(home):
         (Platform("linux"), {"XDG_CONFIG_HOME": "/x/cfg"}, None, "/x/cfg/opencode"),
         (Platform("linux"), {}, "config     /from/opencode\n", "/from/opencode"),
         (Platform("darwin"), {}, None, "{home}/.config/opencode"),
-        (
-            Platform("windows"),
-            {"APPDATA": "C:\\Users\\u\\AppData\\Roaming"},
-            None,
-            "C:\\Users\\u\\AppData\\Roaming/opencode",
-        ),
+        # OpenCode's xdg-basedir has no Windows branch: ~/.config/opencode there too, never %APPDATA%
+        (Platform("windows"), {"APPDATA": "C:\\Users\\u\\AppData\\Roaming"}, None, "{home}/.config/opencode"),
         (
             Platform("linux", wsl=True),
             {"APPDATA": "C:\\Users\\u"},
@@ -436,8 +442,8 @@ def test_uninstall_removes_ours_keeps_an_edited_copy_and_leaves_anothers(home):
     target(home).write_bytes(BUNDLE + b"\n// edited by hand\n")
     lines.clear()
     assert uninstall(env, home, LINUX, say=lines.append, complain=lines.append) == 0
-    backups = (config(home) / "herdr-link-install" / "backups").iterdir()
-    assert any(b.read_bytes().endswith(b"// edited by hand\n") for b in backups) and not target(home).exists()
+    kept = backups(home).iterdir()
+    assert any(b.read_bytes().endswith(b"// edited by hand\n") for b in kept) and not target(home).exists()
     target(home).write_text("export default {}; // someone's\n")
     assert uninstall(env, home, LINUX, say=lines.append, complain=lines.append) == 1
     assert target(home).read_text() == "export default {}; // someone's\n"
@@ -460,8 +466,8 @@ def test_backups_are_capped(home):
     for index in range(8):
         target(home).write_text(f"export default {{}}; // someone's {index}\n")
         assert run(home, yes=True)[0] == 0
-    backups = sorted((config(home) / "herdr-link-install" / "backups").iterdir())
-    assert len(backups) == 5 and backups[-1].read_text() == "export default {}; // someone's 7\n"
+    kept = sorted(backups(home).iterdir())
+    assert len(kept) == 5 and kept[-1].read_text() == "export default {}; // someone's 7\n"
 
 
 def test_the_question_comes_after_the_plan_and_a_no_is_said_plainly(home):
@@ -542,14 +548,14 @@ def test_a_node_that_fails_to_run_is_reported_as_that_not_as_unresolved(tmp_path
 
 def test_uninstall_that_meets_an_os_error_says_the_state_and_exits_1_without_a_traceback(home, monkeypatch, capsys):
     assert run(home)[0] == 0
-    real_unlink = Path.unlink
+    real_replace = os.replace
 
-    def refuse(self: Path, missing_ok: bool = False) -> None:
-        if self == target(home):
-            raise PermissionError(13, "Permission denied", str(self))
-        real_unlink(self, missing_ok=missing_ok)
+    def refuse(source: object, destination: object) -> None:
+        if Path(str(source)) == target(home):  # the install core moves the file aside to remove it
+            raise PermissionError(13, "Permission denied", str(source))
+        real_replace(source, destination)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Path, "unlink", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setattr(Path, "home", classmethod(lambda cls: home))
@@ -572,7 +578,7 @@ def test_uninstall_shows_its_plan_and_a_dry_run_removes_nothing(home):
     assert command().returncode == 0 and target(home).read_bytes() == BUNDLE
     dry = command("--uninstall", "--dry-run")
     assert dry.returncode == 0 and dry.stdout.startswith("plan (uninstall Herdr Link's OpenCode plugin):\n")
-    assert f"  {target(home)}: remove\n" in dry.stdout
+    assert f"  {target(home)}: remove (backup kept)\n" in dry.stdout
     assert dry.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
     assert target(home).read_bytes() == BUNDLE and (home / ".config" / "herdr-link" / "bridge.json").exists()
     done = command("--uninstall")
@@ -628,3 +634,37 @@ def test_a_packaged_manifest_without_exactly_one_bundle_is_a_clear_refusal(home,
     monkeypatch.setattr(module, "packaged_dir", lambda: packaged)
     with pytest.raises(InstallError, match="does not name exactly one bundle"):
         plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
+
+
+def test_a_file_written_after_the_plan_is_never_written_over(home):
+    target(home).write_text("export default {}; // someone's\n")
+    plan = plan_install("v1", {}, home, home / "project", LINUX, run=lambda argv: None)
+    target(home).write_text("export default {}; // written while the question waited\n")
+    lines: list[str] = []
+    code = install(plan, confirmed=True, environ={}, home=home, say=lines.append, complain=lines.append)
+    assert code == 1 and target(home).read_text() == "export default {}; // written while the question waited\n"
+    assert any("changed while this run was planning" in line and line.endswith("run again") for line in lines)
+    assert lines[-1] == f"state: {target(home)} is unchanged; bridge location unchanged"
+
+
+def test_install_and_uninstall_back_up_by_the_files_own_path_beside_the_other_installers(home):
+    target(home).write_text("export default {}; // someone's\n")
+    assert run(home, yes=True)[0] == 0
+    [first] = backups(home).iterdir()
+    assert first.name.startswith("herdr-link.js.") and first.read_text() == "export default {}; // someone's\n"
+    assert first.stat().st_mode & 0o077 == 0 or first.parent.stat().st_mode & 0o077 == 0  # private
+    said: list[str] = []
+    assert uninstall({}, home, LINUX, say=said.append, complain=said.append) == 0
+    assert not target(home).exists() and len(list(backups(home).iterdir())) == 2  # the removed bundle too
+    assert any(line.startswith("backup: ") for line in said) and "removed (backup " in said[-1]
+    assert not (config(home) / "herdr-link-install").exists()  # no second place for backups
+
+
+def test_uninstall_leaves_a_symbolic_link_alone(home, tmp_path):
+    real = tmp_path / "dotfiles-herdr-link.js"
+    real.write_bytes(BUNDLE)
+    target(home).symlink_to(real)
+    said: list[str] = []
+    assert uninstall({}, home, LINUX, say=said.append, complain=said.append) == 1
+    assert target(home).is_symlink() and real.read_bytes() == BUNDLE
+    assert any("symbolic link" in line for line in said) and said[-1].endswith("unchanged")

@@ -241,3 +241,16 @@ def test_the_command_has_help_and_refuses_what_a_host_does_not_have(home: Path) 
     assert not (home / ".claude.json").exists()
     nothing = install(home, "--host", "claude", "--uninstall")
     assert nothing.returncode == 0 and "nothing to take out: Herdr Link is not installed" in nothing.stdout
+
+
+def test_nothing_to_do_goes_through_the_one_dialogue_and_a_dry_run_says_it_wrote_nothing(home: Path) -> None:
+    assert install(home, "--host", "gemini", "--yes").returncode == 0
+    again = install(home, "--host", "gemini")
+    assert again.returncode == 0 and again.stdout.endswith(
+        "nothing to do: every file already holds it\nstate: nothing was changed\n"
+    )
+    dry = install(home, "--host", "gemini", "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.endswith(
+        "nothing to do: every file already holds it\ndry run: nothing was written\nstate: nothing was changed\n"
+    )
+    assert dry.stdout.startswith(again.stdout.split("nothing to do")[0])  # the same plan first

@@ -301,7 +301,20 @@ def test_where_the_extension_goes_is_the_host_tables_pi_row(tmp_path):
 
     pi = find_host("pi")
     assert pi is not None and pi.extension is not None
-    assert pi.extension.place.user == "~/.pi/agent/extensions/" + EXTENSION_FILE
+    assert pi.extension.folder.user == "~/.pi/agent" and pi.extension.file == "extensions/" + EXTENSION_FILE
     home, work = tmp_path / "home", tmp_path / "work"
     assert target_path(home, work, project=False) == home / ".pi" / "agent" / "extensions" / EXTENSION_FILE
     assert target_path(home, work, project=True) == work / ".pi" / "extensions" / EXTENSION_FILE
+
+
+def test_a_refused_plan_says_why_once_in_a_dry_run_and_in_the_real_run(tmp_path, monkeypatch, capsys):
+    target = _put(tmp_path, OLDER)
+    target.unlink()
+    target.symlink_to(tmp_path / "elsewhere.js")  # a link at our place: refused, never written through
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
+    monkeypatch.chdir(tmp_path)
+    for args in (["install", "--dry-run"], ["install"]):
+        assert main(args) == 1
+        out, err = capsys.readouterr()
+        assert (out + err).count("symbolic link") == 1, out + err  # the plan says "refused", the reason once
+        assert f"  {target}: refused\n" in out and out.endswith("state: nothing was changed\n")

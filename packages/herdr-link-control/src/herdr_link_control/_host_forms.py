@@ -243,15 +243,48 @@ class Trust:
 
 
 class Extension:
-    """Where a host loads a native extension of ours (a file Herdr Link owns whole) at each scope, and
-    the settings file of that scope, whose package list can wire another Herdr Link beside it."""
+    """Where a host loads a native extension of ours (a file Herdr Link owns whole): the host's own
+    folder at each scope and the paths inside it, as the host reads them."""
 
-    __slots__ = ("place", "settings")
+    __slots__ = ("extra_folder", "file", "folder", "older_files", "settings", "shared_setup")
 
-    def __init__(self, place: Place, *, settings: Place) -> None:
-        self.place = place
-        """The extension file."""
+    def __init__(
+        self,
+        folder: Place,
+        file: str,
+        *,
+        settings: str | None = None,
+        older_files: tuple[str, ...] = (),
+        extra_folder: str | None = None,
+        shared_setup: str = "",
+    ) -> None:
+        self.folder = folder
+        """The host's folder at each scope (``~/.pi/agent``, ``.pi``): ``file`` and ``settings`` are inside it."""
+        self.file = file
+        """The extension's path inside :attr:`folder` (``extensions/herdr-link.js``)."""
         self.settings = settings
+        """The scope's settings file inside :attr:`folder`, whose package list can wire another Herdr Link."""
+        self.older_files = older_files
+        """Older places inside :attr:`folder` the host still loads extensions from (``plugin/herdr-link.js``)."""
+        self.extra_folder = extra_folder
+        """A variable naming one more folder of the same layout the host loads from (``OPENCODE_CONFIG_DIR``)."""
+        self.shared_setup = shared_setup
+        """The set-up that serves Herdr Link where the host runs extensions in one server shared by its panes,
+        as told to the user (never to a model); empty: the host runs them per pane."""
+
+    def folders(self) -> tuple[str, ...]:
+        """The folders inside :attr:`folder` the host loads extensions from: the current, then the older."""
+        found: list[str] = []
+        for path in (self.file, *self.older_files):
+            parent = path.rsplit("/", 1)[0] if "/" in path else ""
+            if parent not in found:
+                found.append(parent)
+        return tuple(found)
+
+    @property
+    def file_name(self) -> str:
+        """The extension's own name (``herdr-link.js``)."""
+        return self.file.rsplit("/", 1)[-1]
 
 
 class Migration:

@@ -65,6 +65,7 @@ __all__ = [
     "SharedProcess",
     "Trust",
     "find_host",
+    "host_extension",
     "host_for_client",
     "host_for_kind",
     "hosts_with",
@@ -348,8 +349,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         presentation=PresentationForm.MCP_PREFIXED,  # Pi's built-in MCP with exposure "direct"
         hint="plain",
         extension=Extension(  # herdr-link-pi-bridge's, the recommended way to wire Pi
-            Place("~/.pi/agent/extensions/herdr-link.js", ".pi/extensions/herdr-link.js"),
-            settings=Place("~/.pi/agent/settings.json", ".pi/settings.json"),
+            Place("~/.pi/agent", ".pi"), "extensions/herdr-link.js", settings="settings.json"
         ),
         servers=Servers(
             Place("~/.pi/agent/mcp.json", ".pi/mcp.json"),
@@ -372,7 +372,21 @@ HOSTS: Final[tuple[Host, ...]] = (
             "herdr-link-pi-bridge install) gives it, and is the recommended way to wire Pi.",
         ),
     ),
-    Host("opencode", "OpenCode", kind="opencode"),  # reaches Link through its plugin, not MCP
+    Host(
+        "opencode",
+        "OpenCode",
+        kind="opencode",
+        extension=Extension(  # herdr-link-opencode-install's: OpenCode reaches Link through its plugin, not MCP
+            # OpenCode's config folder is xdg-basedir's on every platform, Windows included (no %APPDATA%);
+            # the installer asks `opencode debug paths` first (docs/hosts.md, OpenCode).
+            Place("~/.config/opencode", ".opencode", variable="XDG_CONFIG_HOME", under_variable="opencode"),
+            "plugins/herdr-link.js",
+            older_files=("plugin/herdr-link.js",),  # OpenCode still loads the folder's older name
+            extra_folder="OPENCODE_CONFIG_DIR",  # one more config folder, loaded besides the global one
+            shared_setup="start OpenCode in each Herdr pane with `opencode --standalone`, or once run "
+            "`opencode service set disabled true` so that every `opencode` runs its own server",
+        ),
+    ),
 )
 """Every host kind Link knows, in the order the tools list them."""
 
@@ -384,6 +398,18 @@ def _rows(hosts: Sequence[Host] | None) -> Sequence[Host]:
 def find_host(name: str, hosts: Sequence[Host] | None = None) -> Host | None:
     """The record for ``--host NAME``; ``None`` for a name Link does not know."""
     return next((host for host in _rows(hosts) if host.name == name), None)
+
+
+def host_extension(name: str, hosts: Sequence[Host] | None = None) -> Extension:
+    """Where host ``name`` loads our native extension (its row's :attr:`Host.extension`).
+
+    Raises:
+        LookupError: the table has no such host, or it loads no extension of ours.
+    """
+    host = find_host(name, hosts)
+    if host is None or host.extension is None:
+        raise LookupError(f"the host table has no extension for {name!r}")
+    return host.extension
 
 
 def hosts_with(field: HostField, hosts: Sequence[Host] | None = None) -> tuple[Host, ...]:

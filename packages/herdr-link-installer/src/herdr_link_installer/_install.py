@@ -1,19 +1,20 @@
-"""Install Herdr Link's OpenCode plugin file: verify, back up, write atomically, check, roll back.
+"""Install Herdr Link's OpenCode plugin file: verify, back up, replace whole, check, put back on failure.
 
-Guarantee: after any run — successful, failed or killed at any step — the plugins directory holds
-either what it held before or bytes equal to the manifest's, backups stay where they were put, and
-no temporary file sits where OpenCode would load it (temporaries and backups live in a sibling
-directory, ``<config>/herdr-link-install/``). The installer deletes only a file it has just written.
+The same install core as the other installers (``herdr_link_control.userfiles``): what the file held
+is backed up under ``<config dir>/backups/`` by its path; the new bytes are written beside it as
+``herdr-link.js.herdr-link.partial`` (a name OpenCode never loads), checked against the manifest, and
+put in place in one step, never over a write this run did not see; a failed check puts back what was
+there. Guarantee: after any run (successful, failed or killed at any step) the plugin file holds either
+what it held before or the manifest's bytes, and a partial copy a killed run left is removed by the
+next. The plugin is a file Herdr Link owns whole: a symbolic link or a folder at its place is refused.
 """
 
-import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,33 +23,30 @@ from typing import Final, Literal
 import semver
 
 from herdr_link_control.userfiles import (
-    back_up,
-    backup_stamp,
+    ChangedMeanwhile,
+    Replaced,
+    backups_root,
     bridge_command,
+    clear_partials,
     location_command,
     location_file,
-    read_note,
-    roll_back,
-    write_complete,
+    put_back,
+    replace_file,
     write_location_file,
-    write_note,
 )
-from herdr_link_opencode_bridge import (
-    MANIFEST_FILE,
-    PLUGIN_FILE,
-    classify_plugin,
-    packaged_dir,
-)
+from herdr_link_opencode_bridge import MANIFEST_FILE, classify_plugin, packaged_dir
 
 from ._paths import (
     Platform,
     ProgramFailed,
     global_config_dir,
     herdr_link_plugins,
-    is_typescript_bundle,
     opencode_version,
+    plugin_target,
     stderr_tail,
 )
+from ._say import teller, to_stderr
+from ._typescript import is_typescript_bundle, note_replaced
 
 __all__ = [
     "EXIT_DUPLICATE",
@@ -63,27 +61,6 @@ __all__ = [
     "runtime_note",
 ]
 
-WORK_DIR: Final = "herdr-link-install"
-REPLACED_FILE: Final = "replaced.json"
-"""In ``WORK_DIR``: the TypeScript Herdr Link bundle an install replaced (its backup), for ``--uninstall``."""
-
-
-def note_replaced(work: Path, target: Path, backup: Path) -> None:
-    """Record that ``target`` held the TypeScript Herdr Link's bundle, now kept at ``backup``."""
-    write_note(work / REPLACED_FILE, {str(target): str(backup)})
-
-
-def replaced_backup(work: Path, target: Path) -> Path | None:
-    """The backup of the TypeScript bundle an install replaced at ``target``, if one is noted and is still
-    that bundle."""
-    noted = read_note(work / REPLACED_FILE).get(str(target))
-    try:
-        return Path(noted) if isinstance(noted, str) and is_typescript_bundle(Path(noted).read_bytes()) else None
-    except OSError:
-        return None
-
-
-"""Sibling of ``plugins/`` for temporaries and backups: OpenCode never loads from it."""
 RUNTIME_NAMES: Final = {"v1": "OpenCode 1.x", "v2": "OpenCode 2"}
 """What ``--runtime v1|v2`` names: which OpenCode the user runs (the one bundle loads in both)."""
 V1_PLUGIN_RANGE: Final = "^1.18.13"
@@ -111,6 +88,8 @@ class Plan:
     bundle: bytes
     sha256: str
     existing: str  # "none", "current", "older", "modified", "typescript", "foreign"
+    before: bytes | None = None
+    """What the target held when planned (``None``: no file): replaced only while it still holds it."""
     needs_confirmation: str = ""
     duplicates: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -158,7 +137,13 @@ def _packaged_bundle() -> tuple[bytes, str]:
     return data, entry["sha256"]
 
 
-def _existing(target: Path) -> str:
+def _existing(target: Path) -> tuple[str, bytes | None]:
+    """What is at ``target`` (``none``, ``current``, ``older``, ``modified``, ``typescript`` or ``foreign``)
+    and its bytes.
+
+    Raises:
+        InstallError: a symbolic link or a folder is there.
+    """
     if target.is_symlink():
         raise InstallError(
             f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
@@ -167,12 +152,12 @@ def _existing(target: Path) -> str:
     if target.is_dir():
         raise InstallError(f"{target} is a folder, not a file: nothing was changed")
     if not target.exists():
-        return "none"
+        return "none", None
     data = target.read_bytes()
     state, _ = classify_plugin(data)
     if state in ("current", "older", "modified"):
-        return state
-    return "typescript" if is_typescript_bundle(data) else "foreign"
+        return state, data
+    return ("typescript" if is_typescript_bundle(data) else "foreign"), data
 
 
 def plugin_version_ok(text: str) -> bool:
@@ -310,14 +295,15 @@ def plan_install(
     """
     bundle, digest = _packaged_bundle()
     config = global_config_dir(environ, home, platform, run=run)
-    target = config / "plugins" / PLUGIN_FILE
+    target = plugin_target(config)
     try:
         opencode = opencode_version(run)
         failed = None
     except ProgramFailed as failure:
         opencode, failed = None, str(failure)
     runtime = opencode_runtime(runtime_flag, opencode)
-    plan = Plan(runtime, config, target, bundle, digest, _existing(target))
+    existing, before = _existing(target)
+    plan = Plan(runtime, config, target, bundle, digest, existing, before)
     plan.opencode = opencode
     if plan.existing in ("modified", "foreign", "typescript"):
         plan.needs_confirmation = {
@@ -378,6 +364,18 @@ def _node_import_ok(path: Path) -> bool | None:
     return done.returncode == 0
 
 
+def _check_copy(path: Path, sha256: str) -> None:
+    """The file at ``path`` is the manifest's bundle: its SHA-256 and its one export.
+
+    Raises:
+        OSError: it is not (a partial copy is then never put in place; an installed file is put back).
+    """
+    data = path.read_bytes()
+    if _sha(data) != sha256 or not _export_shape_ok(data):
+        what = "the copy written" if path.name.endswith(".partial") else "the installed file"
+        raise OSError(f"{what} does not match the manifest")
+
+
 @dataclass
 class _State:
     """What each file is now, for the last line an install prints (always true, whatever failed)."""
@@ -388,33 +386,20 @@ class _State:
     location: str = "unchanged"
 
     def summary(self) -> str:
+        if self.plugin == "unchanged":
+            return f"state: {self.target} is unchanged; bridge location {self.location}"
         backup = f"backup {self.backup}" if self.backup else "no backup (there was no earlier file)"
         return f"state: {self.target} is {self.plugin}; {backup}; bridge location {self.location}"
 
 
-def _stderr(line: str) -> None:
-    sys.stderr.write(line + "\n")
-
-
-def _teller(say: Callable[[str], None]) -> Callable[[str], None]:
-    """``say``, falling back to stderr when it fails (a closed or full stdout must not hide the state)."""
-
-    def tell(line: str) -> None:
-        try:
-            say(line)
-        except OSError:
-            with contextlib.suppress(OSError):
-                sys.stderr.write(line + "\n")
-
-    return tell
-
-
-def _roll_back(target: Path, backup: Path | None, restore: Path, state: _State) -> None:
-    """Put back what was there before; ``state`` says what happened, including a failed rollback."""
+def _put_back(replaced: Replaced, state: _State) -> None:
+    """Put back what was there before; ``state`` says what happened, including a failed put-back."""
     try:
-        state.plugin = roll_back(target, backup, restore)
+        state.plugin = put_back(replaced)
+    except ChangedMeanwhile as error:
+        state.plugin = f"another program's write, left as it is ({error})"
     except OSError as error:
-        how = f"copy {backup} over it" if backup is not None else "delete it"
+        how = f"copy {replaced.backup} over it" if replaced.backup is not None else "delete it"
         state.plugin = (
             f"the new bundle, which failed its check, and rolling back failed ({error.strerror or error}): {how}"
         )
@@ -451,11 +436,8 @@ def install(
     ``say`` gets the plan (unless ``show_plan`` is false: the caller showed it) and what happens,
     ending with a ``state:`` line that says what each file is now; ``complain`` (default: stderr)
     gets refusals and errors.
-
-    Raises:
-        InstallError: when writing is impossible before anything changed (permissions, disk).
     """
-    refuse = complain or _stderr
+    refuse = complain or to_stderr
     if show_plan:
         for line in plan.describe():
             say(line)
@@ -473,31 +455,19 @@ def install(
         refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
         return 1
 
-    tell = _teller(say)
-    work = plan.config / WORK_DIR
-    stamp = backup_stamp()
-    backup: Path | None = None
-    temporary = work / f"{PLUGIN_FILE}.{stamp}.tmp"
+    tell = teller(say)
+    backups = backups_root(environ, home)
     state = _State(plan.target)
-
-    def matches_manifest(data: bytes) -> bool:
-        return _sha(data) == plan.sha256 and _export_shape_ok(data)
-
-    def temporary_matches(path: Path) -> None:
-        if not matches_manifest(path.read_bytes()):
-            raise OSError("the temporary copy does not match the manifest")
-
+    replaced: Replaced | None = None
     try:
-        work.mkdir(parents=True, exist_ok=True)
-        plan.target.parent.mkdir(parents=True, exist_ok=True)
-        if plan.target.exists():
-            backup = back_up(plan.target, work / "backups", stamp=stamp)
-            state.backup = backup
-            tell(f"backup: {backup}")
-        write_complete(plan.target, plan.bundle, partial=temporary, verify=temporary_matches)
-        state.plugin = "the new bundle, not yet checked"
-        if not matches_manifest(plan.target.read_bytes()):
-            raise OSError("the installed file does not match the manifest after the rename")
+        clear_partials(plan.target, backups=backups)  # what a killed run left
+        replaced = replace_file(
+            plan.target, plan.before, plan.bundle, backups=backups, verify=lambda copy: _check_copy(copy, plan.sha256)
+        )
+        state.plugin, state.backup = "the new bundle, not yet checked", replaced.backup
+        if replaced.backup is not None:
+            tell(f"backup: {replaced.backup}")
+        _check_copy(plan.target, plan.sha256)
         try:
             resolvable = plan.runtime == "v2" or plugin_package_version(plan.target.parent)
         except ProgramFailed as failure:
@@ -511,19 +481,19 @@ def install(
             tell("checked: Node imports the installed plugin, with exactly one plugin export")
         state.plugin = "the current bundle"
     except OSError as error:
-        temporary.unlink(missing_ok=True)
-        if state.plugin != "unchanged":  # this run replaced the file: put back what was there (or nothing)
-            _roll_back(plan.target, backup, work / f"{PLUGIN_FILE}.{stamp}.restore", state)
-        _teller(complain or _stderr)(f"error: {error}")
+        if replaced is not None:  # this run replaced the file: put back what was there (or nothing)
+            _put_back(replaced, state)
+        said = f"{error}: run again" if isinstance(error, ChangedMeanwhile) else str(error)
+        teller(refuse)(f"error: {said}")
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} (checked for {RUNTIME_NAMES[plan.runtime]})")
-    if plan.existing == "typescript" and backup is not None:
+    if plan.existing == "typescript" and state.backup is not None:
         try:
-            note_replaced(work, plan.target, backup)
+            note_replaced(environ, home, plan.target, state.backup)
         except OSError as error:
             tell(f"could not note the TypeScript bundle's backup for --uninstall ({error.strerror or error}): "
-                 f"it is {backup}")  # fmt: skip
+                 f"it is {state.backup}")  # fmt: skip
     try:
         location = location_file(environ, home)
         command = bridge_command()

@@ -1,4 +1,5 @@
-"""Where OpenCode keeps its global configuration, per platform (the platform can be injected)."""
+"""Where OpenCode keeps its global configuration and loads plugins from, per platform (the platform can be
+injected): the host table's OpenCode row (``herdr_link_control.hosts``), resolved on this machine."""
 
 import os
 import platform as _platform
@@ -7,14 +8,16 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Final
 
-from herdr_link_opencode_bridge import PLUGIN_FILE, PluginState, classify_plugin
+from herdr_link_control.hosts import Extension, host_extension
+from herdr_link_control.userfiles import place_path
+from herdr_link_opencode_bridge import PluginState, classify_plugin
+
+from ._typescript import is_typescript_bundle
 
 __all__ = [
-    "TS_MARKERS",
-    "is_typescript_bundle",
     "Platform",
     "PluginFile",
     "ProgramFailed",
@@ -24,16 +27,17 @@ __all__ = [
     "herdr_link_plugins",
     "installed_plugin",
     "opencode_version",
+    "plugin_target",
     "stderr_tail",
 ]
 
-TS_MARKERS: Final = (b"herdrLinkPlugin", b"[herdr-link/1] inter-agent message delivered")
-"""Byte strings only the TypeScript implementation's OpenCode bundle contains."""
+OPENCODE: Final[Extension] = host_extension("opencode")
+"""Where OpenCode loads our plugin: its config folder, ``plugins/herdr-link.js`` in it, the older ``plugin/``."""
 
 
-def is_typescript_bundle(data: bytes) -> bool:
-    """Whether a plugin file is the TypeScript implementation's OpenCode bundle."""
-    return any(marker in data for marker in TS_MARKERS)
+def plugin_target(config: Path) -> Path:
+    """Where the plugin goes in OpenCode's config folder ``config``: ``<config>/plugins/herdr-link.js``."""
+    return config / OPENCODE.file
 
 
 @dataclass(frozen=True)
@@ -100,15 +104,10 @@ def _run(argv: list[str]) -> str | None:
     return done.stdout
 
 
-def _default(environ: Mapping[str, str], home: Path, platform: Platform) -> Path:
-    if platform.system == "windows":
-        appdata = environ.get("APPDATA")
-        return (
-            Path(str(PureWindowsPath(appdata) / "opencode")) if appdata else home / "AppData" / "Roaming" / "opencode"
-        )
-    # Linux (WSL included: only WSL's own config, never the Windows side) and macOS use XDG paths.
-    xdg = environ.get("XDG_CONFIG_HOME")
-    return Path(PurePosixPath(xdg) / "opencode") if xdg else home / ".config" / "opencode"
+def _default(environ: Mapping[str, str], home: Path) -> Path:
+    """OpenCode's own default: xdg-basedir's ``$XDG_CONFIG_HOME/opencode``, else ``~/.config/opencode``, on
+    every platform (Windows included: xdg-basedir has no ``%APPDATA%`` branch); under WSL, WSL's own."""
+    return place_path(OPENCODE.folder, "user", environ, home, home)
 
 
 def global_config_dir(
@@ -121,14 +120,15 @@ def global_config_dir(
     asked = _ask_opencode(run)
     if asked is not None and not (platform.wsl and str(asked).startswith("/mnt/")):
         return asked
-    return _default(environ, home, platform)
+    return _default(environ, home)
 
 
 def config_dirs(environ: Mapping[str, str], home: Path, platform: Platform) -> list[Path]:
     """The default global dir and, when set, ``OPENCODE_CONFIG_DIR``."""
-    dirs = [_default(environ, home, platform)]
-    if environ.get("OPENCODE_CONFIG_DIR"):
-        dirs.append(Path(os.path.expanduser(environ["OPENCODE_CONFIG_DIR"])))
+    dirs = [_default(environ, home)]
+    extra = environ.get(OPENCODE.extra_folder) if OPENCODE.extra_folder else None
+    if extra:
+        dirs.append(Path(os.path.expanduser(extra)))
     return dirs
 
 
@@ -139,8 +139,8 @@ def installed_plugin(
     older ``plugin/``, of each of :func:`config_dirs`), what it is and, for an edited one of ours, its
     first line; ``("absent", None, "")`` when there is none. Reads only."""
     for config in config_dirs(environ, home, platform or current_platform()):
-        for directory in ("plugins", "plugin"):
-            path = config / directory / PLUGIN_FILE
+        for file in (OPENCODE.file, *OPENCODE.older_files):
+            path = config / file
             if path.is_file():
                 state, detail = classify_plugin(path.read_bytes())
                 return state, path, detail
@@ -183,7 +183,7 @@ def _plugin_file(path: Path) -> PluginFile | None:
     state, detail = classify_plugin(data)
     if state == "foreign" and is_typescript_bundle(data):
         return PluginFile(path, "typescript", "")
-    if state == "foreign" and path.name != PLUGIN_FILE:
+    if state == "foreign" and path.name != OPENCODE.file_name:
         return None
     return PluginFile(path, state, detail)
 
@@ -204,11 +204,11 @@ def herdr_link_plugins(
     Reads only."""
     known = config if config is not None else global_config_dir(environ, home, platform, run=run)
     roots = [known, *config_dirs(environ, home, platform)]
-    roots.append(cwd / ".opencode")
+    roots.append(place_path(OPENCODE.folder, "project", environ, home, cwd))
     found: list[PluginFile] = []
     seen: set[Path] = set()
     for root in roots:
-        for directory in ("plugins", "plugin"):
+        for directory in OPENCODE.folders():
             folder = root / directory
             if not folder.is_dir():
                 continue

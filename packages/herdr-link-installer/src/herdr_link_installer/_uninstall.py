@@ -1,15 +1,31 @@
-"""``herdr-link-opencode-install --uninstall``: remove exactly our plugin file, and the shared bridge
-location when no installed runtime still needs it."""
+"""``herdr-link-opencode-install --uninstall``: remove exactly our plugin file (backed up first), give back
+the TypeScript Herdr Link's bundle an install replaced, and the shared bridge location when no installed
+runtime still needs it. The same install core as every installer (``herdr_link_control.userfiles``)."""
 
+import contextlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from herdr_link_control.userfiles import back_up, location_file, release_location_file, write_complete
+from herdr_link_control.userfiles import (
+    ChangedMeanwhile,
+    backups_root,
+    clear_partials,
+    location_file,
+    release_location_file,
+    replace_file,
+)
 
-from ._install import REPLACED_FILE, WORK_DIR, _stderr, _teller, replaced_backup
 from ._paths import Platform, config_dirs, installed_plugin
+from ._say import teller, to_stderr
+from ._typescript import forget_replaced, replaced_backup
 
 __all__ = ["uninstall"]
+
+
+def _error(error: OSError) -> str:
+    if isinstance(error, ChangedMeanwhile):
+        return f"{error}: run again"
+    return f"{error.strerror or error}{f': {error.filename}' if error.filename else ''}"
 
 
 def uninstall(
@@ -21,19 +37,27 @@ def uninstall(
     complain: Callable[[str], None] | None = None,
     dry_run: bool = False,
 ) -> int:
-    """Remove the Herdr Link plugin file; returns the exit status (1 when the file there is not ours).
+    """Remove the Herdr Link plugin file; returns the exit status (1 when the file there is not ours, or is
+    a symbolic link).
 
-    The plan comes first. A current or older bundle of ours is removed; an edited one is kept as a
-    backup first; a file that is not Herdr Link's is left alone. With ``dry_run`` nothing is written.
-    The last line says what each file is now.
+    The plan comes first. A bundle of ours (current, older or edited) is backed up, then removed; a file
+    that is not Herdr Link's, or a link, is left alone. With ``dry_run`` nothing is written. The last line
+    says what each file is now.
     """
-    tell, refuse = _teller(say), _teller(complain or _stderr)
+    tell, refuse = teller(say), teller(complain or to_stderr)
     state, path, _ = installed_plugin(environ, home, platform)
     location = location_file(environ, home)
-    what = {"absent": "absent: nothing to take out", "foreign": "left alone (not Herdr Link's)",
-            "modified": "remove (an edited Herdr Link bundle; backup kept)"}.get(state, "remove")  # fmt: skip
-    typescript = replaced_backup(path.parent.parent / WORK_DIR, path) if path is not None else None
-    if typescript is not None and state in ("current", "older"):
+    backups = backups_root(environ, home)
+    linked = path is not None and path.is_symlink()
+    what = {
+        "absent": "absent: nothing to take out",
+        "foreign": "left alone (not Herdr Link's)",
+        "modified": "remove (an edited Herdr Link bundle; backup kept)",
+    }.get(state, "remove (backup kept)")
+    if linked:
+        what = "left alone (a symbolic link: Herdr Link does not write through a link; remove it by hand)"
+    typescript = replaced_backup(environ, home, path) if path is not None else None
+    if typescript is not None and state in ("current", "older") and not linked:
         what += f", then put back the TypeScript Herdr Link's bundle the install replaced ({typescript})"
     tell("plan (uninstall Herdr Link's OpenCode plugin):")
     if path is None:
@@ -45,10 +69,10 @@ def uninstall(
     if dry_run:
         tell("dry run: nothing was written")
         tell("state: nothing was changed")
-        return 1 if state == "foreign" else 0
-    if state == "foreign":
+        return 1 if state == "foreign" or linked else 0
+    if state == "foreign" or linked:
         assert path is not None
-        refuse(f"{path} is not Herdr Link's: left alone")
+        refuse(f"{path} is not Herdr Link's: left alone" if not linked else f"{path} is a symbolic link: left alone")
         tell(f"state: {path} is unchanged; bridge location {location} unchanged")
         return 1
     plugin = "absent (there was none)" if path is None or state == "absent" else "unchanged"
@@ -59,24 +83,22 @@ def uninstall(
 
     try:
         if path is not None and state != "absent":
-            if state == "modified":
-                backup = back_up(path, path.parent.parent / WORK_DIR / "backups")
-                plugin = f"unchanged (backed up to {backup})"
-                tell(f"backup of the edited file: {backup}")
-            path.unlink()
-            plugin = "removed"
+            clear_partials(path, backups=backups)  # what a killed run left
+            done = replace_file(path, path.read_bytes(), None, backups=backups)
+            plugin = f"removed (backup {done.backup})"
+            tell(f"backup: {done.backup}")
             tell(f"removed: {path}")
-            work = path.parent.parent / WORK_DIR
             if typescript is not None and state != "modified":  # what install replaced (--yes): given back
-                write_complete(path, typescript.read_bytes(), mode=typescript.stat().st_mode & 0o777, expect=None)
-                (work / REPLACED_FILE).unlink(missing_ok=True)
+                replace_file(path, None, typescript.read_bytes(), backups=backups)
                 plugin = f"the TypeScript Herdr Link's bundle again (put back from {typescript})"
                 tell(f"put back: {path}, the TypeScript Herdr Link's bundle the install replaced")
+                with contextlib.suppress(OSError):  # a stale note names a file that is no longer ours: harmless
+                    forget_replaced(environ, home, path)
         else:
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode")
     except OSError as error:
-        refuse(f"error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}")
+        refuse(f"error: {_error(error)}")
         tell(final_state())
         return 1
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]

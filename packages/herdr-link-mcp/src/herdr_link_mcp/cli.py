@@ -154,15 +154,21 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
     lines = [*decided.describe(), *(f"  ! {warning}" for warning in warnings)]
     if not options.dry_run:
         clear_leftovers(decided, os.environ, Path.home())
-    if not decided.changed:
-        for line in lines:
-            say(line)
-        say("nothing to take out: Herdr Link is not installed in these files" if options.uninstall
-            else "nothing to do: every file already holds it")  # fmt: skip
-        say("state: nothing was changed")
-        return 0
     from herdr_link_control.commandline import Proposal, install_dialogue
 
+    if not decided.changed:  # the dialogue still shows the plan, and a dry run says it wrote nothing
+        nothing = ("nothing to take out: Herdr Link is not installed in these files" if options.uninstall
+                   else "nothing to do: every file already holds it")  # fmt: skip
+
+        def apply_nothing(_confirmed: bool) -> int:
+            say(nothing)
+            say("state: nothing was changed")
+            return 0
+
+        proposal = Proposal(lines, dry_run_notes=[nothing])
+        return install_dialogue(
+            "herdr-link-mcp install", proposal, apply_nothing, dry_run=options.dry_run, yes=options.yes, say=say
+        )
     asks = bool(decided.conflicts or warnings)
     proposal = Proposal(lines, question="go ahead with what is marked ! above" if asks else "")
     return install_dialogue(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from herdr_link_control.bridge import bridge_client_data, bridge_client_js
+from herdr_link_control.hosts import host_extension
 from herdr_link_protocol import (
     CAPABILITIES,
     DISPATCH_ACTION_DESCRIPTION,
@@ -53,13 +54,10 @@ TEMPLATE: Final = "opencode.js"
 
 OPENCODE_V2_REVISION: Final = "anomalyco/opencode V2 plugin API @1001f905"
 """The OpenCode 2 plugin API the V2 bundle is modelled on (files and commits: docs/opencode-v2.md)."""
-OPENCODE_V2_SETUP: Final = (
-    "start OpenCode in each Herdr pane with `opencode --standalone`, or once run "
-    "`opencode service set disabled true` so that every `opencode` runs its own server"
-)
+OPENCODE_V2_SETUP: Final = host_extension("opencode").shared_setup
 """The OpenCode 2 set-up Herdr Link always serves, as told to the user (never to a model): a server of
 its own per pane, started inside Herdr. OpenCode 2's shared server serves a session only when it was
-itself started in a Herdr pane (docs/opencode-v2.md)."""
+itself started in a Herdr pane (docs/opencode-v2.md). Held by the host table's OpenCode row."""
 PLACE_TIMEOUT_MS: Final = 5000
 """How long the plugin's ``context`` hook waits for the session rule before it leaves the tool shown."""
 

@@ -4,14 +4,15 @@ import hashlib
 import json
 from typing import Final, Literal
 
+from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import made_by
 
 from ._bundles import GENERATOR, MANIFEST_FILE, packaged_dir
 
 __all__ = ["PLUGIN_FILE", "PluginState", "classify_plugin"]
 
-PLUGIN_FILE: Final = "herdr-link.js"
-"""The plugin's file name in OpenCode's plugin directory."""
+PLUGIN_FILE: Final = host_extension("opencode").file_name
+"""The plugin's file name in OpenCode's plugin directory (``herdr-link.js``, from the host table's OpenCode row)."""
 PluginState = Literal["current", "older", "modified", "foreign", "absent"]
 """What an installed plugin file is: our current bundle, an older one of ours, ours edited, another's, or none."""
 

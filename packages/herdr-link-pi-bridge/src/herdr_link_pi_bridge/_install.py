@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from herdr_link_control.hosts import Extension, find_host
+from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
     ChangedMeanwhile,
     backups_root,
@@ -100,8 +100,8 @@ class InstallPlan:
         """The plan: one line per file, ``!`` for what needs ``--yes``."""
         verb = "uninstall" if self.uninstall else "install"
         lines = [f"plan ({verb} Herdr Link's Pi extension):"]
-        if self.refused:
-            return [*lines, f"  {self.target}: refused", f"    ! {self.refused}"]
+        if self.refused:  # why is said once, after the plan: "refused: …", or a dry run's "would refuse: …"
+            return [*lines, f"  {self.target}: refused"]
         lines.append(f"  {self.target}: {(_TAKE_OUT if self.uninstall else _WHAT)[self.state]}")
         if self.needs_yes and self.needs_yes != _TYPESCRIPT_ONLY:
             lines.append(f"    ! {self.needs_yes}: replaced only with --yes (a backup is kept)")
@@ -118,22 +118,21 @@ class InstallPlan:
 _TYPESCRIPT_ONLY: Final = "the TypeScript Herdr Link is wired into Pi as well (Pi keeps one herdr_link of the two)"
 
 
-def _pi_extension() -> Extension:
-    """Where Pi loads our extension, from its row of the host table."""
-    pi = find_host("pi")
-    assert pi is not None and pi.extension is not None, "the host table's Pi row names its extension"
-    return pi.extension
+def _pi_folder(home: Path, cwd: Path, *, project: bool) -> Path:
+    """Pi's folder of one scope: ``~/.pi/agent``, or ``.pi`` in this folder with ``project``."""
+    return place_path(host_extension("pi").folder, "project" if project else "user", {}, home, cwd)
 
 
 def pi_scope(home: Path, cwd: Path, *, project: bool) -> tuple[Path, Path]:
     """Pi's settings file and extensions folder of one scope: the user's, or with ``project`` this folder's."""
-    settings = place_path(_pi_extension().settings, "project" if project else "user", {}, home, cwd)
-    return settings, target_path(home, cwd, project=project).parent
+    settings = host_extension("pi").settings
+    assert settings is not None, "the host table's Pi row names its settings file"
+    return _pi_folder(home, cwd, project=project) / settings, target_path(home, cwd, project=project).parent
 
 
 def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
     """``~/.pi/agent/extensions/herdr-link.js``, or ``.pi/extensions/herdr-link.js`` with ``project``."""
-    return place_path(_pi_extension().place, "project" if project else "user", {}, home, cwd)
+    return _pi_folder(home, cwd, project=project) / host_extension("pi").file
 
 
 def _refusal(target: Path) -> str:

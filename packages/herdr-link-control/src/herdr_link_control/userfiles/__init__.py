@@ -1,14 +1,16 @@
 """The files Herdr Link writes in a user's home, and how every installer writes them.
 
 One core for every installer (the OpenCode installer, the Pi extension's installer, the MCP hosts'
-wiring) and for the bridge location file: a file appears only whole (:func:`write_complete`:
-fsync, then one ``os.replace``), every copy is as private as its file from its first byte, what it
-replaces is backed up first under a name that sorts by UTC time (:func:`back_up`; the first and the
-newest are kept), a generated file is known as ours by its ID line (:func:`made_by`), and a failed
-install puts back what was there (:func:`roll_back`). A user's own config file is edited in place,
-never re-serialised (:class:`JsonDocument`, :class:`TomlDocument`), and replaced through its
-symlinks, never over a write the run did not see (:func:`replace_file`, :func:`put_back`). The bridge
-location file says where the JavaScript stubs find ``herdr-link-bridge`` (``docs/bridge.md``).
+wiring) and for the bridge location file. Every installer changes a file with :func:`replace_file`
+and undoes that with :func:`put_back`: what it replaces is backed up first under the file's own
+folder mirrored below the backups folder, by a name that sorts by UTC time (:func:`back_up`; the
+first and the newest are kept); the new content appears only whole (:func:`write_complete`: fsync,
+an optional check of the copy, then one step), never over a write the run did not see; every copy is
+as private as its file from its first byte. A user's own config file is edited in place, never
+re-serialised (:class:`JsonDocument`, :class:`TomlDocument`), and replaced through its symlinks; a
+file Herdr Link owns whole (a plugin, an extension) is refused at a symlink by its installer. A
+generated file is known as ours by its ID line (:func:`made_by`). The bridge location file says
+where the JavaScript stubs find ``herdr-link-bridge`` (``docs/bridge.md``).
 
 Standard library only: importing it loads neither pydantic nor anyio, so ``herdr-link-mcp wiring``
 can use it.
@@ -55,7 +57,6 @@ if TYPE_CHECKING:
     from ._notes import read_note as read_note, write_note as write_note
     from ._ownership import made_by as made_by
     from ._places import place_path as place_path, shown_path as shown_path
-    from ._rollback import roll_back as roll_back
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
         DanglingLinkError as DanglingLinkError,
@@ -113,9 +114,6 @@ _EXPORTS = {
     "_places": [
         "place_path",
         "shown_path",
-    ],
-    "_rollback": [
-        "roll_back",
     ],
     "_tomledit": [
         "TomlDocument",

@@ -3,6 +3,7 @@ the run did not see, backed up by its path, and put back the same way."""
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,13 +107,21 @@ class Replaced:
 
 
 def replace_file(
-    path: Path, before: bytes | None, after: bytes | None, *, backups: Path, private: bool = False
+    path: Path,
+    before: bytes | None,
+    after: bytes | None,
+    *,
+    backups: Path,
+    private: bool = False,
+    verify: Callable[[Path], None] | None = None,
 ) -> Replaced:
     """Replace ``path``'s content ``before`` (``None``: no file) with ``after`` (``None``: remove it).
 
     ``before`` is backed up under ``backups`` (its folder mirrored there, see :func:`backup_folder`);
     the new content is written beside the real file with that file's mode from its first byte (a new
-    file: 0600 when ``private``) and compared with ``before`` just before one ``os.replace``.
+    file: 0600 when ``private``), checked by ``verify(partial copy)`` when given (it raises
+    ``OSError`` to stop: nothing is replaced), and compared with ``before`` just before one
+    ``os.replace``.
 
     Raises:
         ChangedMeanwhile: the file no longer holds ``before``; nothing was written over it.
@@ -130,7 +139,8 @@ def replace_file(
         else:
             real.parent.mkdir(parents=True, exist_ok=True)
             mode = None if before is not None else (0o600 if private else None)
-            write_complete(real, after, partial=real.with_name(real.name + PARTIAL_SUFFIX), mode=mode, expect=before)
+            partial = real.with_name(real.name + PARTIAL_SUFFIX)
+            write_complete(real, after, partial=partial, verify=verify, mode=mode, expect=before)
     except ChangedMeanwhile:
         raise
     except OSError:
