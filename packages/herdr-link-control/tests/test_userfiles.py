@@ -226,3 +226,14 @@ def test_an_error_just_after_the_swap_is_a_finished_replace(tmp_path, monkeypatc
     with pytest.raises(OSError):  # an error before anything changed is still an error
         replace_file(target, b"new\n", b"newer\n", backups=tmp_path / "backups")
     assert target.read_bytes() == b"new\n"
+
+
+def test_every_installer_words_a_failed_write_alike(tmp_path):
+    from herdr_link_control.userfiles import failure_reason
+
+    denied = PermissionError(13, "Permission denied", str(tmp_path / "x.json"))
+    assert failure_reason(denied) == f"Permission denied: {tmp_path / 'x.json'}"
+    assert failure_reason(OSError("the copy written does not match the manifest")) == (
+        "the copy written does not match the manifest"
+    )
+    assert failure_reason(ChangedMeanwhile("x.json changed meanwhile")) == "x.json changed meanwhile: run again"

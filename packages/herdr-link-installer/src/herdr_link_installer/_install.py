@@ -28,6 +28,7 @@ from herdr_link_control.userfiles import (
     backups_root,
     bridge_command,
     clear_partials,
+    failure_reason,
     location_command,
     location_file,
     put_back,
@@ -483,8 +484,7 @@ def install(
     except OSError as error:
         if replaced is not None:  # this run replaced the file: put back what was there (or nothing)
             _put_back(replaced, state)
-        said = f"{error}: run again" if isinstance(error, ChangedMeanwhile) else str(error)
-        teller(refuse)(f"error: {said}")
+        teller(refuse)(f"error: {failure_reason(error)}")
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} (checked for {RUNTIME_NAMES[plan.runtime]})")

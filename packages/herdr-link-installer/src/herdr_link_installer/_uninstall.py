@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from herdr_link_control.userfiles import (
-    ChangedMeanwhile,
     backups_root,
     clear_partials,
+    failure_reason,
     location_file,
     release_location_file,
     replace_file,
@@ -20,12 +20,6 @@ from ._say import teller, to_stderr
 from ._typescript import forget_replaced, replaced_backup
 
 __all__ = ["uninstall"]
-
-
-def _error(error: OSError) -> str:
-    if isinstance(error, ChangedMeanwhile):
-        return f"{error}: run again"
-    return f"{error.strerror or error}{f': {error.filename}' if error.filename else ''}"
 
 
 def uninstall(
@@ -98,7 +92,7 @@ def uninstall(
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode")
     except OSError as error:
-        refuse(f"error: {_error(error)}")
+        refuse(f"error: {failure_reason(error)}")
         tell(final_state())
         return 1
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]

@@ -28,6 +28,7 @@ from herdr_link_control.userfiles import (
     backups_root,
     clear_partials,
     config_dir,
+    failure_reason,
     put_back,
     read_current,
     real_file,
@@ -589,12 +590,7 @@ def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callab
                 replace_file(plan.record_path, plan.record_before, plan.record_after, backups=backups, private=True)
             )
     except (OSError, InstallError) as error:
-        if isinstance(error, ChangedMeanwhile):
-            reason = f"{error}: run again"
-        elif isinstance(error, InstallError) or not error.filename:
-            reason = str(error.strerror or error) if isinstance(error, OSError) else str(error)
-        else:
-            reason = f"{error.strerror or error}: {error.filename}"
+        reason = failure_reason(error) if isinstance(error, OSError) else str(error)
         sys.stderr.write(f"herdr-link-mcp install: {reason}\n")
         stuck = []
         shown = {item.path: item.shown for item in plan.files}

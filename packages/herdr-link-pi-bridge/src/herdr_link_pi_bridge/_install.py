@@ -17,10 +17,10 @@ from typing import Any, Final
 
 from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
-    ChangedMeanwhile,
     backups_root,
     bridge_command,
     clear_partials,
+    failure_reason,
     location_file,
     place_path,
     read_note,
@@ -185,12 +185,6 @@ def _clear_leftovers(target: Path, backups: Path) -> None:
     (target.parent / OLD_PARTIAL).unlink(missing_ok=True)
 
 
-def _error(error: OSError) -> str:
-    if isinstance(error, ChangedMeanwhile):
-        return f"{error}: run again"
-    return f"{error.strerror or error}" + (f": {error.filename}" if error.filename else "")
-
-
 def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: bool = False) -> InstallResult:
     """Carry out ``decided``: the messages say each step and end with the ``state:`` line."""
     target = decided.target
@@ -216,14 +210,14 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
         try:
             messages += set_aside(decided.typescript, backups).messages
         except OSError as error:
-            return InstallResult(target, "failed", [f"error: {_error(error)}", "state: nothing was changed"])
+            return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
     made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
     if decided.before != decided.after:
         try:
             _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, decided.after, backups=backups)
         except OSError as error:
-            messages.append(f"error: {_error(error)}")
+            messages.append(f"error: {failure_reason(error)}")
             if decided.typescript is not None:
                 messages += _put_back(decided, backups)
             return InstallResult(target, "failed", [*messages, f"state: {target} is unchanged"])
@@ -238,7 +232,9 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
         where = f"{decided.location} -> {' '.join(command)}"
         bridge = where if write_location_file(decided.location, command, user="pi") else f"{where} (already)"
     except OSError as error:
-        messages.append(f"state: {target} is the current extension{kept}; bridge location not written: {_error(error)}")
+        messages.append(
+            f"state: {target} is the current extension{kept}; bridge location not written: {failure_reason(error)}"
+        )
         return InstallResult(target, "failed", messages)
     messages.append("Alternative: Pi's built-in MCP with herdr-link-mcp (herdr-link-mcp wiring --host pi).")
     aside = "; the TypeScript Herdr Link set aside (--uninstall puts it back)" if decided.typescript else ""
@@ -259,7 +255,7 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
             _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, None, backups=backups)
         except OSError as error:
-            return InstallResult(target, "failed", [f"error: {_error(error)}", f"state: {target} is unchanged"])
+            return InstallResult(target, "failed", [f"error: {failure_reason(error)}", f"state: {target} is unchanged"])
         removed = f"removed (backup {done.backup})"
         messages += [f"backup: {done.backup}", f"removed: {target}"]
     else:
@@ -271,7 +267,9 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
     try:
         bridge = release_location_file(decided.location, "pi")
     except OSError as error:
-        messages.append(f"state: {target} {removed}; bridge location {decided.location} unchanged: {_error(error)}")
+        messages.append(
+            f"state: {target} {removed}; bridge location {decided.location} unchanged: {failure_reason(error)}"
+        )
         return InstallResult(target, "failed", messages)
     shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
     messages.append(f"state: {target} {removed}; bridge location {decided.location} {shown}{back}")

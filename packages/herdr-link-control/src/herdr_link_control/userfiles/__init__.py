@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ._complete import (
         ChangedMeanwhile as ChangedMeanwhile,
         copy_complete as copy_complete,
+        failure_reason as failure_reason,
         read_current as read_current,
         write_complete as write_complete,
     )
@@ -83,6 +84,7 @@ _EXPORTS = {
     "_complete": [
         "ChangedMeanwhile",
         "copy_complete",
+        "failure_reason",
         "read_current",
         "write_complete",
     ],

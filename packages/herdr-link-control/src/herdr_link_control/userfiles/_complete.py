@@ -8,7 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["UNCHECKED", "ChangedMeanwhile", "copy_complete", "read_current", "remove_unchanged", "write_complete"]
+__all__ = [
+    "UNCHECKED",
+    "ChangedMeanwhile",
+    "copy_complete",
+    "failure_reason",
+    "read_current",
+    "remove_unchanged",
+    "write_complete",
+]
 
 
 class _Unchecked:
@@ -21,6 +29,14 @@ UNCHECKED: Final = _Unchecked()
 
 class ChangedMeanwhile(OSError):
     """Another program wrote the file after it was read; nothing was written over its write."""
+
+
+def failure_reason(error: OSError) -> str:
+    """What an installer says of a write that failed: the system's reason and the file it names, or for
+    :class:`ChangedMeanwhile` its own words and what to do (``… : run again``)."""
+    if isinstance(error, ChangedMeanwhile):
+        return f"{error}: run again"
+    return f"{error.strerror or error}" + (f": {error.filename}" if error.filename else "")
 
 
 def _opener(mode: int) -> Callable[[str, int], int]:
