@@ -115,6 +115,7 @@ def test_the_typescript_bundle_is_replaced_only_with_yes_and_put_back_by_uninsta
     # As the TypeScript Herdr Link's README installs it: its bundle copied to plugins/herdr-link.js.
     typescript = b'const x = "[herdr-link/1] inter-agent message delivered";\nexport { herdrLinkPlugin };\n'
     target(home).write_bytes(typescript)
+    target(home).chmod(0o640)  # the user's own mode, given back with the bytes
     code, lines = run(home)
     assert code == 1 and "TypeScript Herdr Link's bundle" in " ".join(lines) and target(home).read_bytes() == typescript
     code, lines = run(home, yes=True)
@@ -123,6 +124,7 @@ def test_the_typescript_bundle_is_replaced_only_with_yes_and_put_back_by_uninsta
     environ = {"XDG_CONFIG_HOME": str(home / ".config")}
     assert uninstall(environ, home, LINUX, say=said.append, complain=said.append) == 0
     assert target(home).read_bytes() == typescript  # the same bytes back
+    assert target(home).stat().st_mode & 0o777 == 0o640  # and the same mode
     assert "the TypeScript Herdr Link's bundle again" in said[-1]
 
 

@@ -7,10 +7,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from herdr_link_control.userfiles import (
+    Replaced,
     backups_root,
     clear_partials,
     failure_reason,
     location_file,
+    put_back,
     release_location_file,
     replace_file,
 )
@@ -83,7 +85,8 @@ def uninstall(
             tell(f"backup: {done.backup}")
             tell(f"removed: {path}")
             if typescript is not None and state != "modified":  # what install replaced (--yes): given back
-                replace_file(path, None, typescript.read_bytes(), backups=backups)
+                # undo the install's replace from its backup: the bundle's bytes and its mode from the first byte
+                put_back(Replaced(path, path, typescript.read_bytes(), None, typescript))
                 plugin = f"the TypeScript Herdr Link's bundle again (put back from {typescript})"
                 tell(f"put back: {path}, the TypeScript Herdr Link's bundle the install replaced")
                 with contextlib.suppress(OSError):  # a stale note names a file that is no longer ours: harmless
