@@ -306,3 +306,32 @@ async def test_a_failed_operation_tells_the_operator_log_what_the_stub_is_not_to
     assert harness.reply("s")["error"]["message"] == str(LinkError(Cause.SEND_TARGET_BLOCKED))
     assert "agent reviewer is blocked" not in json.dumps(harness.replies)
     assert "send: SEND_FAILED" in caplog.text and "agent reviewer is blocked" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [{"action": "send", "to": "reviewer"}, {"action": "send", "to": "reviewer", "message": 5}, {}, {"action": "peers"}],
+    ids=["no-message", "message-not-text", "activation", "peers"],
+)
+async def test_a_session_refused_for_its_pane_activates_nothing_whatever_its_arguments(args):
+    """A stub whose process cannot show its pane for a host that shares one process between panes: every
+    gateway call is refused for the pane and activates nothing (issue 70: a bad argument answered the
+    argument error with ``activates: true``)."""
+    from scripted_herdr import ENV
+
+    from herdr_link_control import Link, PaneEvidence, TerminalPane
+
+    harness = Harness(BASE)
+    unproven = PaneEvidence(TerminalPane.NONE, "test: no controlling terminal")
+    harness.server = BridgeServer(Link(ENV, runner=harness.runner, pane_evidence=unproven), "9.9.9", harness._collect)
+
+    async def body() -> None:
+        await harness.line({**HELLO, "client": "codex-mcp-client"})
+        await harness.line({"id": "g", "op": "gateway", "args": args})
+        await harness.until(2)
+
+    await run(harness, body)
+    reply = harness.reply("g")
+    assert reply["activates"] is False
+    assert reply["error"]["code"] == "SELF_UNNAMED" and "several panes may share" in reply["error"]["message"]
+    assert harness.runner.calls == []  # nothing asked of Herdr

@@ -2,8 +2,11 @@
 what the Link does with it for each kind of host."""
 
 import os
+import shlex
+import socket
 import subprocess
 import sys
+import time
 
 import pytest
 from scripted_herdr import IN_PANE, agent, got, ok, scripted
@@ -13,54 +16,141 @@ from herdr_link_protocol import Cause, LinkError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the pane is read from /proc (Linux)")
 
-PANE_ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": "/run/h.sock"}
 READ = "import json, os; from herdr_link_control import read_pane_evidence as r; print(r(os.environ).terminal.name)"
+MULTIPLEXER = """
+import os, subprocess, sys
+master, slave = os.openpty()  # this process holds the window's terminal, as a tmux server does
+done = subprocess.run(["setsid", "-c", "sh", "-c", sys.argv[1]], stdin=slave, capture_output=True, text=True)
+print(done.stdout.strip())
+"""
+"""A multiplexer's window: a shell it starts as the leader of a terminal whose master it holds."""
 
 
-def evidence_in(command: str, *, leader_pane: str, own_env: dict[str, str] | None = None, tty: bool = True) -> str:
+@pytest.fixture
+def herdr_socket(tmp_path):
+    """This test process as the Herdr server: it listens on the socket panes name, and holds their
+    terminals' master sides (as Herdr's server does)."""
+    path = str(tmp_path / "herdr.sock")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(path)
+        listener.listen()
+        yield path
+
+
+def evidence_in(
+    command: str,
+    herdr_socket: str,
+    *,
+    leader_pane: str,
+    own_env: dict[str, str] | None = None,
+    tty: bool = True,
+    window: dict[str, str] | None = None,
+) -> str:
     """What a process sees: its session led by a shell Herdr would start for ``leader_pane`` (``setsid -c``
-    on a fresh pseudo-terminal, as portable-pty does), ``command`` run there with ``own_env`` on top."""
-    leader_env = {**os.environ, **PANE_ENV, "HERDR_PANE_ID": leader_pane}
+    on a fresh pseudo-terminal whose master this process, the server, holds, as portable-pty does),
+    ``command`` run there with ``own_env`` on top. ``window``: the shell instead starts a multiplexer
+    (these variables on top), and ``command`` runs in a window of it, led by a shell the multiplexer started."""
+    leader_env = {**os.environ, "HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": herdr_socket,
+                  "HERDR_PANE_ID": leader_pane}  # fmt: skip
     child = " ".join(f"{k}={v}" for k, v in (own_env or {}).items())
     script = f"env {child} {sys.executable} -c '{command}'; true"  # `; true`: the shell stays the leader
     if not tty:
         done = subprocess.run(["sh", "-c", script], env=leader_env, capture_output=True, text=True, timeout=60,
                               start_new_session=True, stdin=subprocess.DEVNULL)  # fmt: skip
         return done.stdout.strip()
+    argv = ["setsid", "-c", "sh", "-c", script]
+    if window is not None:
+        multiplexer = shlex.join([sys.executable, "-c", MULTIPLEXER, script])
+        argv = ["setsid", "-c", "sh", "-c", f"env {' '.join(f'{k}={v}' for k, v in window.items())} {multiplexer}"]
     master, slave = os.openpty()
     try:
-        done = subprocess.run(["setsid", "-c", "sh", "-c", script], env=leader_env, stdin=slave,
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        done = subprocess.run(argv, env=leader_env, stdin=slave, capture_output=True, text=True, timeout=60)
     finally:
         os.close(master)
         os.close(slave)
     return done.stdout.strip()
 
 
-def test_a_process_in_its_panes_terminal_session_is_proven():
-    assert evidence_in(READ, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "SAME"
+def test_a_process_in_its_panes_terminal_session_is_proven(herdr_socket):
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "SAME"
 
 
-def test_another_panes_environment_in_this_panes_terminal_is_shown_to_be_elsewhere():
-    assert evidence_in(READ, leader_pane="w1:p2", own_env={"HERDR_PANE_ID": "w1:p1"}) == "OTHER"
+def test_another_panes_environment_in_this_panes_terminal_is_shown_to_be_elsewhere(herdr_socket):
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p2", own_env={"HERDR_PANE_ID": "w1:p1"}) == "OTHER"
 
 
-def test_a_process_without_a_controlling_terminal_proves_nothing_whatever_its_environment():
+def test_a_process_without_a_controlling_terminal_proves_nothing_whatever_its_environment(herdr_socket):
     # a shared host process (Codex's app-server daemon): its own session, no terminal, a pane's environment
-    assert evidence_in(READ, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}, tty=False) == "NONE"
+    own = {"HERDR_PANE_ID": "w1:p1"}
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env=own, tty=False) == "NONE"
 
 
-def test_a_terminal_another_herdr_started_is_not_this_herdrs_pane():
+def test_a_terminal_another_herdr_started_is_not_this_herdrs_pane(herdr_socket):
     own = {"HERDR_PANE_ID": "w1:p1", "HERDR_SOCKET_PATH": "/run/another.sock"}
-    assert evidence_in(READ, leader_pane="w1:p1", own_env=own) == "FOREIGN"
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env=own) == "FOREIGN"
+
+
+@pytest.mark.parametrize(
+    "window",
+    [{}, {"HERDR_PANE_ID": "w1:p2"}],
+    ids=["inheriting-the-panes-environment", "given-another-pane-with-dash-e"],
+)
+def test_a_multiplexers_window_started_in_a_pane_shows_no_pane(herdr_socket, window):
+    """A tmux server started from pane w1:p1: its windows' leaders inherit that pane's variables (or are
+    given another pane's with ``tmux new-window -e``), but their terminals are the multiplexer's, not a
+    pane Herdr serves (issue 70: before the server's hold on the terminal was checked, both were proven)."""
+    pane = window.get("HERDR_PANE_ID", "w1:p1")
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": pane},
+                       window=window) == "FOREIGN"  # fmt: skip
+
+
+def test_a_terminal_whose_socket_no_process_serves_is_not_a_pane(tmp_path):
+    gone = str(tmp_path / "gone.sock")  # Herdr's socket path, with no server listening on it
+    assert evidence_in(READ, gone, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "FOREIGN"
+
+
+LOSES_TERMINAL = """
+import os, signal, time
+from herdr_link_control import PaneWitness
+witness = PaneWitness(os.environ)
+print(witness.current().terminal.name)
+if os.fork() == 0:
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)  # the hang-up the leader's exit sends
+    time.sleep(0.5)  # the leader (the parent) has exited: the session has lost its terminal
+    print(witness.current().terminal.name, flush=True)
+    os._exit(0)
+"""
+
+
+def test_a_process_that_lost_its_terminal_no_longer_shows_its_pane(herdr_socket, tmp_path):
+    """The witness reads the evidence again once the terminal went (issue 70: it said SAME for ever)."""
+    script = tmp_path / "loses.py"
+    script.write_text(LOSES_TERMINAL)
+    env = {**os.environ, "HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": herdr_socket,
+           "HERDR_PANE_ID": "w1:p1"}  # fmt: skip
+    out = tmp_path / "out"
+    master, slave = os.openpty()
+    try:  # the python process is itself the session leader: its fork loses the terminal when it exits
+        with out.open("w") as written:
+            subprocess.run(["setsid", "-c", sys.executable, str(script)], env=env, stdin=slave,
+                           stdout=written, timeout=60)  # fmt: skip
+    finally:
+        os.close(master)
+        os.close(slave)
+    deadline = time.monotonic() + 60
+    while len(out.read_text().split()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert out.read_text().split() == ["SAME", "NONE"]
 
 
 def test_this_test_process_is_not_in_a_pane_of_a_made_up_herdr():
     from herdr_link_control import read_pane_evidence
 
-    assert not read_pane_evidence({**PANE_ENV, "HERDR_PANE_ID": "w9:p9"}).proves_pane
+    env = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": "/run/h.sock"}
+    assert not read_pane_evidence({**env, "HERDR_PANE_ID": "w9:p9"}).proves_pane
 
 
+PANE_ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": "/run/h.sock"}
 NO_TERMINAL = PaneEvidence(TerminalPane.NONE, "test: no controlling terminal")
 ELSEWHERE = PaneEvidence(TerminalPane.OTHER, "test: the terminal is another pane's")
 ENV = {**PANE_ENV, "HERDR_PANE_ID": "w1:p1"}

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ._ordering import CallOrder as CallOrder, Turn as Turn
     from ._pane_proof import (
         PaneEvidence as PaneEvidence,
+        PaneWitness as PaneWitness,
         TerminalPane as TerminalPane,
         pane_problem as pane_problem,
         read_pane_evidence as read_pane_evidence,
@@ -133,6 +134,7 @@ _EXPORTS = {
     ],
     "_pane_proof": [
         "PaneEvidence",
+        "PaneWitness",
         "TerminalPane",
         "pane_problem",
         "read_pane_evidence",

@@ -34,7 +34,7 @@ from ._herdr import DEFAULT_TIMEOUTS, HerdrCLI, Timeouts
 from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
-from ._pane_proof import PaneEvidence, pane_problem, read_pane_evidence
+from ._pane_proof import PaneEvidence, PaneWitness, pane_problem
 from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
@@ -68,7 +68,7 @@ class Link:
         timeouts: Timeouts = DEFAULT_TIMEOUTS,
         process_cwd: Callable[[], str] = os.getcwd,
         delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
-        pane_evidence: PaneEvidence | None = None,
+        pane_evidence: PaneEvidence | PaneWitness | None = None,
     ) -> None:
         """Args:
         environ: the process environment (default ``os.environ``), read once.
@@ -76,13 +76,15 @@ class Link:
         timeouts: per-call timeouts.
         process_cwd: the last resort for the start context directory.
         delivery_limit: the largest wrapper ``send`` delivers, in bytes.
-        pane_evidence: what this process's controlling terminal shows about its pane; default read
-            from ``/proc`` (:func:`read_pane_evidence`).
+        pane_evidence: what this process's controlling terminal shows about its pane: a fixed answer, or
+            a :class:`PaneWitness` that reads it; default a witness of ``environ`` (read from ``/proc``
+            again whenever the process's terminal changed).
         """
         environ = os.environ if environ is None else environ
         self.environment = HerdrEnvironment.detect(environ)
-        self.pane_evidence = pane_evidence or read_pane_evidence(environ)
-        """Whether this process can show it runs in the pane its environment names (PROTOCOL.md §6.1)."""
+        if not isinstance(pane_evidence, PaneWitness):
+            pane_evidence = PaneWitness(environ, pane_evidence)
+        self._witness = pane_evidence
         self._unproven_logged = False
         self._ops: Operations | None = None
         self._starter: Starter | None = None
@@ -106,6 +108,11 @@ class Link:
     def __repr__(self) -> str:
         where = f"pane={self.environment.pane_id!r}" if self.environment else "outside Herdr"
         return f"<Link {where}>"
+
+    @property
+    def pane_evidence(self) -> PaneEvidence:
+        """Whether this process can show, now, that it runs in the pane its environment names (PROTOCOL.md §6.1)."""
+        return self._witness.current()
 
     @property
     def in_herdr(self) -> bool:
@@ -166,8 +173,9 @@ class Link:
         Otherwise the first call names the caller, if it may act for it.
         Never raises; failures go to the operator log and the communication paths retry later.
         """
-        if not self.pane_evidence.proves_pane and (not host or self.own_pane_problem(host) is not None):
-            log.info("start-up bootstrap skipped: %s", self.pane_evidence.detail)
+        evidence = self.pane_evidence
+        if not evidence.proves_pane and (not host or self.own_pane_problem(host) is not None):
+            log.info("start-up bootstrap skipped: %s", evidence.detail)
             return None
         try:
             ops, _ = self._require()

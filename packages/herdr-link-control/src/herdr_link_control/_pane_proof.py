@@ -1,25 +1,34 @@
 """Which pane this process can show it runs in (PROTOCOL.md §6.1), read from its controlling terminal.
 
-Herdr starts every pane's process as the leader of a new session whose controlling terminal is the
-pane's pseudo-terminal, with ``HERDR_PANE_ID`` and ``HERDR_SOCKET_PATH`` in its environment
-(``src/pane.rs::apply_pane_launch_env``; portable-pty's ``setsid`` and ``TIOCSCTTY``). Everything a host
-runs in the pane inherits that terminal and session. A process of a host's shared background server
-(Codex's app-server daemon) sits in a session of its own with no controlling terminal, whatever its
-environment says. So the proof is: this process has a controlling terminal, and the leader of its
-session was started by this Herdr for the pane our environment names. ``/proc/<pid>/environ`` is the
-environment a process was started with, which it cannot rewrite afterwards.
+Herdr's server starts every pane's process as the leader of a new session whose controlling terminal is
+the pane's pseudo-terminal, with ``HERDR_PANE_ID`` and ``HERDR_SOCKET_PATH`` in its environment
+(``src/pane.rs::apply_pane_launch_env``; portable-pty's ``setsid`` and ``TIOCSCTTY``), and keeps the
+terminal's master side: the process that listens on ``HERDR_SOCKET_PATH`` holds it (after a live handoff
+the new server holds it, passed over ``SCM_RIGHTS``, while the pane's processes are no longer its
+children, so the tie is the terminal, not the parent). Everything a host runs in the pane inherits that
+terminal and session. A process of a host's shared background server (Codex's app-server daemon) sits in
+a session of its own with no controlling terminal, and a window of a multiplexer started in a pane
+(tmux) has a terminal whose master that multiplexer holds, whatever their environments say. So the
+proof is: this process has a controlling terminal, the process listening on our ``HERDR_SOCKET_PATH``
+holds that terminal's master, and the leader of its session was started for the pane our environment
+names. ``/proc/<pid>/environ`` is the environment a process was started with as that process keeps it:
+the process could rewrite it, so the proof is against mistakes and shared processes, not against hostile
+local code (which can run ``herdr`` itself).
 
-Read once per process (a process never changes its session's pane). Linux only: elsewhere the proof
-is only whether a controlling terminal exists, and the pane is the environment's.
+:class:`PaneWitness` reads it again whenever the process's session or controlling terminal changed (one
+small read of ``/proc/self/stat`` per acting call), so a process that lost its terminal no longer shows
+its pane. Linux only: elsewhere the proof is only whether a controlling terminal exists, and the pane is
+the environment's.
 """
 
 import enum
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["PaneEvidence", "TerminalPane", "pane_problem", "read_pane_evidence"]
+__all__ = ["PaneEvidence", "PaneWitness", "TerminalPane", "pane_problem", "read_pane_evidence"]
 
 
 class TerminalPane(enum.Enum):
@@ -54,6 +63,87 @@ def _stat_fields(pid: int | str) -> list[str]:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         text = stat.read().decode("ascii", "replace")
     return text[text.rindex(")") + 2 :].split()
+
+
+_LISTENING: Final = 0x10000
+"""``__SO_ACCEPTCON`` in ``/proc/net/unix``'s flags: a listening socket."""
+_PTMX: Final = ("/dev/ptmx", "/dev/pts/ptmx")
+
+
+def _listening_inodes(path: str) -> set[str]:
+    """The inodes of the listening Unix sockets bound at ``path`` (``/proc/net/unix``)."""
+    inodes = set()
+    with open("/proc/net/unix", "rb") as table:
+        next(table)  # the heading
+        for row in table:
+            fields = row.decode("utf-8", "replace").split(None, 7)
+            if len(fields) == 8 and fields[7].rstrip("\n") == path and int(fields[3], 16) & _LISTENING:
+                inodes.add(fields[6])
+    return inodes
+
+
+def _descriptors(pid: str) -> list[tuple[str, str]]:
+    """``(fd, target)`` of each open descriptor of ``pid`` (none when they cannot be read)."""
+    folder = f"/proc/{pid}/fd"
+    found = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    for name in names:
+        try:
+            found.append((name, os.readlink(f"{folder}/{name}")))
+        except OSError:
+            continue
+    return found
+
+
+def _socket_holders(path: str, likely: str) -> Iterator[str]:
+    """The processes (of this user) holding a listening Unix socket bound at ``path``: the Herdr server;
+    ``likely`` first (the leader's parent, which the server is until a live handoff), then every other."""
+    targets = {f"socket:[{inode}]" for inode in _listening_inodes(path)}
+    if not targets or sys.platform == "win32":  # (read on Linux only; the check is for mypy's other platforms)
+        return
+    uid = os.getuid()
+    for pid in (likely, *(pid for pid in os.listdir("/proc") if pid.isdigit() and pid != likely)):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid != uid:
+                continue
+        except OSError:
+            continue
+        if any(target in targets for _, target in _descriptors(pid)):
+            yield pid
+
+
+def _holds_master(pid: str, terminal: int) -> bool:
+    """Whether ``pid`` holds the master side of the pseudo-terminal whose device number is ``terminal``."""
+    if sys.platform == "win32":
+        return False
+    for fd, target in _descriptors(pid):
+        if target not in _PTMX:
+            continue
+        try:
+            with open(f"/proc/{pid}/fdinfo/{fd}", "rb") as info:
+                lines = info.read().decode("ascii", "replace").splitlines()
+            index = next(line.split(":", 1)[1].strip() for line in lines if line.startswith("tty-index:"))
+            if os.stat(f"/dev/pts/{index}").st_rdev == terminal:
+                return True
+        except (OSError, StopIteration):
+            continue
+    return False
+
+
+def _device(tty_nr: int) -> int:
+    """The device number ``/proc/<pid>/stat``'s ``tty_nr`` field encodes."""
+    if sys.platform == "win32":
+        return tty_nr
+    return os.makedev((tty_nr >> 8) & 0xFFF, (tty_nr & 0xFF) | ((tty_nr >> 12) & 0xFFF00))
+
+
+def _served_by(socket: str, tty_nr: int, leader: int) -> bool:
+    """Whether the process listening on ``socket`` (the Herdr server) holds terminal ``tty_nr``'s master."""
+    terminal = _device(tty_nr)
+    return any(_holds_master(pid, terminal) for pid in _socket_holders(socket, _stat_fields(leader)[1]))
 
 
 def _start_environment(pid: int) -> dict[str, str]:
@@ -96,9 +186,57 @@ def read_pane_evidence(environ: Mapping[str, str]) -> PaneEvidence:
     where = f"session leader {session}"
     if leader_tty != tty or leader.get("HERDR_ENV") != "1" or leader.get("HERDR_SOCKET_PATH", "") != socket:
         return PaneEvidence(TerminalPane.FOREIGN, f"{where} was not started by this Herdr")
+    try:
+        served = bool(socket) and _served_by(socket, tty, session)
+    except (OSError, ValueError) as error:
+        return PaneEvidence(TerminalPane.FOREIGN, f"the terminal's holder is unreadable: {error}")
+    if not served:
+        return PaneEvidence(
+            TerminalPane.FOREIGN, f"the controlling terminal of {where} is not held by the process serving {socket}"
+        )
     if leader.get("HERDR_PANE_ID") != pane:
         return PaneEvidence(TerminalPane.OTHER, f"{where} was started for pane {leader.get('HERDR_PANE_ID')!r}")
     return PaneEvidence(TerminalPane.SAME, f"{where} was started for pane {pane!r}")
+
+
+def _terminal_key() -> tuple[int, int] | bool | None:
+    """What the evidence depends on that can change in a process's life: its session and controlling
+    terminal (Linux), or whether it has a controlling terminal (elsewhere); ``None`` when unreadable."""
+    if not sys.platform.startswith("linux"):
+        return _has_controlling_terminal()
+    try:
+        fields = _stat_fields("self")
+        return int(fields[3]), int(fields[4])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class PaneWitness:
+    """This process's pane evidence, read again whenever its session or controlling terminal changed
+    (a process that loses its terminal stops showing its pane); one small read per :meth:`current`.
+
+    Args:
+        environ: the environment whose pane is to be shown.
+        evidence: a fixed answer instead (tests, and adapters that decide it elsewhere).
+    """
+
+    def __init__(self, environ: Mapping[str, str], evidence: PaneEvidence | None = None) -> None:
+        self._environ = dict(environ)
+        self._fixed = evidence
+        self._key: object = ()
+        self._evidence: PaneEvidence | None = None
+
+    def __repr__(self) -> str:
+        return f"<PaneWitness {'fixed' if self._fixed else 'live'} {self._evidence!r}>"
+
+    def current(self) -> PaneEvidence:
+        """The evidence now (read again only when the terminal key changed since the last read)."""
+        if self._fixed is not None:
+            return self._fixed
+        key = _terminal_key()
+        if self._evidence is None or key != self._key or key is None:
+            self._key, self._evidence = key, read_pane_evidence(self._environ)
+        return self._evidence
 
 
 def pane_problem(evidence: PaneEvidence, client: str | None) -> str | None:

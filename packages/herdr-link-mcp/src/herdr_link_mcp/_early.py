@@ -12,7 +12,13 @@ Rules, so that an early answer is always the one the SDK would have given:
 * the first request decides the era, as the SDK's dual-era loop decides it: ``initialize`` opens the
   handshake era, a request carrying the 2026-07-28 envelope the modern one;
 * only plainly well-formed requests are answered (an id that is an integer or printable ASCII, the
-  params each method takes and nothing else): anything unusual is left to the SDK, which answers it;
+  params each method takes and nothing else, each in the plainest form the SDK's models read the same:
+  an ``initialize`` whose ``clientInfo`` holds only strings, whose capabilities are plain objects and
+  whose ``_meta`` is empty): anything unusual is left to the SDK, which answers it
+  (``tests/test_front_differential.py`` holds this reading against the SDK's over generated handshakes);
+* the SDK's server still reads every line: if it ever answers one otherwise than the front did, the
+  session is sealed (:class:`~._wire.Seal`) and refuses every later tool call, so the two readings can
+  never leave a session that acts on the front's;
 * only while every earlier request was answered here: once one is left to the SDK (a tool call other
   than the activation, say), every later request is too, so state only the SDK changes is never read
   early.
@@ -84,6 +90,44 @@ def _objects(value: object) -> bool:
 
 def _implementation(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("version"), str)
+
+
+_CLIENT_INFO_KEYS: Final = frozenset({"name", "version", "title", "description", "websiteUrl"})
+_NESTED_CAPABILITIES: Final = frozenset({"sampling", "elicitation", "tasks"})
+_MAP_CAPABILITIES: Final = frozenset({"experimental", "extensions"})
+
+
+def _plain_client_info(value: object) -> bool:
+    """A ``clientInfo`` the SDK reads as this reading does: the name, the version and a few text fields,
+    each a string (``icons`` or anything else typed is left to the SDK)."""
+    if not isinstance(value, dict) or not _implementation(value):
+        return False
+    return set(value) <= _CLIENT_INFO_KEYS and all(isinstance(member, str) for member in value.values())
+
+
+def _all_objects(value: object, depth: int = 0) -> bool:
+    """An object whose members are objects, and theirs, a few levels down (empty capability objects)."""
+    return depth < 4 and isinstance(value, dict) and all(_all_objects(member, depth + 1) for member in value.values())
+
+
+def _plain_capabilities(value: object) -> bool:
+    """``capabilities`` the SDK reads as this reading does: each capability the SDK types is given in the
+    plainest form its model takes (``roots`` with at most a boolean ``listChanged``; the nested ones
+    objects of objects; the open maps objects of objects), others (which it ignores) anything."""
+    if not isinstance(value, dict):
+        return False
+    for key, member in value.items():
+        if key == "roots":
+            if not isinstance(member, dict) or not set(member) <= {"listChanged"}:
+                return False
+            if "listChanged" in member and not isinstance(member["listChanged"], bool):
+                return False
+        elif key in _NESTED_CAPABILITIES:
+            if not _all_objects(member):
+                return False
+        elif key in _MAP_CAPABILITIES and not _objects(member):
+            return False
+    return True
 
 
 def _params(message: dict[str, Any], allowed: frozenset[str]) -> dict[str, Any] | None:
@@ -224,9 +268,10 @@ class EarlyAnswers:
             params = _params(message, _INITIALIZE_KEYS)
             if (
                 params is None
+                or params.get("_meta", {}) != {}  # a progress token, say: the SDK types it
                 or not isinstance(params.get("protocolVersion"), str)
-                or not _objects(params.get("capabilities"))
-                or not _implementation(params.get("clientInfo"))
+                or not _plain_capabilities(params.get("capabilities"))
+                or not _plain_client_info(params.get("clientInfo"))
             ):
                 return None
             requested = params["protocolVersion"]

@@ -23,16 +23,16 @@ import time
 
 from herdr_link_control import (
     HERDR_CORE_NOTE,
+    PaneWitness,
     claimed_stdio,
     in_herdr_core_terminal,
     in_herdr_pane,
     iter_json_lines,
     pane_problem,
-    read_pane_evidence,
 )
 
 from ._early import EarlyAnswers
-from ._wire import SharedWriter
+from ._wire import Seal, SharedWriter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -128,11 +128,11 @@ def serve(namespace: str) -> int:
         writer = SharedWriter(wire)
         inbox: Inbox = queue.SimpleQueue()
         in_herdr = in_herdr_pane(os.environ)
-        evidence = read_pane_evidence(os.environ) if in_herdr else None
+        witness = PaneWitness(os.environ) if in_herdr else None
         early = EarlyAnswers(
             in_herdr=in_herdr,
             namespace=namespace,
-            pane_problem=(lambda client: pane_problem(evidence, client)) if evidence is not None else None,
+            pane_problem=(lambda client: pane_problem(witness.current(), client)) if witness is not None else None,
         )
         desk = EarlyDesk(early, writer)
         threading.Thread(target=desk.run_releases, name="herdr-link-relist-wait", daemon=True).start()
@@ -157,12 +157,13 @@ def serve(namespace: str) -> int:
             from ._server import create_server, initialization_options
             from ._transport import inbox_transport
 
-            server = create_server(Link(pane_evidence=evidence), namespace=namespace)  # the evidence read once
+            seal = Seal()  # shared by the transport, which closes it, and the server, which obeys it
+            server = create_server(Link(pane_evidence=witness), namespace=namespace, seal=seal)
         finally:
             sys.setswitchinterval(interval)
 
         async def run() -> None:
-            async with inbox_transport(inbox, writer) as (read_stream, write_stream):
+            async with inbox_transport(inbox, writer, seal) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, initialization_options(server))
 
         anyio.run(run)

@@ -24,9 +24,11 @@ from mcp.shared.exceptions import MCPError
 from herdr_link_control import CallContext, CallOrder, Link
 from herdr_link_protocol import (
     Activate,
+    Cause,
     CloseCall,
     InvalidToolCall,
     LinkError,
+    ParsedCall,
     StartCall,
     activates_session,
     parse_call,
@@ -35,8 +37,10 @@ from herdr_link_protocol import (
 
 from ._activation import activation_texts
 from ._clients import DEFAULT_NAMESPACE, RELIST_WAIT, SERVER_NAME, relist_wait
+from ._early import MODERN_VERSIONS
 from ._transport import answered_early
 from ._version import __version__
+from ._wire import Seal
 
 __all__ = [
     "ConnectionState",
@@ -70,6 +74,8 @@ class ServerSettings:
     """Run the self identity bootstrap in the background when a connection opens."""
     bus: InMemorySubscriptionBus = field(default_factory=InMemorySubscriptionBus)
     """Where ``tools/list_changed`` goes for listen streams (the 2026-07-28 era)."""
+    seal: Seal = field(default_factory=Seal)
+    """Closed when the front and the SDK read a line differently: every later tool call is refused."""
 
 
 @dataclass
@@ -155,6 +161,24 @@ async def list_tools(ctx: Context, params: types.PaginatedRequestParams | None) 
     return types.ListToolsResult(tools=_ACTIVE if state.active else _DORMANT)
 
 
+def _closed(ctx: Context) -> LinkError | None:
+    """Why this session refuses every tool call, or ``None``: its client is read only from an ``initialize``
+    the SDK accepted (in the handshake era a bare ``notifications/initialized`` opens the SDK's gate with no
+    client at all), and a session whose front and SDK read a line differently is sealed (:class:`Seal`)."""
+    reason = ctx.lifespan_context.settings.seal.reason
+    if reason is None and ctx.protocol_version not in MODERN_VERSIONS and ctx.session.client_params is None:
+        reason = "the handshake era's client never sent an initialize the SDK accepted"
+    return None if reason is None else LinkError(Cause.CLIENT_UNREAD, reason)
+
+
+def _refusal(ctx: Context, link: Link, context: CallContext) -> LinkError | None:
+    """Why this session may do nothing at all, whatever the call: it is closed (:func:`_closed`), or its
+    process may not act as its pane for its client (PROTOCOL.md §6.1); ``None`` when it may act."""
+    if not link.in_herdr:
+        return None  # the environment gate: the one parse answers NOT_IN_HERDR
+    return _closed(ctx) or link.own_pane_problem(context.host)
+
+
 def _context(ctx: Context) -> CallContext:
     """This call's context: the MCP adapter, for the client that sent it (one session per process)."""
     return CallContext("mcp", _client_name(ctx) or "")
@@ -190,19 +214,21 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
     context = _context(ctx)
     arguments: Any = params.arguments if params.arguments is not None else {}
     try:
-        parsed = parse_call(params.name, arguments, in_herdr=link.in_herdr)
+        parsed: ParsedCall | LinkError = parse_call(params.name, arguments, in_herdr=link.in_herdr)
     except InvalidToolCall as error:
         link.trace_refused(params.name, error, context)
         raise _invalid_params(str(error)) from None
     except LinkError as error:
-        link.trace_refused(params.name, error, context)
-        if activates_session(error, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
+        parsed = error
+    refusal = _refusal(ctx, link, context)
+    if refusal is not None:  # whatever the call and its arguments: nothing done, nothing activated (§6.1)
+        link.trace_refused(params.name, refusal, context)
+        return _failure(refusal)
+    if isinstance(parsed, LinkError):
+        link.trace_refused(params.name, parsed, context)
+        if activates_session(parsed, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
             await _activate(ctx, wait=False)
-        return _failure(error)
-    unproven = link.own_pane_problem(context.host) if link.in_herdr else None
-    if unproven is not None:  # a session that cannot show its pane is not activated (PROTOCOL.md §6.1)
-        link.trace_refused(params.name, unproven, context)
-        return _failure(unproven)
+        return _failure(parsed)
     turn = ctx.lifespan_context.order.begin()
     try:
         activation = isinstance(parsed.call, Activate)
@@ -224,7 +250,12 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
 
 
 def create_server(
-    link: Link, *, namespace: str = DEFAULT_NAMESPACE, relist_wait: float = RELIST_WAIT, bootstrap: bool = True
+    link: Link,
+    *,
+    namespace: str = DEFAULT_NAMESPACE,
+    relist_wait: float = RELIST_WAIT,
+    bootstrap: bool = True,
+    seal: Seal | None = None,
 ) -> Server[ConnectionState]:
     """Build the server for one process (one stdio connection in production): the module's handlers
     over each connection's :class:`ConnectionState`.
@@ -235,8 +266,9 @@ def create_server(
         relist_wait: how long the activation result waits for a host known to re-list (an unknown one
             waits at most :data:`~._clients.UNKNOWN_RELIST_WAIT`).
         bootstrap: run the self identity bootstrap in the background when a connection opens.
+        seal: the connection's seal, shared with the transport that closes it (``inbox_transport``).
     """
-    settings = ServerSettings(link, namespace, relist_wait, bootstrap)
+    settings = ServerSettings(link, namespace, relist_wait, bootstrap, seal=seal or Seal())
     return Server(
         SERVER_NAME,
         version=__version__,

@@ -12,8 +12,9 @@ parsed once, nesting bounded), and :class:`StdioCodec` decides each read line he
   answer carries the id back exactly as it was sent;
 * a request already answered early (``_early``) is served under a private alias too, so the server's
   state follows it, and that second answer is dropped (after a comparison: a difference goes to the
-  operator log); the server sees that alias (:func:`answered_early`), and an activation answered early
-  is served before any later line, as the front answered them;
+  operator log, and the connection is sealed: :class:`~._wire.Seal`); the server sees that alias
+  (:func:`answered_early`), and an activation answered early is served before any later line, as the
+  front answered them;
 * anything else with a method and an id gets its JSON-RPC error at once: a parse error or an invalid
   request with ``id: null`` when the line's top level cannot be read or its id is unusable, else an
   invalid request or invalid params with the request's own id (params that are not an object, or
@@ -39,7 +40,7 @@ from pydantic import ValidationError
 
 from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault, parse_json_line
 
-from ._wire import SharedWriter
+from ._wire import Seal, SharedWriter
 
 if TYPE_CHECKING:
     from ._wire import Inbox
@@ -54,7 +55,9 @@ Decoded = SessionMessage | types.JSONRPCError | None
 DRAIN_WAIT: Final = 30.0
 """Longest time, in seconds, the end of stdin waits for the answers still owed before the server stops."""
 _ALIAS_PREFIX: Final = "herdr-link-id:"
-_EARLY_PREFIX: Final = "herdr-link-early:"
+_EARLY_PREFIX: Final = f"herdr-link-early-{uuid.uuid4().hex}:"
+"""The private ids of requests answered early: unguessable, so no id a client sends is taken for one
+(a client's own ``herdr-link-early:1`` had its answer dropped as the second answer of an early one)."""
 
 
 def answered_early(request_id: object) -> bool:
@@ -107,7 +110,8 @@ class StdioCodec:
     """Read lines to messages and messages to lines, for one connection (it remembers the aliases of
     ids that cannot be serialised as they are)."""
 
-    def __init__(self) -> None:
+    def __init__(self, seal: Seal | None = None) -> None:
+        self._seal = seal or Seal()
         self._originals: dict[str, str] = {}  # alias -> the id as the client sent it
         self._aliases: dict[str, str] = {}  # the id as sent -> alias
         self._early: dict[str, tuple[str | int, bytes]] = {}  # alias -> the id as sent, the answer given
@@ -211,6 +215,7 @@ class StdioCodec:
         line = text.replace(f'"id":{json.dumps(alias)}', f'"id":{json.dumps(original, ensure_ascii=False)}', 1)
         if line.encode() + b"\n" != answer:
             log.warning("the SDK answered request %r otherwise than the early answer: %s", original, line[:500])
+            self._seal.close(f"the SDK answered request {original!r} otherwise than the front")
         return b""
 
 
@@ -222,11 +227,14 @@ def decode_line(line: str | bytes) -> Decoded:
 
 
 @asynccontextmanager
-async def inbox_transport(inbox: "Inbox", writer: SharedWriter) -> AsyncIterator[tuple[Any, Any]]:
+async def inbox_transport(
+    inbox: "Inbox", writer: SharedWriter, seal: Seal | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     """``(read_stream, write_stream)`` for ``Server.run``: the lines ``_front``'s reader thread puts in
     ``inbox`` (each with the answer it already gave, if any) until its end, and every answer written
-    through ``writer`` once the server has returned."""
-    codec = StdioCodec()
+    through ``writer`` once the server has returned; ``seal``: closed when the SDK answers a line
+    otherwise than the front did (pass the server's own)."""
+    codec = StdioCodec(seal)
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     answers = write_stream.clone()  # the reader's own way to the writer, for errors it answers itself

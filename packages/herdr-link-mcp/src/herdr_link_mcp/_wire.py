@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     Inbox: TypeAlias = "queue.SimpleQueue[tuple[JsonLine, bytes | None] | None]"
     """Each line read, with the early answer already written for it (or ``None``); ``None`` ends the input."""
 
-__all__ = ["LIST_CHANGED", "SharedWriter"]
+__all__ = ["LIST_CHANGED", "Seal", "SharedWriter"]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -55,3 +55,22 @@ class SharedWriter:
             except OSError as error:
                 log.warning("could not write to stdout (%s); serving on until stdin closes", error)
                 self.broken = True
+
+
+class Seal:
+    """Closes a connection to every tool call once its front and its SDK read a line differently (the SDK
+    answered a line otherwise than the front already had): from then on nothing the connection asks is
+    done (``_server`` refuses each call), since the host may be acting on the front's reading and the
+    server on the SDK's. Set from the SDK's writer, read by its handlers; never opened again."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<Seal {'closed' if self.reason else 'open'}>"
+
+    def close(self, reason: str) -> None:
+        """Seal the connection (the first reason is kept, and logged)."""
+        if self.reason is None:
+            self.reason = reason
+            log.warning("this connection refuses every tool call from now on: %s", reason)

@@ -72,6 +72,11 @@ class Cause(enum.Enum):
         "this session runs in a process that several panes may share, so Herdr Link cannot show which pane it "
         "speaks for, and nothing was done: ask your user to run this host in its own pane's process",
     )
+    CLIENT_UNREAD = (
+        ErrorCode.SELF_UNNAMED,
+        "this session's client did not identify itself in a form Herdr Link can read, so Herdr Link cannot show "
+        "which pane it speaks for, and nothing was done: ask your user to restart this host",
+    )
     # PEER_NOT_FOUND (deliberately one reason for every lookup failure: scope privacy, spec §5)
     NOT_A_PEER = (ErrorCode.PEER_NOT_FOUND, "target agent is not a live peer")
     PEER_ARGUMENT_INVALID = (ErrorCode.PEER_NOT_FOUND, '"{field}" must be an Agent Name')

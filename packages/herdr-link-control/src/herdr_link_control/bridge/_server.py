@@ -159,6 +159,13 @@ class BridgeServer:
         except (InvalidToolCall, LinkError) as error:
             return error
 
+    def _refusal(self, request: BridgeRequest) -> LinkError | None:
+        """Why this call may do nothing at all: a call placed as this process's own pane from a process that
+        may not act for it (PROTOCOL.md §6.1); a session placed by its directory is decided when placed."""
+        if not self.link.in_herdr or request.context.caller_by_directory:
+            return None
+        return self.link.own_pane_problem(self._client)
+
     async def _run(self, request: BridgeRequest, turn: Turn) -> None:
         activates: bool | None = None
         try:
@@ -166,6 +173,11 @@ class BridgeServer:
                 parsed = self._parse(request)
                 context = CallContext("bridge", self._client, request.context.session,
                                       directory=request.context.directory)  # fmt: skip
+                refusal = self._refusal(request)
+                if refusal is not None:  # whatever the call and its arguments: nothing done or activated (§6.1)
+                    activates = False if request.op == GATEWAY_OP else None
+                    self.link.trace_refused(_TOOL_OF_OP[request.op], refusal, context)
+                    raise refusal
                 if request.op == GATEWAY_OP:  # the stub activates its session on this answer
                     activates = activates_session(parsed, in_herdr=self.link.in_herdr)
                     if activates:
