@@ -98,3 +98,12 @@ def _shape(readme: str) -> dict[str, object]:
 
 def test_the_chinese_readme_is_complete_and_in_step():
     assert _shape("README.zh-CN.md") == _shape("README.md")
+
+
+@pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])
+def test_every_install_command_a_readme_shows_inline_is_whole(readme):
+    """An inline ``uv tool install`` a user is told to run is the whole command, not one cut with ``…``
+    (issue 72: README step 3's `--with-executables-from …`, copied as written, failed)."""
+    spans = re.findall(r"`((?:\.tools/bin/)?uv tool install [^`]*)`", (ROOT / readme).read_text(encoding="utf-8"))
+    assert spans, "no inline install command found: the pattern no longer matches the README"
+    assert [span for span in spans if "…" in span or "..." in span] == []
