@@ -94,7 +94,23 @@ def _daemon_env(home: Path) -> dict[str, str]:
     return {}
 
 
-def test_plain_codex_panes_on_one_daemon_never_speak_as_another_pane(tmp_path: Path) -> None:
+def _no_token_under(folder: Path) -> list[str]:
+    """Files under ``folder`` holding a bearer token (the TUI's endpoint token must stay in its memory)."""
+    found = []
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file() and re.search(rb"Bearer [0-9a-f]{8}-", path.read_bytes()):
+                found.append(str(path))
+        except OSError:
+            continue
+    return found
+
+
+def test_plain_codex_panes_on_one_daemon_each_speak_as_themselves(tmp_path: Path) -> None:
+    """Issue 70: a plain ``codex`` in each pane, every session in the one daemon (started from alpha, so its
+    servers have alpha's environment): each call is placed by its own thread (the daemon's status of the
+    thread's ``codex_tui`` endpoint, the one TUI listening there, that TUI's pane), so each pane answers as
+    itself and its message arrives from its own name; nothing ever goes out as another pane."""
     model = _model()
     with FakeModelServer(model) as api:
         machine = user_machine(tmp_path, models={"codex": api.url})
@@ -106,30 +122,41 @@ def test_plain_codex_panes_on_one_daemon_never_speak_as_another_pane(tmp_path: P
             sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
             workspace = alpha.split(":")[0]
             beta = _codex_pane(sim, workspace, machine.project / "b", "beta", "codex")
-            # the trap: a pane in alpha's own folder (codex -C would do the same), and one more in beta's
-            same = _codex_pane(sim, workspace, machine.project / "a", "gamma", "codex")
-            aimed = _codex_pane(sim, workspace, machine.project / "b", "delta", f"codex -C {machine.project / 'a'}")
-            say(sim, beta, "Tell alpha hello")
-            say(sim, alpha, "Tell beta hello")
-            say(sim, same, "Tell beta hello")
-            say(sim, aimed, "Tell gamma hello")
-            for name in ("alpha", "beta", "gamma"):
+            # the trap: a pane in alpha's own folder, one with -C naming it, and one in another workspace
+            gamma = _codex_pane(sim, workspace, machine.project / "a", "gamma", "codex")
+            delta = _codex_pane(sim, workspace, machine.project / "b", "delta", f"codex -C {machine.project / 'a'}")
+            elsewhere = _codex_pane(sim, None, machine.project / "e", "epsilon", "codex")
+            # one turn at a time: a message that reached a pane before its user's request would be its turn
+            for pane, name in (
+                (alpha, "beta"),
+                (beta, "alpha"),
+                (gamma, "delta"),
+                (delta, "gamma"),
+                (elsewhere, "zeta"),
+            ):
+                say(sim, pane, f"Tell {name} hello")
                 sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
-            for pane in (alpha, beta, same, aimed):
-                assert sim.deliveries(pane) == []  # nothing typed into any pane
-            names = {sim.agent(p).get("name") for p in (alpha, beta, same, aimed)}
-    for name in ("alpha", "beta", "gamma"):
-        results = _results_of(model, name)
-        assert results and all(UNPROVEN in text for text in results), results  # refused, each call
-        assert not any('"self"' in text or '"sent"' in text for text in results)
-    assert names == {"alpha", "beta", "gamma", "delta"}  # nobody renamed
+            panes = {"alpha": alpha, "beta": beta, "gamma": gamma, "delta": delta, "epsilon": elsewhere}
+            received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)] for name, pane in panes.items()}
+            names = {name: sim.agent(pane).get("name") for name, pane in panes.items()}
+        tokens = _no_token_under(machine.home / ".codex")
+    for sender, receiver in (("alpha", "beta"), ("beta", "alpha"), ("gamma", "delta"), ("delta", "gamma")):
+        results = _results_of(model, receiver)
+        assert any(f'"self":{{"name":"{sender}"' in text for text in results), (sender, results)
+        assert [(e.from_, e.to) for e in received[receiver] if e is not None] == [(sender, receiver)], received
+    lonely = _results_of(model, "zeta")  # another workspace: itself, none of the others, nothing sent
+    assert any('"self":{"name":"epsilon"' in text and '"peers":[]' in text for text in lonely), lonely
+    assert received["epsilon"] == [] and all(UNPROVEN not in text for text in lonely)
+    assert names == {name: name for name in panes}  # nobody renamed
+    assert tokens == []  # the TUIs' endpoint tokens never reach ~/.codex
     SCENARIOS.append(
         {
             "host": "Codex 0.171.0",
-            "case": "plain `codex` in four panes on its shared app-server daemon (two in one folder, one with "
-            "`-C` naming another pane's folder)",
-            "outcome": f"every call `{UNPROVEN.split(':')[0]}` (the server cannot show its pane); nothing sent, "
-            "nobody renamed; the operator log names `codex --no-daemon`",
+            "case": "plain `codex` in five panes on its shared app-server daemon (two in one folder, one with "
+            "`-C` naming another pane's folder, one in another workspace)",
+            "outcome": "each call placed by its own thread (daemon → the thread's `codex_tui` endpoint → the one "
+            "TUI listening → its pane): each answers `peers` as itself, each message arrives from its sender's "
+            "name, the other workspace sees no peer; no endpoint token under `~/.codex`",
             "prompts": [],
         }
     )

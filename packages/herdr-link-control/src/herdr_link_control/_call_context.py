@@ -2,8 +2,9 @@
 into ``Link.run`` with it. The shared ``Link`` keeps none of it, so concurrent calls of several
 hosts, sessions or panes never see each other's."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 __all__ = ["DIRECT", "CallContext"]
 
@@ -24,6 +25,9 @@ class CallContext:
     """The caller's pane when it is not this process's own (``Link.session_pane``)."""
     directory: str | None = None
     """The session's directory, where a start places its agent by default (``Starter.start``)."""
+    meta: Mapping[str, Any] | None = None
+    """The call's ``_meta`` as its client sent it: a host whose shared process runs several panes' sessions
+    names the call's thread there, which may show the caller's pane (``Link.settle``)."""
 
 
 DIRECT: Final = CallContext()

@@ -41,6 +41,7 @@ __all__ = [
     "Requirement",
     "Servers",
     "SharedProcess",
+    "ThreadOwner",
     "Trust",
 ]
 
@@ -325,6 +326,39 @@ class Migration:
         """What the operator log and the doctor say (``{model}``, ``{target}``)."""
 
 
+class ThreadOwner:
+    """How a call a shared process makes can be traced to the pane whose program owns its thread
+    (PROTOCOL.md §6.1, issue 70): every call carries its thread in ``_meta``; the shared process answers,
+    on its control socket, which loopback endpoint that thread's own client serves; the one process
+    listening there is that client, whose terminal shows its pane. Every step is required; any miss
+    refuses (a release whose internals moved degrades to the refusal)."""
+
+    __slots__ = ("check_key", "control_socket", "daemon_argument", "endpoint", "owner_program", "thread_key")
+
+    def __init__(
+        self,
+        *,
+        thread_key: str,
+        check_key: tuple[str, str],
+        control_socket: Place,
+        endpoint: str,
+        owner_program: str,
+        daemon_argument: str,
+    ) -> None:
+        self.thread_key = thread_key
+        """The call's ``_meta`` key that holds its thread."""
+        self.check_key = check_key
+        """A second ``_meta`` place that must hold the same thread (an object's key, then its member)."""
+        self.control_socket = control_socket
+        """The shared process's control socket (WebSocket over a Unix socket, JSON-RPC in text frames)."""
+        self.endpoint = endpoint
+        """The MCP server name under which the thread's own client serves its loopback endpoint."""
+        self.owner_program = owner_program
+        """The executable name (``/proc/<pid>/comm``) of the client that owns a thread."""
+        self.daemon_argument = daemon_argument
+        """An argument of the shared process's command line that tells it from the client (``app-server``)."""
+
+
 class SharedProcess:
     """A host whose default set-up runs the sessions of several panes in one background process, which
     spawns our adapter with the environment of whichever pane started it (PROTOCOL.md §6.1).
@@ -333,7 +367,7 @@ class SharedProcess:
     terminal shows it runs in that pane; a worker Link starts gets the per-pane mode (:attr:`per_pane`).
     """
 
-    __slots__ = ("chosen_by", "daemon_pid_file", "per_pane", "program", "setup")
+    __slots__ = ("chosen_by", "daemon_pid_file", "per_pane", "program", "setup", "thread_owner")
 
     def __init__(
         self,
@@ -343,6 +377,7 @@ class SharedProcess:
         setup: str,
         program: str,
         daemon_pid_file: Place | None = None,
+        thread_owner: ThreadOwner | None = None,
     ) -> None:
         self.per_pane = per_pane
         """Arguments put before a started worker's own, so that its session runs in its pane's process."""
@@ -354,6 +389,8 @@ class SharedProcess:
         """The executable name of the shared process (``/proc/<pid>/comm`` or its argv[0]'s basename)."""
         self.daemon_pid_file = daemon_pid_file
         """Where the host records its running shared process (a JSON object with ``pid``), for the doctor."""
+        self.thread_owner = thread_owner
+        """How a call's own thread shows its pane, where the host offers a way (:class:`ThreadOwner`)."""
 
     def worker_args(self, args: Sequence[str]) -> tuple[str, ...]:
         """``args`` with :attr:`per_pane` before them, unless they already choose a mode."""

@@ -1,11 +1,14 @@
 """``Link``: the one facade every adapter shares (MCP server, JSON-lines bridge, doctor, demo)."""
 
+import dataclasses
 import logging
 import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Final
+
+import anyio
 
 from herdr_link_protocol import (
     CLOSE_TOOL,
@@ -39,7 +42,9 @@ from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
 from ._start import Starter
+from ._thread_owner import OwnerNotShown, call_thread, thread_pane
 from ._trace import Tracer, elapsed_ms
+from .hosts import host_for_client
 
 __all__ = ["Link"]
 
@@ -162,8 +167,41 @@ class Link:
             return None
         if not self._unproven_logged:
             self._unproven_logged = True
-            log.warning("this process cannot show which Herdr pane it serves (%s); Link refuses every call", detail)
+            log.warning(
+                "this process cannot show which Herdr pane it serves (%s); Link refuses every call it cannot place "
+                "by the call's own thread",
+                detail,
+            )
         return LinkError(Cause.SELF_UNPROVEN, detail)
+
+    async def settle(self, context: CallContext) -> CallContext:
+        """The context a call runs in, once it is settled which pane it may act as (PROTOCOL.md §6.1):
+        unchanged when it may act as this process's own pane (or its session was placed elsewhere); for a
+        host whose shared process runs several panes' sessions and names the call's thread, the context of
+        the pane whose client owns that thread, where the chain shows it (:mod:`._thread_owner`).
+
+        Raises:
+            LinkError: ``SELF_UNPROVEN`` (nothing done): the call may act as no pane; the reason, and the
+                chain's failed step, go to the operator log.
+        """
+        if context.caller_pane is not None or self.environment is None:
+            return context
+        problem = self.own_pane_problem(context.host)
+        if problem is None:
+            return context
+        host = host_for_client(context.host) if context.host else None
+        owner = host.shared.thread_owner if host is not None and host.shared is not None else None
+        thread = call_thread(owner, context.meta) if owner is not None else None
+        if owner is None or thread is None or self.pane_evidence.against_pane:
+            raise problem
+        socket, herdr = self.environment.variables.get("HERDR_SOCKET_PATH", ""), self.environment.bin_path
+        try:
+            found = await anyio.to_thread.run_sync(lambda: thread_pane(owner, thread, socket, herdr))
+        except OwnerNotShown as error:
+            log.warning("the pane of thread %s is not shown (%s); the call is refused", thread, error)
+            raise problem from None
+        log.info("the call acts as pane %s: %s", found.pane, found.detail)
+        return dataclasses.replace(context, caller_pane=found.pane)
 
     async def bootstrap(self, host: str = "") -> str | None:
         """The start-up self identity bootstrap: returns the caller's Agent Name, or ``None``.

@@ -28,7 +28,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["PaneEvidence", "PaneWitness", "TerminalPane", "pane_problem", "read_pane_evidence"]
+from ._proc import descriptors, holders, listening_unix_inodes, start_environment, stat_fields
+
+__all__ = ["PaneEvidence", "PaneWitness", "TerminalPane", "pane_of_process", "pane_problem", "read_pane_evidence"]
 
 
 class TerminalPane(enum.Enum):
@@ -58,68 +60,20 @@ class PaneEvidence:
         return self.terminal is TerminalPane.OTHER
 
 
-def _stat_fields(pid: int | str) -> list[str]:
-    """``/proc/<pid>/stat`` after the command name (which may hold spaces and parentheses)."""
-    with open(f"/proc/{pid}/stat", "rb") as stat:
-        text = stat.read().decode("ascii", "replace")
-    return text[text.rindex(")") + 2 :].split()
-
-
-_LISTENING: Final = 0x10000
-"""``__SO_ACCEPTCON`` in ``/proc/net/unix``'s flags: a listening socket."""
 _PTMX: Final = ("/dev/ptmx", "/dev/pts/ptmx")
-
-
-def _listening_inodes(path: str) -> set[str]:
-    """The inodes of the listening Unix sockets bound at ``path`` (``/proc/net/unix``)."""
-    inodes = set()
-    with open("/proc/net/unix", "rb") as table:
-        next(table)  # the heading
-        for row in table:
-            fields = row.decode("utf-8", "replace").split(None, 7)
-            if len(fields) == 8 and fields[7].rstrip("\n") == path and int(fields[3], 16) & _LISTENING:
-                inodes.add(fields[6])
-    return inodes
-
-
-def _descriptors(pid: str) -> list[tuple[str, str]]:
-    """``(fd, target)`` of each open descriptor of ``pid`` (none when they cannot be read)."""
-    folder = f"/proc/{pid}/fd"
-    found = []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    for name in names:
-        try:
-            found.append((name, os.readlink(f"{folder}/{name}")))
-        except OSError:
-            continue
-    return found
 
 
 def _socket_holders(path: str, likely: str) -> Iterator[str]:
     """The processes (of this user) holding a listening Unix socket bound at ``path``: the Herdr server;
     ``likely`` first (the leader's parent, which the server is until a live handoff), then every other."""
-    targets = {f"socket:[{inode}]" for inode in _listening_inodes(path)}
-    if not targets or sys.platform == "win32":  # (read on Linux only; the check is for mypy's other platforms)
-        return
-    uid = os.getuid()
-    for pid in (likely, *(pid for pid in os.listdir("/proc") if pid.isdigit() and pid != likely)):
-        try:
-            if os.stat(f"/proc/{pid}").st_uid != uid:
-                continue
-        except OSError:
-            continue
-        if any(target in targets for _, target in _descriptors(pid)):
-            yield pid
+    return holders({f"socket:[{inode}]" for inode in listening_unix_inodes(path)}, likely)
 
 
 def _holds_master(pid: str, terminal: int) -> bool:
     """Whether ``pid`` holds the master side of the pseudo-terminal whose device number is ``terminal``."""
     if sys.platform == "win32":
         return False
-    for fd, target in _descriptors(pid):
+    for fd, target in descriptors(pid):
         if target not in _PTMX:
             continue
         try:
@@ -143,14 +97,7 @@ def _device(tty_nr: int) -> int:
 def _served_by(socket: str, tty_nr: int, leader: int) -> bool:
     """Whether the process listening on ``socket`` (the Herdr server) holds terminal ``tty_nr``'s master."""
     terminal = _device(tty_nr)
-    return any(_holds_master(pid, terminal) for pid in _socket_holders(socket, _stat_fields(leader)[1]))
-
-
-def _start_environment(pid: int) -> dict[str, str]:
-    with open(f"/proc/{pid}/environ", "rb") as environ:
-        raw = environ.read(1 << 20)
-    pairs = (item.split(b"=", 1) for item in raw.split(b"\0") if b"=" in item)
-    return {key.decode("utf-8", "replace"): value.decode("utf-8", "replace") for key, value in pairs}
+    return any(_holds_master(pid, terminal) for pid in _socket_holders(socket, stat_fields(leader)[1]))
 
 
 def _has_controlling_terminal() -> bool:
@@ -164,6 +111,35 @@ def _has_controlling_terminal() -> bool:
     return True
 
 
+def pane_of_process(pid: int | str, socket: str) -> tuple[PaneEvidence, dict[str, str]]:
+    """The pane of the Herdr serving ``socket`` whose terminal process ``pid`` runs in (Linux): evidence
+    ``SAME`` with the session leader's start environment (its ``HERDR_PANE_ID`` is the pane), or ``NONE``
+    or ``FOREIGN`` with why not (and an empty environment)."""
+    try:
+        fields = stat_fields(pid)
+        session, tty = int(fields[3]), int(fields[4])
+    except (OSError, ValueError, IndexError) as error:
+        return PaneEvidence(TerminalPane.NONE, f"/proc/{pid}/stat unreadable: {error}"), {}
+    if tty == 0:
+        return PaneEvidence(TerminalPane.NONE, f"no controlling terminal (session {session})"), {}
+    try:
+        leader = start_environment(session)
+        leader_tty = int(stat_fields(session)[4])
+    except (OSError, ValueError, IndexError) as error:
+        return PaneEvidence(TerminalPane.FOREIGN, f"session leader {session} unreadable: {error}"), {}
+    where = f"session leader {session}"
+    if leader_tty != tty or leader.get("HERDR_ENV") != "1" or leader.get("HERDR_SOCKET_PATH", "") != socket:
+        return PaneEvidence(TerminalPane.FOREIGN, f"{where} was not started by this Herdr"), {}
+    try:
+        served = bool(socket) and _served_by(socket, tty, session)
+    except (OSError, ValueError) as error:
+        return PaneEvidence(TerminalPane.FOREIGN, f"the terminal's holder is unreadable: {error}"), {}
+    if not served:
+        detail = f"the controlling terminal of {where} is not held by the process serving {socket}"
+        return PaneEvidence(TerminalPane.FOREIGN, detail), {}
+    return PaneEvidence(TerminalPane.SAME, f"{where} was started for pane {leader.get('HERDR_PANE_ID')!r}"), leader
+
+
 def read_pane_evidence(environ: Mapping[str, str]) -> PaneEvidence:
     """What this process's controlling terminal shows about the pane ``environ`` names."""
     pane, socket = environ.get("HERDR_PANE_ID", ""), environ.get("HERDR_SOCKET_PATH", "")
@@ -171,32 +147,10 @@ def read_pane_evidence(environ: Mapping[str, str]) -> PaneEvidence:
         if _has_controlling_terminal():
             return PaneEvidence(TerminalPane.SAME, "a controlling terminal (its pane is not readable here)")
         return PaneEvidence(TerminalPane.NONE, "/dev/tty cannot be opened")
-    try:
-        fields = _stat_fields("self")
-        session, tty = int(fields[3]), int(fields[4])
-    except (OSError, ValueError, IndexError) as error:
-        return PaneEvidence(TerminalPane.NONE, f"/proc/self/stat unreadable: {error}")
-    if tty == 0:
-        return PaneEvidence(TerminalPane.NONE, f"no controlling terminal (session {session})")
-    try:
-        leader = _start_environment(session)
-        leader_tty = int(_stat_fields(session)[4])
-    except (OSError, ValueError, IndexError) as error:
-        return PaneEvidence(TerminalPane.FOREIGN, f"session leader {session} unreadable: {error}")
-    where = f"session leader {session}"
-    if leader_tty != tty or leader.get("HERDR_ENV") != "1" or leader.get("HERDR_SOCKET_PATH", "") != socket:
-        return PaneEvidence(TerminalPane.FOREIGN, f"{where} was not started by this Herdr")
-    try:
-        served = bool(socket) and _served_by(socket, tty, session)
-    except (OSError, ValueError) as error:
-        return PaneEvidence(TerminalPane.FOREIGN, f"the terminal's holder is unreadable: {error}")
-    if not served:
-        return PaneEvidence(
-            TerminalPane.FOREIGN, f"the controlling terminal of {where} is not held by the process serving {socket}"
-        )
-    if leader.get("HERDR_PANE_ID") != pane:
-        return PaneEvidence(TerminalPane.OTHER, f"{where} was started for pane {leader.get('HERDR_PANE_ID')!r}")
-    return PaneEvidence(TerminalPane.SAME, f"{where} was started for pane {pane!r}")
+    evidence, leader = pane_of_process("self", socket)
+    if evidence.proves_pane and leader.get("HERDR_PANE_ID") != pane:
+        return PaneEvidence(TerminalPane.OTHER, evidence.detail)
+    return evidence
 
 
 def _terminal_key() -> tuple[int, int] | bool | None:
@@ -205,7 +159,7 @@ def _terminal_key() -> tuple[int, int] | bool | None:
     if not sys.platform.startswith("linux"):
         return _has_controlling_terminal()
     try:
-        fields = _stat_fields("self")
+        fields = stat_fields("self")
         return int(fields[3]), int(fields[4])
     except (OSError, ValueError, IndexError):
         return None

@@ -29,6 +29,7 @@ from ._host_forms import (
     Requirement,
     Servers,
     SharedProcess,
+    ThreadOwner,
     Trust,
 )
 
@@ -63,6 +64,7 @@ __all__ = [
     "Requirement",
     "Servers",
     "SharedProcess",
+    "ThreadOwner",
     "Trust",
     "find_host",
     "host_extension",
@@ -249,6 +251,21 @@ HOSTS: Final[tuple[Host, ...]] = (
                 "~/.codex/app-server-daemon/daemon.pid",
                 variable="CODEX_HOME",
                 under_variable="app-server-daemon/daemon.pid",
+            ),
+            # Codex 0.171.0, undocumented (docs/hosts.md): each call's _meta.threadId; the daemon's control
+            # socket answers mcpServerStatus/list for the thread's `codex_tui` server, which the thread's own
+            # TUI serves on a loopback port (codex-rs/tui/src/dynamic_tools_mcp.rs).
+            thread_owner=ThreadOwner(
+                thread_key="threadId",
+                check_key=("x-codex-turn-metadata", "thread_id"),
+                control_socket=Place(
+                    "~/.codex/app-server-control/app-server-control.sock",
+                    variable="CODEX_HOME",
+                    under_variable="app-server-control/app-server-control.sock",
+                ),
+                endpoint="codex_tui",
+                owner_program="codex",
+                daemon_argument="app-server",
             ),
         ),
         notes=(

@@ -171,17 +171,25 @@ def _closed(ctx: Context) -> LinkError | None:
     return None if reason is None else LinkError(Cause.CLIENT_UNREAD, reason)
 
 
-def _refusal(ctx: Context, link: Link, context: CallContext) -> LinkError | None:
-    """Why this session may do nothing at all, whatever the call: it is closed (:func:`_closed`), or its
-    process may not act as its pane for its client (PROTOCOL.md §6.1); ``None`` when it may act."""
+async def _settled(ctx: Context, link: Link, context: CallContext) -> CallContext | LinkError:
+    """The context the call runs in (``Link.settle``: the pane it may act as), or why this call may do
+    nothing at all, whatever it is: the session is closed (:func:`_closed`), or the call may act as no pane
+    for its client (PROTOCOL.md §6.1)."""
     if not link.in_herdr:
-        return None  # the environment gate: the one parse answers NOT_IN_HERDR
-    return _closed(ctx) or link.own_pane_problem(context.host)
+        return context  # the environment gate: the one parse answers NOT_IN_HERDR
+    closed = _closed(ctx)
+    if closed is not None:
+        return closed
+    try:
+        return await link.settle(context)
+    except LinkError as error:
+        return error
 
 
 def _context(ctx: Context) -> CallContext:
-    """This call's context: the MCP adapter, for the client that sent it (one session per process)."""
-    return CallContext("mcp", _client_name(ctx) or "")
+    """This call's context: the MCP adapter, for the client that sent it (one session per process), with the
+    call's ``_meta`` (where a shared process names the call's thread)."""
+    return CallContext("mcp", _client_name(ctx) or "", meta=ctx.meta)
 
 
 async def _activate(ctx: Context, *, wait: bool) -> None:
@@ -220,10 +228,11 @@ async def call_tool(ctx: Context, params: types.CallToolRequestParams) -> types.
         raise _invalid_params(str(error)) from None
     except LinkError as error:
         parsed = error
-    refusal = _refusal(ctx, link, context)
-    if refusal is not None:  # whatever the call and its arguments: nothing done, nothing activated (§6.1)
-        link.trace_refused(params.name, refusal, context)
-        return _failure(refusal)
+    settled = await _settled(ctx, link, context)
+    if isinstance(settled, LinkError):  # whatever the call and its arguments: nothing done or activated (§6.1)
+        link.trace_refused(params.name, settled, context)
+        return _failure(settled)
+    context = settled
     if isinstance(parsed, LinkError):
         link.trace_refused(params.name, parsed, context)
         if activates_session(parsed, in_herdr=link.in_herdr):  # a bad argument activates as a good one would
