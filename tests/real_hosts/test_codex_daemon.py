@@ -162,6 +162,71 @@ def test_plain_codex_panes_on_one_daemon_each_speak_as_themselves(tmp_path: Path
     )
 
 
+def _self_in(model: ScriptedModel, target: str) -> str | None:
+    """Whom the turn that told ``target`` hello answered ``peers`` as (``None``: refused, or no peers result)."""
+    for text in _results_of(model, target):
+        found = re.search(r'"self":\{"name":"([^"]+)"', text)
+        if found:
+            return found.group(1)
+    return None
+
+
+def test_the_open_cases_each_act_as_the_owner_pane_or_are_refused(tmp_path: Path) -> None:
+    """Issue 70's open cases with real TUIs on one daemon (PROTOCOL.md §6.1 states each rule): ``codex resume
+    --last`` in another pane while the thread's first TUI still runs it; ``/new`` in a pane; the daemon
+    restarted from a shell pane, then a new plain ``codex`` (the new daemon has that shell's environment).
+    Each call acts as a pane whose TUI is the thread's endpoint, or is refused; never another pane."""
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            started = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
+            sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+            workspace = alpha.split(":")[0]
+            beta = _codex_pane(sim, workspace, machine.project / "b", "beta", "codex")
+            turns: dict[str, str | None] = {}
+
+            def turn(pane: str, target: str) -> None:
+                say(sim, pane, f"Tell {target} hello")
+                sim.wait_for(partial(_turn_done, model, target), timeout=WAIT * 2, what=f"the turn telling {target}")
+                turns[target] = _self_in(model, target)
+
+            turn(beta, "alpha")  # beta's thread; its message becomes a turn of alpha's thread (noted)
+            sim.wait_for(lambda: len(sim.deliveries(alpha)) == 1, timeout=WAIT, what="beta's message in alpha")
+            settled(sim, alpha, quiet=1.0)
+            # alpha's thread (the newest in folder a) resumed in a third pane while alpha's TUI still runs it
+            epsilon = _codex_pane(sim, workspace, machine.project / "a", "epsilon", "codex resume --last")
+            turn(epsilon, "lambda")
+            # /new in beta: a new thread, started by beta's TUI
+            say(sim, beta, "/new")
+            settled(sim, beta, quiet=1.0)
+            turn(beta, "kappa")
+            # the daemon restarted from a shell pane: it now has that pane's environment
+            shell = sim.new_tab(workspace, cwd=str(machine.project))
+            at_prompt(sim, shell)
+            sim.type_text(shell, f"{HOSTS['codex'].executable} app-server daemon restart\r")
+            restarted = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == shell  # noqa: E731
+            sim.wait_for(restarted, timeout=WAIT, what="the daemon restarted from the shell pane")
+            zeta = _codex_pane(sim, workspace, machine.project / "z", "zeta", "codex")
+            turn(zeta, "nu")
+            delivered = [extract_envelope(d.text) for d in sim.deliveries(alpha)]
+    assert turns["alpha"] == "beta" and turns["kappa"] == "beta" and turns["nu"] == "zeta", turns
+    assert turns["lambda"] == "alpha", turns  # the thread's endpoint stays its first TUI's: the owner pane
+    assert [(e.from_, e.to) for e in delivered if e is not None] == [("beta", "alpha")]
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "open cases on the daemon: `codex resume --last` of a running thread in another pane, `/new` "
+            "in a pane, a new plain `codex` after the daemon was restarted from a shell pane",
+            "outcome": f"the resumed thread: {turns['lambda'] or 'refused'}; `/new`: the pane itself; after the "
+            "restart: the new pane itself (the daemon's environment names the shell)",
+            "prompts": [],
+        }
+    )
+
+
 def test_codex_no_daemon_panes_answer_as_themselves_while_a_daemon_runs(tmp_path: Path) -> None:
     model = _model()
     with FakeModelServer(model) as api:
