@@ -76,3 +76,35 @@ def test_a_recorded_pid_that_is_no_codex_daemon_any_more_is_skipped(daemon, tmp_
     assert line(tmp_path, tmp_path)[0] == "SKIP"
     record.write_text("not json")
     assert line(tmp_path, tmp_path)[0] == "SKIP"
+
+
+def test_a_daemon_from_a_pane_whose_control_socket_answers_can_serve_every_plain_codex(daemon, tmp_path: Path):
+    """Issue 70: the doctor says Herdr Link places each plain ``codex`` call by its thread once the daemon's
+    control socket answers (a WebSocket over a Unix socket, as Codex's daemon serves it), and which step
+    fails when it does not."""
+    import tempfile
+    import threading
+
+    from websockets.sync.server import unix_serve
+
+    def serve(connection):  # Codex's initialize answer
+        for raw in connection:
+            message = json.loads(raw)
+            if "id" in message:
+                connection.send(json.dumps({"id": message["id"], "result": {"codexHome": str(tmp_path / ".codex")}}))
+
+    folder = tmp_path / ".codex" / "app-server-control"
+    folder.mkdir(parents=True, mode=0o700)
+    short = Path(tempfile.mkdtemp()) / "s"  # as Codex links it: the long name to a short socket path
+    pid = daemon(tmp_path, {"HERDR_ENV": "1", "HERDR_PANE_ID": "w1:p7", "HOME": str(tmp_path)})
+    status, detail, _ = line(tmp_path, tmp_path)
+    assert status == "WARN" and "(control socket:" in detail and "refuses the calls of a plain `codex`" in detail
+    with unix_serve(serve, str(short)) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        (folder / "app-server-control.sock").symlink_to(short)
+        status, detail, fix = line(tmp_path, tmp_path)
+        server.shutdown()
+    assert (status, fix) == ("PASS", "") and f"(pid {pid}) was started from Herdr pane w1:p7" in detail
+    assert "places each call of a plain `codex` by its own thread" in detail
+    folder.chmod(0o755)  # a folder others may enter: not asked
+    assert line(tmp_path, tmp_path)[0] == "WARN"

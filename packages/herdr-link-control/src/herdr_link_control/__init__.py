@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         read_pane_evidence as read_pane_evidence,
     )
     from ._questions import HostQuestions as HostQuestions, Question as Question
+    from ._thread_owner import OwnerNotShown as OwnerNotShown, daemon_answers as daemon_answers
     from ._runner import (
         ProcessRunner as ProcessRunner,
         Runner as Runner,
@@ -142,6 +143,10 @@ _EXPORTS = {
     "_questions": [
         "HostQuestions",
         "Question",
+    ],
+    "_thread_owner": [
+        "OwnerNotShown",
+        "daemon_answers",
     ],
     "_runner": [
         "ProcessRunner",

@@ -36,7 +36,7 @@ from ._pane_proof import pane_of_process
 from ._proc import argv, holders, listening_tcp_inodes, start_environment, stat_fields
 from .userfiles import place_path
 
-__all__ = ["OWNER_TIMEOUT", "OwnerNotShown", "ThreadPane", "call_thread", "thread_pane"]
+__all__ = ["OWNER_TIMEOUT", "OwnerNotShown", "ThreadPane", "call_thread", "daemon_answers", "thread_pane"]
 
 OWNER_TIMEOUT: Final = 5.0
 """Seconds the whole chain may take (the daemon's answer included) before the call is refused."""
@@ -139,18 +139,42 @@ def _control_socket(owner: ThreadOwner, daemon: int) -> str:
     return os.path.realpath(path)  # the socket itself: a name short enough to connect to (AF_UNIX's limit)
 
 
+def daemon_answers(owner: ThreadOwner, daemon: int, *, timeout: float = OWNER_TIMEOUT) -> str:
+    """Whether the shared process ``daemon`` can be asked about threads (for the doctor): its control
+    socket passes step 3's checks and answers ``initialize``; returns where it keeps its home.
+
+    Raises:
+        OwnerNotShown: it cannot be asked (the step and what was seen).
+    """
+    if not sys.platform.startswith("linux"):
+        raise OwnerNotShown("platform", "the chain reads /proc (Linux only)")
+    answer = _exchange(_control_socket(owner, daemon), [], time.monotonic() + timeout)[1].get("result")
+    home = answer.get("codexHome") if isinstance(answer, dict) else None
+    return str(home) if home else "its home"
+
+
 def _ask_endpoint(owner: ThreadOwner, control: str, thread: str, deadline: float) -> dict[str, Any]:
-    """Step 3's question: the shared process's status of the thread's endpoint server (one JSON-RPC
-    exchange over a WebSocket on the control socket)."""
+    """Step 3's question: the shared process's status of the thread's endpoint server."""
+    question = {"id": 2, "method": "mcpServerStatus/list",
+                "params": {"threadId": thread, "serverName": owner.endpoint, "detail": "toolsAndAuthOnly"}}  # fmt: skip
+    answers = _exchange(control, [question], deadline)
+    listing = answers[2].get("result")
+    if not isinstance(listing, dict):
+        raise OwnerNotShown("endpoint", f"mcpServerStatus/list answered {str(answers[2].get('error'))[:200]}")
+    return listing
+
+
+def _exchange(control: str, questions: list[dict[str, Any]], deadline: float) -> dict[int, dict[str, Any]]:
+    """``initialize``, ``initialized``, then ``questions``, over a WebSocket on the control socket; each
+    request's answer by its id."""
     from websockets.exceptions import WebSocketException  # only here: nothing else needs it
     from websockets.sync.client import unix_connect
 
     requests: list[dict[str, Any]] = [  # JSON-RPC without the "jsonrpc" member, as Codex's own clients write it
         {"id": 1, "method": "initialize", "params": {"clientInfo": _CLIENT_INFO}},
         {"method": "initialized"},
-        {"id": 2, "method": "mcpServerStatus/list",
-         "params": {"threadId": thread, "serverName": owner.endpoint, "detail": "toolsAndAuthOnly"}},
-    ]  # fmt: skip
+        *questions,
+    ]
     answers: dict[int, dict[str, Any]] = {}
     try:
         with unix_connect(control, "ws://localhost/rpc", open_timeout=_left(deadline), close_timeout=0.5) as socket:
@@ -162,10 +186,9 @@ def _ask_endpoint(owner: ThreadOwner, control: str, thread: str, deadline: float
                         answers[message["id"]] = message
     except (OSError, TimeoutError, WebSocketException, ValueError) as error:
         raise OwnerNotShown("control socket", f"{control}: {type(error).__name__}: {error}") from None
-    listing = answers[2].get("result")
-    if not isinstance(listing, dict):
-        raise OwnerNotShown("endpoint", f"mcpServerStatus/list answered {str(answers[2].get('error'))[:200]}")
-    return listing
+    if "result" not in answers[1]:
+        raise OwnerNotShown("control socket", f"initialize answered {str(answers[1].get('error'))[:200]}")
+    return answers
 
 
 def _left(deadline: float) -> float:

@@ -1,10 +1,12 @@
 """The doctor's line for a host whose default shares one background process between panes (Codex's
-app-server daemon): whether one runs, and which pane's environment it holds (PROTOCOL.md §6.1)."""
+app-server daemon): whether one runs, which pane's environment it holds, and whether Herdr Link can ask it
+which pane owns a call's thread (PROTOCOL.md §6.1)."""
 
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from herdr_link_control import OwnerNotShown, daemon_answers
 from herdr_link_control.hosts import Host
 from herdr_link_control.userfiles import place_path
 
@@ -47,9 +49,26 @@ def check_shared(host: Host, environ: Mapping[str, str], home: Path) -> Check:
     if pid is None:
         return Check(name, "SKIP", f"no {host.title} background server is running")
     pane = _pane_of(pid)
-    whose = f"was started from Herdr pane {pane}" if pane else "was started outside Herdr"
+    program, title = shared.program, host.title
+    if pane is None:
+        detail = (
+            f"a {title} background server (pid {pid}) was started outside Herdr: a plain `{program}` in any pane "
+            "runs its session there, whose servers have no Herdr variables, so Herdr Link offers it no tools"
+        )
+        return Check(name, "WARN", detail, shared.setup)
+    whose = f"a {title} background server (pid {pid}) was started from Herdr pane {pane}"
+    if shared.thread_owner is None:
+        detail = f"{whose}: a plain `{program}` in any pane runs its session there, and Herdr Link refuses its calls"
+        return Check(name, "WARN", detail, shared.setup)
+    try:
+        daemon_answers(shared.thread_owner, pid)
+    except OwnerNotShown as error:
+        detail = (
+            f"{whose}, and Herdr Link cannot ask it which pane a call's thread belongs to ({error.step}: "
+            f"{error.detail}), so it refuses the calls of a plain `{program}`"
+        )
+        return Check(name, "WARN", detail, shared.setup)
     detail = (
-        f"a {host.title} background server (pid {pid}) {whose}: a plain `{shared.program}` in any pane runs its "
-        "session there, and Herdr Link refuses that session's calls (it cannot show which pane it speaks for)"
+        f"{whose}; Herdr Link places each call of a plain `{program}` by its own thread (its control socket answers)"
     )
-    return Check(name, "WARN", detail, shared.setup)
+    return Check(name, "PASS", detail)
