@@ -52,7 +52,6 @@ if TYPE_CHECKING:
         read_pane_evidence as read_pane_evidence,
     )
     from ._questions import HostQuestions as HostQuestions, Question as Question
-    from ._thread_owner import OwnerNotShown as OwnerNotShown, daemon_answers as daemon_answers
     from ._runner import (
         ProcessRunner as ProcessRunner,
         Runner as Runner,
@@ -74,6 +73,7 @@ if TYPE_CHECKING:
         iter_json_lines as iter_json_lines,
         read_json_lines as read_json_lines,
     )
+    from ._thread_owner import OwnerNotShown as OwnerNotShown, daemon_answers as daemon_answers
     from ._trace import (
         Tracer as Tracer,
         fingerprint as fingerprint,

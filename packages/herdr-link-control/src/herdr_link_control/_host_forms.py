@@ -40,6 +40,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SharedOff",
     "SharedProcess",
     "ThreadOwner",
     "Trust",
@@ -359,6 +360,24 @@ class ThreadOwner:
         """An argument of the shared process's command line that tells it from the client (``app-server``)."""
 
 
+class SharedOff:
+    """The host's own setting that keeps its panes' sessions out of the shared process, which an install
+    may set only when the user asks for it by its own flag (never part of what ``--yes`` confirms), with
+    what it costs; and the command that stops a running shared process once."""
+
+    __slots__ = ("costs", "key", "stop", "value")
+
+    def __init__(self, *, key: tuple[str, ...], value: bool, stop: tuple[str, ...], costs: str) -> None:
+        self.key = key
+        """The setting's path in the host's server file (``features.daemon_auto_start``)."""
+        self.value = value
+        """The value that keeps sessions in their panes."""
+        self.stop = stop
+        """The host program's arguments that stop a running shared process (after the setting is written)."""
+        self.costs = costs
+        """What the user gives up, said in the plan before they confirm."""
+
+
 class SharedProcess:
     """A host whose default set-up runs the sessions of several panes in one background process, which
     spawns our adapter with the environment of whichever pane started it (PROTOCOL.md §6.1).
@@ -367,7 +386,7 @@ class SharedProcess:
     terminal shows it runs in that pane; a worker Link starts gets the per-pane mode (:attr:`per_pane`).
     """
 
-    __slots__ = ("chosen_by", "daemon_pid_file", "per_pane", "program", "setup", "thread_owner")
+    __slots__ = ("chosen_by", "daemon_pid_file", "off", "per_pane", "program", "setup", "thread_owner")
 
     def __init__(
         self,
@@ -378,6 +397,7 @@ class SharedProcess:
         program: str,
         daemon_pid_file: Place | None = None,
         thread_owner: ThreadOwner | None = None,
+        off: SharedOff | None = None,
     ) -> None:
         self.per_pane = per_pane
         """Arguments put before a started worker's own, so that its session runs in its pane's process."""
@@ -391,6 +411,8 @@ class SharedProcess:
         """Where the host records its running shared process (a JSON object with ``pid``), for the doctor."""
         self.thread_owner = thread_owner
         """How a call's own thread shows its pane, where the host offers a way (:class:`ThreadOwner`)."""
+        self.off = off
+        """The setting that keeps sessions out of the shared process, offered by ``install`` (:class:`SharedOff`)."""
 
     def worker_args(self, args: Sequence[str]) -> tuple[str, ...]:
         """``args`` with :attr:`per_pane` before them, unless they already choose a mode."""

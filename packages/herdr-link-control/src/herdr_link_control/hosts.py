@@ -28,6 +28,7 @@ from ._host_forms import (
     Place,
     Requirement,
     Servers,
+    SharedOff,
     SharedProcess,
     ThreadOwner,
     Trust,
@@ -63,6 +64,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SharedOff",
     "SharedProcess",
     "ThreadOwner",
     "Trust",
@@ -266,6 +268,13 @@ HOSTS: Final[tuple[Host, ...]] = (
                 endpoint="codex_tui",
                 owner_program="codex",
                 daemon_argument="app-server",
+            ),
+            off=SharedOff(
+                key=("features", "daemon_auto_start"),
+                value=False,
+                stop=("app-server", "daemon", "stop"),
+                costs="threads no longer outlive their TUI; `codex queue` needs a daemon; remote control and the "
+                "desktop app start one again, and plain `codex` panes then join it",
             ),
         ),
         notes=(

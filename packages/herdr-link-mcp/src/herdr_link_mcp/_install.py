@@ -71,6 +71,8 @@ class _Editor:
     changes: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     hook_was_there: bool = False
+    consents: Mapping[str, str] = field(default_factory=dict)
+    """Claims the user asked for by a flag of their own, with what each costs (shown with ``!``)."""
 
     # Editing, in either format.
 
@@ -132,6 +134,9 @@ class _Editor:
 
     def install(self, claim: Claim) -> None:
         current = self.document.get(claim.path)
+        consent = self.consents.get(claim.shown)
+        if consent is not None and current != claim.value:
+            self.yes_needed.append(consent)
         if claim.kind == "hook" and isinstance(self.document, JsonDocument):
             aside = self._take_out_typescript_hooks(claim, current)
             self._install_element(claim, self.document.get(claim.path))
@@ -271,6 +276,8 @@ class _Editor:
             self._uninstall_element(claim, current)
             return
         replaced = record.replaced_at(self.entry, claim.path)
+        if claim.shown in self.consents and replaced is None and not record.covers(self.entry, claim.path):
+            return  # asked for by its own flag, and not written by an install: the user's own setting
         ours_now = current == claim.value or (claim.kind == "entry" and is_our_entry(current))
         if replaced is not None:
             spelled = replaced.get("before_text")
@@ -453,7 +460,7 @@ def _plan_file(
     blank = None if before is None or before.strip() else before.decode("utf-8", "surrogateescape")
     new = entry if entry is not None else record.empty_record(before is not None, blank)
     new = json.loads(json.dumps(new))  # a copy this run may add to
-    editor = _Editor(document, entry, new, legacy=legacy)
+    editor = _Editor(document, entry, new, legacy=legacy, consents=item.consents)
     editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and _our_hook_was_there(path)
     try:
         if item.repairs and isinstance(document, TomlDocument):  # first what 0.1.0 left wrong in it
@@ -574,10 +581,17 @@ def clear_leftovers(plan: InstallPlan, environ: Mapping[str, str], home: Path) -
     return [removed for path in paths for removed in clear_partials(path, backups=backups)]
 
 
-def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callable[[str], None]) -> int:
+def apply(
+    plan: InstallPlan,
+    environ: Mapping[str, str],
+    home: Path,
+    say: Callable[[str], None],
+    then: Callable[[], str] | None = None,
+) -> int:
     """Write the plan's files (backup, whole-file replace, never over a write this run did not see;
     on failure, put back what was written). Says each step and ends with the ``state:`` line;
-    returns the exit status (0 done, 1 failed)."""
+    returns the exit status (0 done, 1 failed). ``then``: run once every file is written, before that
+    line; what it returns is said and ends the state line too."""
     backups = backups_root(environ, home)
     clear_leftovers(plan, environ, home)
     done: list[Replaced] = []
@@ -622,5 +636,10 @@ def apply(plan: InstallPlan, environ: Mapping[str, str], home: Path, say: Callab
                 break
             named = f"~/{folder.relative_to(home)}" if home in folder.parents else str(folder)
             say(f"removed: {named} (empty; the install had made it)")
-    say(_state(plan, [d for d in done if d.path != plan.record_path], []))
+    state = _state(plan, [d for d in done if d.path != plan.record_path], [])
+    if then is not None:
+        after = then()
+        say(after)
+        state += f"; {after}"
+    say(state)
     return 0

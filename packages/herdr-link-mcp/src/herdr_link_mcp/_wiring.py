@@ -41,6 +41,7 @@ __all__ = [
     "Wiring",
     "WiringFile",
     "codex_session_start",
+    "off_hosts",
     "required_hosts",
     "server_command",
     "trust_hosts",
@@ -66,6 +67,11 @@ def wiring_hosts() -> tuple[str, ...]:
 def trust_hosts() -> tuple[str, ...]:
     """Hosts with a folder-trust feature that ``--trust DIR`` can record a folder in."""
     return tuple(host.name for host in hosts_with("servers") if host.trust is not None)
+
+
+def off_hosts() -> tuple[str, ...]:
+    """Hosts whose shared background process install can be asked to keep out of (``--no-shared-daemon``)."""
+    return tuple(host.name for host in hosts_with("servers") if host.shared is not None and host.shared.off)
 
 
 def required_hosts() -> tuple[str, ...]:
@@ -119,6 +125,9 @@ class WiringFile:
     """The host reads comments and trailing commas in it (it strips them before parsing)."""
     repairs: bool = False
     """``install`` first puts right what Link 0.1.0 left wrong in it (``_repair``)."""
+    consents: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Keys the user asked for by a flag of their own (``--no-shared-daemon``), each with what it costs:
+    ``install`` shows them with ``!`` and ``--uninstall`` puts back only what the record says it wrote."""
 
 
 @dataclass(frozen=True)
@@ -242,6 +251,7 @@ class _Draft:
     notes: list[str] = field(default_factory=list)
     private: bool = False
     repairs: bool = False
+    consents: dict[str, str] = field(default_factory=dict)
 
 
 class _Files:
@@ -251,10 +261,14 @@ class _Files:
         self.environ, self.home = environ, home
         self.drafts: dict[str, _Draft] = {}
 
-    def add(self, place: Place, scope: Scope, data: Mapping[str, Any], *, repairs: bool = False) -> None:
+    def add(
+        self, place: Place, scope: Scope, data: Mapping[str, Any], *, repairs: bool = False, consent: str = ""
+    ) -> None:
         shown = shown_path(place, scope, self.environ, self.home)
         draft = self.drafts.setdefault(shown, _Draft(place))
         _merged(draft.data, data)
+        if consent:
+            draft.consents.update(dict.fromkeys(_leaves(data), consent))
         note = place.note(scope)
         if note and note not in draft.notes:
             draft.notes.append(note)
@@ -268,9 +282,25 @@ class _Files:
             content = _toml(draft.data) if toml else _json(draft.data)
             made.append(
                 WiringFile(shown, "toml" if toml else "json", content, "; ".join(draft.notes), draft.data,
-                           draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs)
+                           draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs,
+                           consents=draft.consents)
             )  # fmt: skip
         return made
+
+
+def _leaves(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> list[str]:
+    """The dotted paths of ``data``'s values (as the installer's claims show them)."""
+    found = []
+    for key, value in data.items():
+        here = (*path, key)
+        found += _leaves(value, here) if isinstance(value, Mapping) else [".".join(here)]
+    return found
+
+
+def _nested(path: Sequence[str], value: Any) -> dict[str, Any]:
+    for key in reversed(path[1:]):
+        value = {key: value}
+    return {path[0]: value}
 
 
 def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dict[str, Any]:
@@ -310,6 +340,7 @@ def wiring(
     find_links: Sequence[str] = (),
     environ: Mapping[str, str] | None = None,
     home: Path | None = None,
+    shared_off: bool = False,
 ) -> Wiring:
     """Registration for ``host`` with this environment's commands, from its record in the host table.
 
@@ -320,6 +351,8 @@ def wiring(
             :func:`required_hosts`; the host then refuses to start a session while the server cannot).
         launcher, find_links: how the host starts the server and its hint hook (see :func:`server_command`).
         environ, home: the user's environment and home (default: this process's).
+        shared_off: also set the host's own setting that keeps its panes' sessions out of its shared
+            process (:attr:`~herdr_link_control.hosts.SharedProcess.off`; user scope), a consent of its own.
 
     Raises:
         ValueError: for an unknown host or scope, or a combination the host does not have.
@@ -363,4 +396,11 @@ def wiring(
             files.add(hook.trusted_by_hash, "user", {"hooks": {"state": {key: {"trusted_hash": trusted_hash}}}})
     if folders and record.trust is not None:
         files.add(record.trust.place, "user", _trust_document(record.trust.rule, folders))
+    off = record.shared.off if record.shared is not None else None
+    if shared_off and off is None:
+        raise ValueError(f"{host} shares no background process; --no-shared-daemon applies to {', '.join(off_hosts())}")
+    if shared_off and off is not None:
+        key = ".".join(off.key)
+        consent = f"{key} = {str(off.value).lower()} (asked for by --no-shared-daemon): {off.costs}"
+        files.add(servers.place, "user", _nested(off.key, off.value), consent=consent)
     return Wiring(record.name, files.files(), notes=_notes(record, scope, required), scope=scope, trusted=bool(folders))

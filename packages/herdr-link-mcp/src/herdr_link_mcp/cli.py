@@ -94,7 +94,7 @@ def _say(line: str) -> None:
 
 def _chosen_wiring(options: Namespace) -> Wiring:
     """The wiring ``wiring`` prints and ``install`` writes, from their shared options."""
-    from ._wiring import wiring
+    from ._wiring import off_hosts, wiring
 
     return wiring(
         options.host,
@@ -103,6 +103,8 @@ def _chosen_wiring(options: Namespace) -> Wiring:
         required=options.required,
         launcher=options.launcher,
         find_links=options.find_links or (),
+        # uninstalling, the setting is a claim too: put back only where the record says install wrote it
+        shared_off=options.no_shared_daemon or (getattr(options, "uninstall", False) and options.host in off_hosts()),
     )
 
 
@@ -171,14 +173,43 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
         )
     asks = bool(decided.conflicts or warnings)
     proposal = Proposal(lines, question="go ahead with what is marked ! above" if asks else "")
+
+    from functools import partial
+
+    stop = partial(_stop_shared_process, options.host) if options.no_shared_daemon and not options.uninstall else None
     return install_dialogue(
         "herdr-link-mcp install",
         proposal,
-        lambda _confirmed: apply(decided, os.environ, Path.home(), say),
+        lambda _confirmed: apply(decided, os.environ, Path.home(), say, then=stop),
         dry_run=options.dry_run,
         yes=options.yes,
         say=say,
     )
+
+
+def _stop_shared_process(host: str) -> str:
+    """Stop ``host``'s running shared process once (the user asked for it with ``--no-shared-daemon``); says what
+    happened, in one line."""
+    import shutil
+    import subprocess
+
+    from herdr_link_control.hosts import find_host
+
+    record = find_host(host)
+    shared = record.shared if record is not None else None
+    assert shared is not None and shared.off is not None, "only offered where the host has the setting"
+    command = [shared.program, *shared.off.stop]
+    program = shutil.which(shared.program)
+    if program is None:
+        return f"{shared.program}'s daemon: not stopped (no `{shared.program}` on PATH): run `{' '.join(command)}`"
+    try:
+        done = subprocess.run([program, *shared.off.stop], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"{shared.program}'s daemon: not stopped (`{' '.join(command)}` did not finish: {error}): run it"
+    if done.returncode != 0:
+        return f"{shared.program}'s daemon: not stopped (`{' '.join(command)}` exited {done.returncode}): run it"
+    return f"{shared.program}'s daemon: stopped, if one ran (`{' '.join(command)}`)"
 
 
 def _light(args: list[str]) -> int | None:
@@ -216,7 +247,7 @@ def _main(args: list[str]) -> int:
 
     from ._clients import DEFAULT_NAMESPACE
     from ._hint import hint_hosts
-    from ._wiring import LAUNCHERS, SCOPES, required_hosts, trust_hosts, wiring_hosts
+    from ._wiring import LAUNCHERS, SCOPES, off_hosts, required_hosts, trust_hosts, wiring_hosts
 
     parser = command_parser(
         "herdr-link-mcp",
@@ -268,6 +299,13 @@ def _main(args: list[str]) -> int:
             action="store_true",
             help="make the host wait for the server before its first model request; the host then refuses to "
             f"start any session while the server cannot start; {', '.join(required_hosts())} only",
+        )
+        parser_of.add_argument(
+            "--no-shared-daemon",
+            action="store_true",
+            help="also keep the host's panes out of its shared background process: sets the host's own setting "
+            "(Codex: features.daemon_auto_start = false) and stops a running one once; it costs what the plan "
+            f"says, and --uninstall puts the setting back; {', '.join(off_hosts())} only",
         )
         parser_of.add_argument(
             "--launcher",
