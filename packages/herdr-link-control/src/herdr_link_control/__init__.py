@@ -144,10 +144,6 @@ _EXPORTS = {
         "HostQuestions",
         "Question",
     ],
-    "_thread_owner": [
-        "OwnerNotShown",
-        "daemon_answers",
-    ],
     "_runner": [
         "ProcessRunner",
         "Runner",
@@ -170,6 +166,10 @@ _EXPORTS = {
         "claimed_stdio",
         "iter_json_lines",
         "read_json_lines",
+    ],
+    "_thread_owner": [
+        "OwnerNotShown",
+        "daemon_answers",
     ],
     "_trace": [
         "Tracer",
