@@ -315,3 +315,68 @@ def test_the_doctor_names_a_daemon_started_outside_herdr_or_from_another_pane(tm
             "prompts": [],
         }
     )
+
+
+def test_the_consented_alternative_keeps_every_plain_codex_in_its_pane(tmp_path: Path) -> None:
+    """Issue 70, item 3: ``install --host codex --no-shared-daemon`` adds exactly one key to the user's
+    config; every plain ``codex`` then runs in its own pane with no daemon process and answers as itself; a
+    daemon the user starts afterwards is named by the doctor; ``--uninstall`` gives the config back."""
+    import tomllib
+
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path / "with", models={"codex": api.url})
+        plain = user_machine(tmp_path / "without", models={"codex": api.url})
+        config = machine.home / ".codex" / "config.toml"
+        original = config.read_bytes()
+        install_wiring("codex", plain.home)
+        install_wiring("codex", machine.home, "--no-shared-daemon")
+
+        def read(home: Path) -> dict[str, object]:
+            text = (home / ".codex" / "config.toml").read_text().replace(str(home), "HOME")
+            return tomllib.loads(text.replace(str(api.url), "MODEL"))
+
+        wired, reference = read(machine.home), read(plain.home)
+        features = reference.get("features")
+        assert isinstance(features, dict) and "daemon_auto_start" not in features
+        assert wired == {**reference, "features": {**features, "daemon_auto_start": False}}  # the one key, no other
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            workspace = alpha.split(":")[0]
+            beta = _codex_pane(sim, workspace, machine.project / "a", "beta", "codex")
+            assert _daemon_env(machine.home) == {}  # no daemon: each plain codex runs in its pane
+            for pane, name in ((alpha, "beta"), (beta, "alpha")):
+                say(sim, pane, f"Tell {name} hello")
+                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+            received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
+                        for name, pane in (("alpha", alpha), ("beta", beta))}  # fmt: skip
+            assert _daemon_env(machine.home) == {}
+            # the user starts a daemon afterwards, from a shell pane (remote control would do the same)
+            shell = sim.new_tab(workspace, cwd=str(machine.project))
+            at_prompt(sim, shell)
+            sim.type_text(shell, f"{HOSTS['codex'].executable} app-server daemon start\r")
+            running = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == shell  # noqa: E731
+            sim.wait_for(running, timeout=WAIT, what="the daemon the user started")
+            doctor = _doctor(sim, alpha, machine.home)
+            subprocess.run([str(HOSTS["codex"].executable), "app-server", "daemon", "stop"], env=machine.env,
+                           cwd=machine.home, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)  # fmt: skip
+        install_wiring("codex", machine.home, "--uninstall")
+    for sender, receiver in (("alpha", "beta"), ("beta", "alpha")):
+        results = _results_of(model, receiver)
+        assert any(f'"self":{{"name":"{sender}"' in text for text in results), results
+        assert [(e.from_, e.to) for e in received[receiver] if e is not None] == [(sender, receiver)]
+    line = next(line for line in doctor.splitlines() if "Codex shared process" in line)
+    assert f"was started from Herdr pane {shell}" in line, doctor
+    codex_wrote = b"screen_reader_detection_done = true\n"  # Codex's own first-run note, written meanwhile
+    assert config.read_bytes().replace(codex_wrote, b"") == original  # byte for byte, but for Codex's own line
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "`herdr-link-mcp install --host codex --no-shared-daemon`, then plain `codex` in two panes of "
+            "one folder, then a daemon the user starts",
+            "outcome": "the config gains `features.daemon_auto_start = false` only; no daemon runs, each pane "
+            "answers as itself; the doctor names the later daemon; `--uninstall` gives the config back byte "
+            "for byte",
+            "prompts": [],
+        }
+    )
