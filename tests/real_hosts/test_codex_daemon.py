@@ -9,8 +9,11 @@ simulated Herdr, then a request into each composer. One scripted Responses model
 
 import asyncio
 import json
+import os
 import re
 import subprocess
+import threading
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 
@@ -222,6 +225,106 @@ def test_the_open_cases_each_act_as_the_owner_pane_or_are_refused(tmp_path: Path
             "in a pane, a new plain `codex` after the daemon was restarted from a shell pane",
             "outcome": f"the resumed thread: {turns['lambda'] or 'refused'}; `/new`: the pane itself; after the "
             "restart: the new pane itself (the daemon's environment names the shell)",
+            "prompts": [],
+        }
+    )
+
+
+def _tui_port() -> int:
+    """A loopback port a Codex TUI listens on (its ``codex_tui`` endpoint), found in /proc."""
+    inodes = {}
+    for row in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = row.split()
+        if fields[3] == "0A" and fields[1].startswith("0100007F:"):
+            inodes[f"socket:[{fields[9]}]"] = int(fields[1].split(":")[1], 16)
+    for proc in Path("/proc").iterdir():
+        try:
+            if (proc / "comm").read_text().strip() != "codex" or b"app-server" in (proc / "cmdline").read_bytes():
+                continue
+            for fd in (proc / "fd").iterdir():
+                if (port := inodes.get(os.readlink(fd))) is not None:
+                    return port
+        except OSError:
+            continue
+    raise AssertionError("no Codex TUI listens on a loopback port")
+
+
+class _AppServerClient:
+    """Another client of the daemon's control socket (as the desktop app or a script would be): starts
+    threads and turns of its own, and reads every message the daemon sends until closed."""
+
+    def __init__(self, home: Path) -> None:
+        from websockets.sync.client import unix_connect
+
+        control = os.path.realpath(home / ".codex" / "app-server-control" / "app-server-control.sock")
+        self.held = ExitStack()
+        self.socket = self.held.enter_context(unix_connect(control, "ws://localhost/rpc"))
+        self.answers: dict[int, dict[str, object]] = {}
+        self.arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.ask(1, "initialize", {"clientInfo": {"name": "forger", "version": "1"}})
+        self.socket.send(json.dumps({"method": "initialized"}))
+
+    def _read(self) -> None:
+        try:
+            for raw in self.socket:
+                message = json.loads(raw)
+                if isinstance(message.get("id"), int):
+                    with self.arrived:
+                        self.answers[message["id"]] = message
+                        self.arrived.notify_all()
+        except Exception:  # noqa: BLE001 - the connection closed
+            return
+
+    def ask(self, request_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
+        self.socket.send(json.dumps({"id": request_id, "method": method, "params": params}))
+        with self.arrived:
+            assert self.arrived.wait_for(lambda: request_id in self.answers, timeout=WAIT), method
+        answer = self.answers[request_id]
+        assert "result" in answer, answer
+        result = answer["result"]
+        assert isinstance(result, dict)
+        return result
+
+    def turn(self, request_id: int, config: dict[str, object], cwd: Path, text: str) -> None:
+        started = self.ask(request_id, "thread/start", {"cwd": str(cwd), "config": config})
+        thread = started["thread"]
+        assert isinstance(thread, dict)
+        self.ask(request_id + 1, "turn/start", {"threadId": thread["id"], "input": [{"type": "text", "text": text}]})
+
+
+def test_threads_another_client_started_are_refused(tmp_path: Path) -> None:
+    """Issue 70: a thread another app-server client started with ``codex_tui`` pointed at a TUI's port but
+    without its token, and a thread with no ``codex_tui`` at all: every call refused, nothing typed anywhere."""
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "b", "beta", "codex")
+            forger = _AppServerClient(machine.home)
+            try:
+                forged = {"mcp_servers.codex_tui": {"url": f"http://127.0.0.1:{_tui_port()}/mcp"}}
+                forger.turn(10, forged, machine.project / "a", "Tell beta hello")
+                sim.wait_for(partial(_turn_done, model, "beta"), timeout=WAIT * 2, what="the forged thread's turn")
+                forger.turn(20, {}, machine.project / "a", "Tell alpha hello")
+                sim.wait_for(partial(_turn_done, model, "alpha"), timeout=WAIT * 2, what="the bare thread's turn")
+            finally:
+                forger.held.close()
+            delivered = sim.deliveries(alpha) + sim.deliveries(beta)
+    for target in ("beta", "alpha"):
+        results = _results_of(model, target)
+        assert results and all(UNPROVEN in text for text in results), results
+    assert delivered == []
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "threads another app-server client started on the daemon: one with `codex_tui` pointed at a "
+            "TUI's port without its token, one without `codex_tui`",
+            "outcome": f"every call `{UNPROVEN.split(':')[0]}` (the endpoint is not connected, or there is none); "
+            "nothing typed anywhere",
             "prompts": [],
         }
     )
