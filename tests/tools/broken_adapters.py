@@ -104,6 +104,11 @@ BREAKS: dict[str, Break] = {
         "server as a host that spawns per pane)",
         ("pane-shown-not-assumed",),
     ),
+    "thread-taken-as-proof": Break(
+        "a call that carries a thread is served as the pane in the environment (by a second server whose client "
+        "spawns per pane)",
+        ("pane-shown-not-assumed",),
+    ),
     "settings-ignored": Break(
         "the user's Herdr Link settings are not read (the loop guard's limit)", ("send-loop-guard",)
     ),
@@ -265,6 +270,34 @@ class Proxy:
     peeked: threading.Event = field(default_factory=threading.Event)
     activations: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    command: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    twin: subprocess.Popen[bytes] | None = None
+    """``thread-taken-as-proof``: a second server, told its client is Claude Code, for calls with a thread."""
+
+    def twin_call(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` (without its ``_meta``) answered by the twin server."""
+        if self.twin is None:
+            self.twin = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.env)
+            hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "claude-code",
+                                                                                         "version": "1"}}  # fmt: skip
+            self._twin_ask({"jsonrpc": "2.0", "id": "twin-hello", "method": "initialize", "params": hello})
+            self._twin_send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        params = {k: v for k, v in message["params"].items() if k != "_meta"}
+        return self._twin_ask({**message, "params": params})
+
+    def _twin_send(self, message: dict[str, Any]) -> None:
+        assert self.twin is not None and self.twin.stdin is not None
+        self.twin.stdin.write(json.dumps(message).encode() + b"\n")
+        self.twin.stdin.flush()
+
+    def _twin_ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        self._twin_send(message)
+        assert self.twin is not None and self.twin.stdout is not None
+        while True:
+            answer: dict[str, Any] = json.loads(self.twin.stdout.readline())
+            if answer.get("id") == message["id"]:
+                return answer
 
     def to_kit(self, message: dict[str, Any]) -> None:
         with self.lock:
@@ -308,6 +341,9 @@ class Proxy:
             if self.name == "round-robin-stuck" and tool == "herdr_link_start" and "config_agent" in arguments:
                 arguments.pop("config_agent")
                 arguments.update({"kind": "pi", "args": []})
+            meta = params.get("_meta")
+            if self.name == "thread-taken-as-proof" and isinstance(meta, dict) and "threadId" in meta:
+                return self.to_kit(self.twin_call(message))
             if self.name == "close-overtakes-send" and tool == "herdr_link_send":
                 threading.Timer(1.0, self.to_server, (message,)).start()
                 return None
@@ -434,7 +470,7 @@ def serve_broken(name: str, command: list[str]) -> int:
             env["HERDR_BIN_PATH"] = str(_stand_in(name, Path(directory)))
             env[SCRATCH] = directory
         server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-        proxy = Proxy(name, server, outside, _last_failure(Path(directory)))
+        proxy = Proxy(name, server, outside, _last_failure(Path(directory)), command=command, env=env)
         assert server.stdout is not None
         answers = threading.Thread(target=_pump, args=(server.stdout.readline, proxy.from_server), daemon=True)
         answers.start()
@@ -444,6 +480,9 @@ def serve_broken(name: str, command: list[str]) -> int:
         server.stdin.close()
         server.wait(timeout=60)
         answers.join(timeout=10)
+        if proxy.twin is not None and proxy.twin.stdin is not None:
+            proxy.twin.stdin.close()
+            proxy.twin.wait(timeout=60)
     return 0
 
 

@@ -151,7 +151,10 @@ class Adapter(Protocol):
         text; nothing for an MCP server or a bridge)."""
         ...
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome: ...
+    async def call(self, tool: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Outcome:
+        """Call ``tool``; ``meta``: the request's ``_meta`` as a host adds it (MCP only: a bridge's or a stub's
+        wire has none, and they ignore it)."""
+        ...
 
 
 CAPABILITIES: Final = CAPABILITIES_MCP | CAPABILITIES_BRIDGE | {"session_placement"}
@@ -231,11 +234,12 @@ class _Mcp:
     async def context(self) -> list[str]:
         return []
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+    async def call(self, tool: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Outcome:
         try:
             async with _adapter_faults(f"tools/call {tool}"):
                 with anyio.fail_after(CALL_TIMEOUT):
-                    result = await self.session.call_tool(tool, dict(arguments))
+                    extra: dict[str, Any] = {"meta": dict(meta)} if meta is not None else {}
+                    result = await self.session.call_tool(tool, dict(arguments), **extra)
         except AdapterError as error:
             if isinstance(error.__cause__, MCPError):
                 return Outcome(False, str(error.__cause__), protocol_error=True)
@@ -390,7 +394,7 @@ class _Bridge:
     async def context(self) -> list[str]:
         return []
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+    async def call(self, tool: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Outcome:
         op = "gateway" if tool == GATEWAY_TOOL else TOOL_ACTIONS.get(tool)  # docs/bridge.md: the raw gateway call
         if op is None:
             raise NotImplementedError(f"a bridge has no op for {tool}")
@@ -436,7 +440,7 @@ class _Stub:
     async def context(self) -> list[str]:
         return [str(part) for part in (await self.request({"op": "system"}))["system"]]
 
-    async def call(self, tool: str, arguments: Mapping[str, Any]) -> Outcome:
+    async def call(self, tool: str, arguments: Mapping[str, Any], meta: Mapping[str, Any] | None = None) -> Outcome:
         answer = await self.request({"op": "call", "tool": tool, "arguments": dict(arguments)})
         if answer.get("unknown") and tool in TOOL_ACTIONS:  # not offered: as the model would, through the gateway
             dispatch = {"action": TOOL_ACTIONS[tool], "arguments": dict(arguments)}

@@ -280,6 +280,8 @@ async def _dormant_text(ctx: Context) -> None:
 # ---- §6 the OpenCode 2 session rule (an addition): one server, many panes ----------------------
 
 
+SHARED_THREAD: Final = "01a249e3-7843-7481-bc55-77c7eaf8b788"
+"""A thread id of the form Codex gives its calls' ``_meta`` (which no daemon here knows)."""
 SHARED_PROCESS_CLIENT: Final = "codex-mcp-client"
 """The ``clientInfo.name`` of Codex 0.171, whose default runs every pane's session in one background
 app-server that spawns MCP servers with the environment of the pane that started it."""
@@ -300,12 +302,18 @@ async def _pane_shown(ctx: Context) -> None:
     ctx.sim.add_agent(beta, "codex", name="beta")
     # brain's environment (as the pane that started the host's shared process left it), beta's folder,
     # a session of its own with no controlling terminal: nothing here shows it runs in brain's pane
+    # Its calls carry a thread, as Codex's do: the thread shows no pane here (no daemon knows it), so it
+    # must not decide one either.
+    thread = {"threadId": SHARED_THREAD, "x-codex-turn-metadata": {"thread_id": SHARED_THREAD}}
     async with ctx.adapter(cwd=there, client=SHARED_PROCESS_CLIENT, detached=True) as adapter:
         await adapter.call(GATEWAY_TOOL, {})
         peers = await adapter.call(GATEWAY_TOOL, {"action": "peers"})
         await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "who sends this?"})
-    me = (peers.payload or {}).get("self", {}).get("name") if peers.ok else None
-    expect(me in (None, "beta"), f"peers answered as {me!r}, the pane in its environment: {peers.text!r}")
+        threaded = await adapter.call(GATEWAY_TOOL, {"action": "peers"}, meta=thread)
+        await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "and this?"}, meta=thread)
+    for answer in (peers, threaded):
+        me = (answer.payload or {}).get("self", {}).get("name") if answer.ok else None
+        expect(me in (None, "beta"), f"peers answered as {me!r}, the pane in its environment: {answer.text!r}")
     senders = [envelope_of(delivery).from_ for delivery in delivered(ctx, ctx.reviewer)]
     expect(all(sender == "beta" for sender in senders), f"a message went out as {senders}")
     if not peers.ok:
