@@ -306,7 +306,7 @@ def test_threads_another_client_started_are_refused(tmp_path: Path) -> None:
             beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "b", "beta", "codex")
             forger = _AppServerClient(machine.home)
             try:
-                forged = {"mcp_servers.codex_tui": {"url": f"http://127.0.0.1:{_tui_port()}/mcp"}}
+                forged: dict[str, object] = {"mcp_servers.codex_tui": {"url": f"http://127.0.0.1:{_tui_port()}/mcp"}}
                 forger.turn(10, forged, machine.project / "a", "Tell beta hello")
                 sim.wait_for(partial(_turn_done, model, "beta"), timeout=WAIT * 2, what="the forged thread's turn")
                 forger.turn(20, {}, machine.project / "a", "Tell alpha hello")
