@@ -11,6 +11,8 @@ import asyncio
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import threading
 from contextlib import ExitStack
@@ -230,6 +232,19 @@ def test_the_open_cases_each_act_as_the_owner_pane_or_are_refused(tmp_path: Path
     )
 
 
+def _tui_pid() -> int:
+    """The one Codex TUI running (its process is named ``codex``; not the daemon)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if (proc / "comm").read_text().strip() == "codex" and b"app-server" not in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    assert len(found) == 1, found
+    return found[0]
+
+
 def _tui_port() -> int:
     """A loopback port a Codex TUI listens on (its ``codex_tui`` endpoint), found in /proc."""
     inodes = {}
@@ -325,6 +340,57 @@ def test_threads_another_client_started_are_refused(tmp_path: Path) -> None:
             "TUI's port without its token, one without `codex_tui`",
             "outcome": f"every call `{UNPROVEN.split(':')[0]}` (the endpoint is not connected, or there is none); "
             "nothing typed anywhere",
+            "prompts": [],
+        }
+    )
+
+
+class _HeldTurn(_OnRequest):
+    """The model holds the first request of the turn telling beta hello until :attr:`release` is set."""
+
+    def __init__(self) -> None:
+        super().__init__(DIALECT, NAMES, [Step("herdr_link"), Step("herdr_link_peers")])
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+
+    def decide(self, body: Body) -> Decision:
+        if self.dialect.primary(body) and "Tell beta hello" in json.dumps(body) and not self.dialect.calls(body):
+            self.arrived.set()
+            self.release.wait(WAIT * 2)
+        return super().decide(body)
+
+
+def test_a_thread_still_running_after_its_tui_quit_is_refused(tmp_path: Path) -> None:
+    """Issue 70's open case: a turn of alpha's thread keeps running in the daemon after alpha's TUI is gone
+    (killed), and another process now listens on the TUI's old port: each of its calls is refused."""
+    model = _HeldTurn()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            say(sim, alpha, "Tell beta hello")
+            assert model.arrived.wait(WAIT), "the turn's first model request"
+            port, tui = _tui_port(), _tui_pid()
+            os.kill(tui, signal.SIGKILL)  # the TUI is gone; the daemon runs the turn on
+            sim.wait_for(lambda: not Path(f"/proc/{tui}").exists(), timeout=WAIT, what="the TUI gone")
+            with socket.socket() as squatter:  # another process now listens on the old port
+                squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                squatter.bind(("127.0.0.1", port))
+                squatter.listen()
+                model.release.set()
+                sim.wait_for(lambda: len(_results_of(model, "beta")) >= 2, timeout=WAIT * 2, what="both calls")
+            delivered = sim.deliveries(alpha)
+    results = _results_of(model, "beta")
+    assert all(UNPROVEN in text for text in results), results
+    assert delivered == []
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "a turn of a thread still running in the daemon after its TUI was killed, another process "
+            "listening on the TUI's old port",
+            "outcome": f"every call `{UNPROVEN.split(':')[0]}`; nothing typed anywhere",
             "prompts": [],
         }
     )
