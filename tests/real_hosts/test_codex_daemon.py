@@ -396,6 +396,64 @@ def test_a_thread_still_running_after_its_tui_quit_is_refused(tmp_path: Path) ->
     )
 
 
+def _our_servers(daemon_home: Path) -> int:
+    """How many of our servers the daemon runs (its children running herdr-link-mcp)."""
+    daemons = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_daemon(p, daemon_home)]
+    count = 0
+    for proc in Path("/proc").iterdir():
+        try:
+            parent = (proc / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            if any(parent == d.name for d in daemons) and b"herdr-link-mcp" in (proc / "cmdline").read_bytes():
+                count += 1
+        except (OSError, IndexError):
+            continue
+    return count
+
+
+def _is_daemon(proc: Path, home: Path) -> bool:
+    try:
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return str(home).encode() in argv[0] and b"app-server" in argv and b"pid-update-loop" not in argv
+
+
+def test_with_codexs_connection_sharing_each_call_is_placed_by_its_own_thread(tmp_path: Path) -> None:
+    """Issue 70's open case: Codex's connection-sharing feature on (``[features] mcp_connection_sharing``,
+    under development in 0.171.0): one server of ours serves the threads of two panes in one folder (the
+    feature shares a server between threads of one folder), and each call still acts as its own thread's pane."""
+    model = _model()
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        config = machine.home / ".codex" / "config.toml"
+        config.write_text(config.read_text().replace("[features]\n", "[features]\nmcp_connection_sharing = true\n", 1))
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "a", "beta", "codex")
+            for pane, name in ((alpha, "beta"), (beta, "alpha")):
+                say(sim, pane, f"Tell {name} hello")
+                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+            servers = _our_servers(machine.home)
+            received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
+                        for name, pane in (("alpha", alpha), ("beta", beta))}  # fmt: skip
+    for sender, receiver in (("alpha", "beta"), ("beta", "alpha")):
+        results = _results_of(model, receiver)
+        assert any(f'"self":{{"name":"{sender}"' in text for text in results), results
+        assert [(e.from_, e.to) for e in received[receiver] if e is not None] == [(sender, receiver)]
+    assert servers == 1  # the feature is on: one server for both threads
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "Codex's `mcp_connection_sharing` feature on: one server of ours for the threads of two panes "
+            "in one folder",
+            "outcome": "each call acts as its own thread's pane; each message arrives from its sender's name",
+            "prompts": [],
+        }
+    )
+
+
 def test_codex_no_daemon_panes_answer_as_themselves_while_a_daemon_runs(tmp_path: Path) -> None:
     model = _model()
     with FakeModelServer(model) as api:
