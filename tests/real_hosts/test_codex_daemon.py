@@ -232,31 +232,37 @@ def test_the_open_cases_each_act_as_the_owner_pane_or_are_refused(tmp_path: Path
     )
 
 
-def _tui_pid() -> int:
-    """The one Codex TUI running (its process is named ``codex``; not the daemon)."""
+def _tuis(home: Path) -> list[int]:
+    """The Codex TUIs of the user whose HOME is ``home`` (processes named ``codex``, not the daemon)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
-            if (proc / "comm").read_text().strip() == "codex" and b"app-server" not in (proc / "cmdline").read_bytes():
+            if (proc / "comm").read_text().strip() != "codex" or b"app-server" in (proc / "cmdline").read_bytes():
+                continue
+            if f"HOME={home}".encode() in (proc / "environ").read_bytes().split(b"\0"):
                 found.append(int(proc.name))
         except OSError:
             continue
+    return found
+
+
+def _tui_pid(home: Path) -> int:
+    """The one Codex TUI of the user whose HOME is ``home``."""
+    found = _tuis(home)
     assert len(found) == 1, found
     return found[0]
 
 
-def _tui_port() -> int:
-    """A loopback port a Codex TUI listens on (its ``codex_tui`` endpoint), found in /proc."""
+def _tui_port(home: Path) -> int:
+    """A loopback port a Codex TUI of that user listens on (its ``codex_tui`` endpoint), found in /proc."""
     inodes = {}
     for row in Path("/proc/net/tcp").read_text().splitlines()[1:]:
         fields = row.split()
         if fields[3] == "0A" and fields[1].startswith("0100007F:"):
             inodes[f"socket:[{fields[9]}]"] = int(fields[1].split(":")[1], 16)
-    for proc in Path("/proc").iterdir():
+    for pid in _tuis(home):
         try:
-            if (proc / "comm").read_text().strip() != "codex" or b"app-server" in (proc / "cmdline").read_bytes():
-                continue
-            for fd in (proc / "fd").iterdir():
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
                 if (port := inodes.get(os.readlink(fd))) is not None:
                     return port
         except OSError:
@@ -321,7 +327,9 @@ def test_threads_another_client_started_are_refused(tmp_path: Path) -> None:
             beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "b", "beta", "codex")
             forger = _AppServerClient(machine.home)
             try:
-                forged: dict[str, object] = {"mcp_servers.codex_tui": {"url": f"http://127.0.0.1:{_tui_port()}/mcp"}}
+                forged: dict[str, object] = {
+                    "mcp_servers.codex_tui": {"url": f"http://127.0.0.1:{_tui_port(machine.home)}/mcp"}
+                }
                 forger.turn(10, forged, machine.project / "a", "Tell beta hello")
                 sim.wait_for(partial(_turn_done, model, "beta"), timeout=WAIT * 2, what="the forged thread's turn")
                 forger.turn(20, {}, machine.project / "a", "Tell alpha hello")
@@ -372,7 +380,7 @@ def test_a_thread_still_running_after_its_tui_quit_is_refused(tmp_path: Path) ->
             sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
             say(sim, alpha, "Tell beta hello")
             assert model.arrived.wait(WAIT), "the turn's first model request"
-            port, tui = _tui_port(), _tui_pid()
+            port, tui = _tui_port(machine.home), _tui_pid(machine.home)
             os.kill(tui, signal.SIGKILL)  # the TUI is gone; the daemon runs the turn on
             sim.wait_for(lambda: not Path(f"/proc/{tui}").exists(), timeout=WAIT, what="the TUI gone")
             with socket.socket() as squatter:  # another process now listens on the old port
