@@ -51,10 +51,15 @@ SHELLS: Final = {"bash": "bash", "dash": "dash", "zsh": "zsh", "fish": "fish"}
 """The shells ``tests/test_shell_inert.py`` types wrappers into, and the Debian package of each."""
 
 
+TERMINAL_TOOLS: Final = {"tmux": "tmux"}
+"""Programs the root tests run in real panes (``tests/test_pane_proof_tmux.py``), and the Debian package of each."""
+
+
 def _shells(session: nox.Session) -> None:
-    """Install the shells that are missing from Debian's packages, where this is Debian and we are root
-    (as CI is); elsewhere the test names what is missing and fails."""
-    missing = [package for shell, package in SHELLS.items() if shutil.which(shell) is None]
+    """Install the shells (and terminal tools) that are missing from Debian's packages, where this is Debian
+    and we are root (as CI is); elsewhere the test names what is missing and fails."""
+    wanted = {**SHELLS, **TERMINAL_TOOLS}
+    missing = [package for program, package in wanted.items() if shutil.which(program) is None]
     if missing and shutil.which("apt-get") and os.geteuid() == 0:
         quiet = {"DEBIAN_FRONTEND": "noninteractive"}
         session.run("apt-get", "update", "-qq", external=True, env=quiet)
