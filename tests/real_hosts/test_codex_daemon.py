@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
-from fake_model import Body, Decision, FakeModelServer, Responses, ScriptedModel, Step, Text
+from fake_model import Body, Call, Decision, FakeModelServer, Responses, ScriptedModel, Step, Text
 from hosts import HOSTS, install_wiring
 from interactive import WAIT, at_prompt, lead_pane, say, settled, status, user_machine
 from matrix import SCENARIOS
@@ -457,6 +457,56 @@ def test_with_codexs_connection_sharing_each_call_is_placed_by_its_own_thread(tm
             "case": "Codex's `mcp_connection_sharing` feature on: one server of ours for the threads of two panes "
             "in one folder",
             "outcome": "each call acts as its own thread's pane; each message arrives from its sender's name",
+            "prompts": [],
+        }
+    )
+
+
+class _Spawning(_OnRequest):
+    """The pane's session spawns a sub-agent (Codex's ``collaboration.spawn_agent``, a thread of its own, with
+    no parent history) whose task is to tell beta hello; the sub-agent then works through the steps."""
+
+    def decide(self, body: Body) -> Decision:
+        if self.dialect.primary(body) and "Spawn a helper" in json.dumps(body):
+            if self.dialect.calls(body):
+                return Text("spawned")
+            task = {"task_name": "helper", "message": "Tell beta hello", "fork_turns": "none"}
+            return Call("collaboration.spawn_agent", task)
+        return super().decide(body)
+
+
+def test_a_sub_agent_thread_acts_as_its_parents_pane_or_is_refused(tmp_path: Path) -> None:
+    """Issue 70's open case: a sub-agent thread (Codex's ``multi_agent_v2`` feature on) of alpha's session
+    calls Link: it acts as alpha, whose TUI is its parent's endpoint (never another pane)."""
+    model = _Spawning(DIALECT, NAMES, [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", _target)])
+    with FakeModelServer(model) as api:
+        machine = user_machine(tmp_path, models={"codex": api.url})
+        config = machine.home / ".codex" / "config.toml"
+        config.write_text(config.read_text().replace("[features]\n", "[features]\nmulti_agent_v2 = true\n", 1))
+        install_wiring("codex", machine.home)
+        with HerdrSim(real_panes=True, env=machine.env) as sim:
+            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+            beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "b", "beta", "codex")
+
+            def helper_done() -> bool:
+                mine = [b for b in model.primary_requests if "Spawn a helper" not in json.dumps(b)]
+                return any(len(DIALECT.results(b)) >= 3 for b in mine if "Tell beta hello" in json.dumps(b))
+
+            say(sim, alpha, "Spawn a helper")
+            sim.wait_for(helper_done, timeout=WAIT * 2, what="the sub-agent's three calls")
+            helper = [b for b in model.primary_requests if "Spawn a helper" not in json.dumps(b)][-1]
+            results = DIALECT.results(helper)
+            received = [extract_envelope(d.text) for d in sim.deliveries(beta)]
+    found = [re.search(r'"self":\{"name":"([^"]+)"', text) for text in results]
+    speaks_as = {match.group(1) for match in found if match}
+    assert speaks_as == {"alpha"}, results  # its parent's pane: its configuration carries alpha's endpoint
+    assert [(e.from_, e.to) for e in received if e is not None] == [("alpha", "beta")], received
+    outcome = "acts as alpha, its parent's pane"
+    SCENARIOS.append(
+        {
+            "host": "Codex 0.171.0",
+            "case": "a sub-agent thread (`multi_agent_v2` on) of a plain `codex` pane's session calls Link",
+            "outcome": f"the sub-agent {outcome}",
             "prompts": [],
         }
     )
