@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from fake_model import Body, Call, Decision, FakeModelServer, Responses, ScriptedModel, Step, Text
 from hosts import HOSTS, install_wiring
-from interactive import WAIT, at_prompt, lead_pane, say, settled, status, user_machine
+from interactive import WAIT, Machine, at_prompt, lead_pane, say, settled, status, user_machine
 from matrix import SCENARIOS
 from scenarios import CANONICAL
 
@@ -99,6 +99,21 @@ def _daemon_env(home: Path) -> dict[str, str]:
     return {}
 
 
+def _daemon_started_in_alpha(sim: HerdrSim, machine: Machine) -> str:
+    """Pane alpha, in the project's folder ``a``, where the user typed a plain ``codex``: its Codex started
+    the daemon, which has alpha's environment; every later plain ``codex`` joins it."""
+    alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
+    started = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
+    sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+    return alpha
+
+
+def _tell(sim: HerdrSim, model: ScriptedModel, pane: str, name: str) -> None:
+    """The user asks the Codex in ``pane`` to tell ``name`` hello, and the turn runs to its end."""
+    say(sim, pane, f"Tell {name} hello")
+    sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+
+
 def _no_token_under(folder: Path) -> list[str]:
     """Files under ``folder`` holding a bearer token (the TUI's endpoint token must stay in its memory)."""
     found = []
@@ -121,10 +136,7 @@ def test_plain_codex_panes_on_one_daemon_each_speak_as_themselves(tmp_path: Path
         machine = user_machine(tmp_path, models={"codex": api.url})
         install_wiring("codex", machine.home)
         with HerdrSim(real_panes=True, env=machine.env) as sim:
-            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
-            # alpha's Codex started the daemon: it has alpha's environment, and every later plain codex joins it
-            started = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
-            sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+            alpha = _daemon_started_in_alpha(sim, machine)
             workspace = alpha.split(":")[0]
             beta = _codex_pane(sim, workspace, machine.project / "b", "beta", "codex")
             # the trap: a pane in alpha's own folder, one with -C naming it, and one in another workspace
@@ -139,8 +151,7 @@ def test_plain_codex_panes_on_one_daemon_each_speak_as_themselves(tmp_path: Path
                 (delta, "gamma"),
                 (elsewhere, "zeta"),
             ):
-                say(sim, pane, f"Tell {name} hello")
-                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+                _tell(sim, model, pane, name)
             panes = {"alpha": alpha, "beta": beta, "gamma": gamma, "delta": delta, "epsilon": elsewhere}
             received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)] for name, pane in panes.items()}
             names = {name: sim.agent(pane).get("name") for name, pane in panes.items()}
@@ -186,16 +197,13 @@ def test_the_open_cases_each_act_as_the_owner_pane_or_are_refused(tmp_path: Path
         machine = user_machine(tmp_path, models={"codex": api.url})
         install_wiring("codex", machine.home)
         with HerdrSim(real_panes=True, env=machine.env) as sim:
-            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
-            started = lambda: _daemon_env(machine.home).get("HERDR_PANE_ID") == alpha  # noqa: E731
-            sim.wait_for(started, timeout=WAIT, what="Codex's app-server daemon, started from alpha")
+            alpha = _daemon_started_in_alpha(sim, machine)
             workspace = alpha.split(":")[0]
             beta = _codex_pane(sim, workspace, machine.project / "b", "beta", "codex")
             turns: dict[str, str | None] = {}
 
             def turn(pane: str, target: str) -> None:
-                say(sim, pane, f"Tell {target} hello")
-                sim.wait_for(partial(_turn_done, model, target), timeout=WAIT * 2, what=f"the turn telling {target}")
+                _tell(sim, model, pane, target)
                 turns[target] = _self_in(model, target)
 
             turn(beta, "alpha")  # beta's thread; its message becomes a turn of alpha's thread (noted)
@@ -322,8 +330,7 @@ def test_threads_another_client_started_are_refused(tmp_path: Path) -> None:
         machine = user_machine(tmp_path, models={"codex": api.url})
         install_wiring("codex", machine.home)
         with HerdrSim(real_panes=True, env=machine.env) as sim:
-            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
-            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            alpha = _daemon_started_in_alpha(sim, machine)
             beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "b", "beta", "codex")
             forger = _AppServerClient(machine.home)
             try:
@@ -376,8 +383,7 @@ def test_a_thread_still_running_after_its_tui_quit_is_refused(tmp_path: Path) ->
         machine = user_machine(tmp_path, models={"codex": api.url})
         install_wiring("codex", machine.home)
         with HerdrSim(real_panes=True, env=machine.env) as sim:
-            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
-            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            alpha = _daemon_started_in_alpha(sim, machine)
             say(sim, alpha, "Tell beta hello")
             assert model.arrived.wait(WAIT), "the turn's first model request"
             port, tui = _tui_port(machine.home), _tui_pid(machine.home)
@@ -437,12 +443,10 @@ def test_with_codexs_connection_sharing_each_call_is_placed_by_its_own_thread(tm
         config.write_text(config.read_text().replace("[features]\n", "[features]\nmcp_connection_sharing = true\n", 1))
         install_wiring("codex", machine.home)
         with HerdrSim(real_panes=True, env=machine.env) as sim:
-            alpha = _codex_pane(sim, None, machine.project / "a", "alpha", "codex")
-            sim.wait_for(lambda: bool(_daemon_env(machine.home)), timeout=WAIT, what="Codex's app-server daemon")
+            alpha = _daemon_started_in_alpha(sim, machine)
             beta = _codex_pane(sim, alpha.split(":")[0], machine.project / "a", "beta", "codex")
             for pane, name in ((alpha, "beta"), (beta, "alpha")):
-                say(sim, pane, f"Tell {name} hello")
-                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+                _tell(sim, model, pane, name)
             servers = _our_servers(machine.home)
             received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
                         for name, pane in (("alpha", alpha), ("beta", beta))}  # fmt: skip
@@ -533,8 +537,7 @@ def test_codex_no_daemon_panes_answer_as_themselves_while_a_daemon_runs(tmp_path
             typed = next(c for c in sim.log.commands() if c[:2] == ("agent", "start"))
             # one turn at a time: a message that reached a pane before its user's request would be its turn
             for pane, name in ((worker, "beta"), (beta, "delta"), (delta, "worker")):
-                say(sim, pane, f"Tell {name} hello")
-                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+                _tell(sim, model, pane, name)
             received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
                         for name, pane in (("beta", beta), ("delta", delta), ("worker", worker))}  # fmt: skip
             assert sim.deliveries(alpha) == []
@@ -631,8 +634,7 @@ def test_the_consented_alternative_keeps_every_plain_codex_in_its_pane(tmp_path:
             beta = _codex_pane(sim, workspace, machine.project / "a", "beta", "codex")
             assert _daemon_env(machine.home) == {}  # no daemon: each plain codex runs in its pane
             for pane, name in ((alpha, "beta"), (beta, "alpha")):
-                say(sim, pane, f"Tell {name} hello")
-                sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+                _tell(sim, model, pane, name)
             received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
                         for name, pane in (("alpha", alpha), ("beta", beta))}  # fmt: skip
             assert _daemon_env(machine.home) == {}
