@@ -94,10 +94,11 @@ def _device(tty_nr: int) -> int:
     return os.makedev((tty_nr >> 8) & 0xFFF, (tty_nr & 0xFF) | ((tty_nr >> 12) & 0xFFF00))
 
 
-def _served_by(socket: str, tty_nr: int, leader: int) -> bool:
-    """Whether the process listening on ``socket`` (the Herdr server) holds terminal ``tty_nr``'s master."""
+def _served_by(socket: str, tty_nr: int, leader_parent: str) -> bool:
+    """Whether the process listening on ``socket`` (the Herdr server) holds terminal ``tty_nr``'s master;
+    the session leader's parent is looked at first."""
     terminal = _device(tty_nr)
-    return any(_holds_master(pid, terminal) for pid in _socket_holders(socket, stat_fields(leader)[1]))
+    return any(_holds_master(pid, terminal) for pid in _socket_holders(socket, leader_parent))
 
 
 def _has_controlling_terminal() -> bool:
@@ -124,14 +125,15 @@ def pane_of_process(pid: int | str, socket: str) -> tuple[PaneEvidence, dict[str
         return PaneEvidence(TerminalPane.NONE, f"no controlling terminal (session {session})"), {}
     try:
         leader = start_environment(session)
-        leader_tty = int(stat_fields(session)[4])
+        leader_fields = stat_fields(session)
+        leader_parent, leader_tty = leader_fields[1], int(leader_fields[4])
     except (OSError, ValueError, IndexError) as error:
         return PaneEvidence(TerminalPane.FOREIGN, f"session leader {session} unreadable: {error}"), {}
     where = f"session leader {session}"
     if leader_tty != tty or leader.get("HERDR_ENV") != "1" or leader.get("HERDR_SOCKET_PATH", "") != socket:
         return PaneEvidence(TerminalPane.FOREIGN, f"{where} was not started by this Herdr"), {}
     try:
-        served = bool(socket) and _served_by(socket, tty, session)
+        served = bool(socket) and _served_by(socket, tty, leader_parent)
     except (OSError, ValueError) as error:
         return PaneEvidence(TerminalPane.FOREIGN, f"the terminal's holder is unreadable: {error}"), {}
     if not served:

@@ -8,6 +8,7 @@ from typing import Final
 
 __all__ = [
     "argv",
+    "comm",
     "descriptors",
     "holders",
     "listening_tcp_inodes",
@@ -28,6 +29,12 @@ def stat_fields(pid: int | str) -> list[str]:
     with open(f"/proc/{pid}/stat", "rb") as stat:
         text = stat.read().decode("ascii", "replace")
     return text[text.rindex(")") + 2 :].split()
+
+
+def comm(pid: int | str) -> str:
+    """The executable name of ``pid`` (``/proc/<pid>/comm``)."""
+    with open(f"/proc/{pid}/comm", "rb") as name:
+        return name.read().decode("utf-8", "replace").strip()
 
 
 def argv(pid: int | str) -> list[str]:

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from ._host_forms import ThreadOwner
 from ._pane_proof import pane_of_process
-from ._proc import argv, holders, listening_tcp_inodes, start_environment, stat_fields
+from ._proc import argv, comm, holders, listening_tcp_inodes, start_environment, stat_fields
 from .userfiles import place_path
 
 __all__ = ["OWNER_TIMEOUT", "OwnerNotShown", "ThreadPane", "call_thread", "daemon_answers", "thread_pane"]
@@ -107,11 +107,11 @@ def _shared_process(owner: ThreadOwner) -> int:
     parent = os.getppid()
     try:
         command = argv(parent)
-        comm = Path(f"/proc/{parent}/comm").read_text(encoding="utf-8", errors="replace").strip()
+        name = comm(parent)
     except OSError as error:
         raise OwnerNotShown("daemon", f"parent {parent} unreadable: {error}") from None
-    if comm != owner.owner_program or owner.daemon_argument not in command[1:2]:
-        raise OwnerNotShown("daemon", f"parent {parent} ({comm}) is not the host's shared process")
+    if name != owner.owner_program or owner.daemon_argument not in command[1:2]:
+        raise OwnerNotShown("daemon", f"parent {parent} ({name}) is not the host's shared process")
     return parent
 
 
@@ -230,10 +230,9 @@ def _listener(owner: ThreadOwner, port: int) -> int:
         raise OwnerNotShown("listener", f"{len(pids)} processes hold the socket listening on port {port}")
     pid = pids[0]
     try:
-        comm = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8", errors="replace").strip()
-        command, fields = argv(pid), stat_fields(pid)
+        name, command, fields = comm(pid), argv(pid), stat_fields(pid)
     except OSError as error:
         raise OwnerNotShown("listener", f"process {pid} unreadable: {error}") from None
-    if comm != owner.owner_program or owner.daemon_argument in command[1:2] or int(fields[4]) == 0:
-        raise OwnerNotShown("listener", f"process {pid} ({comm}) on port {port} is not the host's client in a terminal")
+    if name != owner.owner_program or owner.daemon_argument in command[1:2] or int(fields[4]) == 0:
+        raise OwnerNotShown("listener", f"process {pid} ({name}) on port {port} is not the host's client in a terminal")
     return int(pid)
