@@ -12,7 +12,7 @@ import pytest
 
 from herdr_link_control.bridge import BRIDGE_CONTRACT, BridgeReply
 from herdr_link_protocol import Cause, LinkError, extract_envelope
-from herdr_link_testkit import Fault, HerdrSim
+from herdr_link_testkit import Fault, HerdrSim, pane_terminal
 
 CLIENT = Path(__file__).parent / "node" / "bridge_client.mjs"
 HELLO = {"type": "hello", "contract": BRIDGE_CONTRACT, "protocol": "herdr-link/1", "client": "node-test/1"}
@@ -22,14 +22,15 @@ NODE = shutil.which("node")
 def drive(sim: HerdrSim, pane: str, requests: list[dict[str, Any]], hello: dict[str, Any] = HELLO) -> dict[str, Any]:
     assert NODE is not None, "Node is required (the README's set-up provides it)"
     env = {**sim.env(pane), "HERDR_LINK_BRIDGE": json.dumps([sys.executable, "-m", "herdr_link_control.bridge"])}
-    done = subprocess.run(
-        [NODE, str(CLIENT)],
-        input=json.dumps({"hello": hello, "requests": requests}),
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    with pane_terminal() as terminal:  # a host's process in its pane, which the bridge is a child of
+        done = subprocess.run(
+            [*terminal, NODE, str(CLIENT)],
+            input=json.dumps({"hello": hello, "requests": requests}),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert done.returncode == 0, done.stderr
     report: dict[str, Any] = json.loads(done.stdout)
     return report
@@ -179,13 +180,14 @@ def test_no_single_line_ends_the_bridge(herdr_sim: HerdrSim, team):
         b"\xff\xfe not utf-8",
         b'{"id":"z","op":"peers","args":{}}',
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "herdr_link_control.bridge"],
-        input=b"\n".join(lines) + b"\n",
-        env=herdr_sim.env(brain),
-        capture_output=True,
-        timeout=60,
-    )
+    with pane_terminal() as terminal:  # started by a host's process in its pane
+        done = subprocess.run(
+            [*terminal, sys.executable, "-m", "herdr_link_control.bridge"],
+            input=b"\n".join(lines) + b"\n",
+            env=herdr_sim.env(brain),
+            capture_output=True,
+            timeout=60,
+        )
     assert done.returncode == 0, done.stderr
     replies = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
     assert replies[0]["type"] == "hello" and len(replies) == 5

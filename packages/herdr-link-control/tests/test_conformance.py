@@ -4,7 +4,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scripted_herdr import agent, err, got, link, ok, scripted
+from scripted_herdr import IN_PANE, agent, err, got, link, ok, scripted
 
 from herdr_link_control import CallContext, Link, RunResult, _herdr_argv as commands, surface_violation
 from herdr_link_protocol import AgentState, Cause, ErrorCode, LinkError, extract_envelope, parse_call
@@ -219,7 +219,9 @@ async def test_explicit_start_never_reads_the_configuration(herdr_sim: HerdrSim,
     (tmp_path / ".agents" / "agent_config.json").write_text("{ this is not json")
     brain = herdr_sim.create_workspace(str(tmp_path))
     herdr_sim.add_agent(brain, "claude", name="brain")
-    receipt = await Link(herdr_sim.env(brain)).start({"name": "worker", "kind": "pi", "args": []})
+    receipt = await Link(herdr_sim.env(brain), pane_evidence=IN_PANE).start(
+        {"name": "worker", "kind": "pi", "args": []}
+    )
     assert receipt.to_json() == '{"status":"started","agent":"worker","kind":"pi"}'
 
 
@@ -230,7 +232,7 @@ async def test_send_and_close_never_depend_on_the_targets_state(herdr_sim: Herdr
     herdr_sim.add_agent(brain, "claude", name="brain")
     herdr_sim.add_agent(reviewer, "codex", name="reviewer")
     herdr_sim.set_status(reviewer, state.value)
-    subject = Link(herdr_sim.env(brain))
+    subject = Link(herdr_sim.env(brain), pane_evidence=IN_PANE)
     if state is AgentState.BLOCKED:  # Link does not look: Herdr itself refuses a prompt to a blocked agent
         with pytest.raises(LinkError) as caught:
             await subject.send("reviewer", "while blocked")

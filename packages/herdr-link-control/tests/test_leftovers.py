@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 import pytest
-from scripted_herdr import ENV, agent, err, got, link, ok, scripted
+from scripted_herdr import ENV, IN_PANE, agent, err, got, link, ok, scripted
 
 from herdr_link_control import Link, ScriptedRunner, Timeouts
 from herdr_link_control._leftovers import Snapshot, split_candidates, tab_candidates
@@ -41,7 +41,7 @@ async def test_a_reply_without_the_id_is_found_and_closed(herdr_sim: HerdrSim, t
     herdr_sim.fault_method(method, Fault("empty_result"))
     caplog.set_level(logging.INFO, "herdr_link")
     with pytest.raises(LinkError) as caught:
-        await Link(herdr_sim.env(brain)).start({"name": "w", "kind": "pi", "args": [], **extra})
+        await Link(herdr_sim.env(brain), pane_evidence=IN_PANE).start({"name": "w", "kind": "pi", "args": [], **extra})
     assert caught.value.code is ErrorCode.START_FAILED
     assert herdr_sim.pane_ids() == before  # what Herdr made was closed
     assert "closed what a failed" in caplog.text
@@ -55,7 +55,7 @@ async def test_an_allocation_completed_after_the_timeout_is_found_and_closed(her
     # Herdr completes 2 s after our 5 s timeout: after the snapshot taken at the failure (2 s to spare)
     # and inside the one more command timeout we look for it (3 s to spare), however busy the machine.
     herdr_sim.fault_method(method, Fault("delay", seconds=7.0))
-    subject = Link(herdr_sim.env(brain), timeouts=Timeouts(command=5.0))
+    subject = Link(herdr_sim.env(brain), timeouts=Timeouts(command=5.0), pane_evidence=IN_PANE)
     with pytest.raises(LinkError) as caught:
         await subject.start({"name": "w", "kind": "pi", "args": [], **extra})
     assert caught.value.code is ErrorCode.NOT_IN_HERDR  # the primary error is kept
@@ -70,7 +70,7 @@ async def test_a_refusal_made_nothing_and_nothing_is_looked_for(herdr_sim: Herdr
     herdr_sim.fault_method(method, Fault("error", code="internal_error"))
     herdr_sim.log.clear()
     with pytest.raises(LinkError):
-        await Link(herdr_sim.env(brain)).start({"name": "w", "kind": "pi", "args": [], **extra})
+        await Link(herdr_sim.env(brain), pane_evidence=IN_PANE).start({"name": "w", "kind": "pi", "args": [], **extra})
     assert herdr_sim.pane_ids() == before
     assert [c[:2] for c in herdr_sim.log.commands()].count(("pane", "list")) == 1  # the snapshot only
 
@@ -80,7 +80,7 @@ async def test_the_success_path_lists_the_panes_once_before_and_closes_nothing(h
     brain, _ = team
     _, extra = PLACEMENTS[placement]
     herdr_sim.log.clear()
-    await Link(herdr_sim.env(brain)).start({"name": "w", "kind": "pi", "args": [], **extra})
+    await Link(herdr_sim.env(brain), pane_evidence=IN_PANE).start({"name": "w", "kind": "pi", "args": [], **extra})
     heads = [c[:2] for c in herdr_sim.log.commands()]
     allocate = ("tab", "create") if placement == "new_tab" else ("pane", "split")
     assert heads.count(("pane", "list")) == 1
@@ -298,7 +298,7 @@ async def test_a_start_cancelled_during_the_search_still_closes_what_appears():
 
 async def test_an_allocation_that_never_appears_ends_the_search_within_one_more_timeout(caplog):
     runner = starting(TimeoutError(), listing())
-    subject = Link(ENV, runner=runner, timeouts=Timeouts(command=1.0))
+    subject = Link(ENV, runner=runner, timeouts=Timeouts(command=1.0), pane_evidence=IN_PANE)
     with anyio.fail_after(30):
         with pytest.raises(LinkError):
             await subject.start({"name": "w", "kind": "pi", "args": []})

@@ -5,7 +5,7 @@ from typing import Any
 
 import anyio
 import pytest
-from scripted_herdr import agent, err, got, link, ok, scripted
+from scripted_herdr import IN_PANE, agent, err, got, link, ok, scripted
 
 from herdr_link_control import Link, RunResult, ScriptedRunner, SpawnFailed
 from herdr_link_protocol import (
@@ -137,13 +137,19 @@ async def test_a_blank_message_is_refused_after_resolution_and_nothing_is_delive
 async def test_the_size_limit_is_exact_at_the_boundary():
     runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): REVIEWER, ("agent", "prompt"): ok({})})
     probe = Link(
-        {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"}, runner=runner, delivery_limit=10**6
+        {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"},
+        runner=runner,
+        delivery_limit=10**6,
+        pane_evidence=IN_PANE,
     )
     await probe.send("reviewer", "x")
     overhead = len(runner.calls[-1][3].encode()) - 1
     limit = 1000
     bounded = Link(
-        {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"}, runner=runner, delivery_limit=limit
+        {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"},
+        runner=runner,
+        delivery_limit=limit,
+        pane_evidence=IN_PANE,
     )
     await bounded.send("reviewer", "y" * (limit - overhead))  # exactly at the limit: delivered
     assert len(runner.calls[-1][3].encode()) == limit

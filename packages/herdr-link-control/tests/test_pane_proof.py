@@ -171,7 +171,14 @@ def subject(evidence: PaneEvidence) -> tuple[Link, list[tuple[str, ...]]]:
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     ("evidence", "host"),
-    [(NO_TERMINAL, "codex-mcp-client"), (ELSEWHERE, "codex-mcp-client"), (ELSEWHERE, "claude-code"), (ELSEWHERE, "")],
+    [
+        (NO_TERMINAL, "codex-mcp-client"),
+        (ELSEWHERE, "codex-mcp-client"),
+        (ELSEWHERE, "claude-code"),
+        (ELSEWHERE, ""),
+        (NO_TERMINAL, "some-editor-mcp-client"),  # a client the host table does not know
+        (NO_TERMINAL, ""),
+    ],
 )
 async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(evidence, host):
     link, calls = subject(evidence)
@@ -188,7 +195,15 @@ async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(ev
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     ("evidence", "host"),
-    [(IN_PANE, "codex-mcp-client"), (NO_TERMINAL, "claude-code"), (NO_TERMINAL, "gemini-cli-mcp-client")],
+    [
+        (IN_PANE, "codex-mcp-client"),
+        (IN_PANE, "some-editor-mcp-client"),  # unknown, but its terminal shows its pane
+        (NO_TERMINAL, "claude-code"),
+        (NO_TERMINAL, "gemini-cli-mcp-client"),
+        (NO_TERMINAL, "copilot-cli"),
+        (NO_TERMINAL, "qwen-cli-mcp-client-herdr_link"),
+        (NO_TERMINAL, "grok-shell-herdr_link"),
+    ],
 )
 async def test_a_proven_pane_or_a_host_that_spawns_per_pane_acts_as_its_pane(evidence, host):
     link, calls = subject(evidence)
@@ -211,3 +226,10 @@ def test_the_operator_log_names_the_set_up_that_works(caplog):
     problem = link.own_pane_problem("codex-mcp-client")
     assert problem is not None and "codex --no-daemon" in problem.detail and "codex" not in str(problem)
     assert "codex --no-daemon" in caplog.text
+
+
+def test_the_operator_log_names_a_client_the_host_table_does_not_know(caplog):
+    link, _ = subject(NO_TERMINAL)
+    problem = link.own_pane_problem("some-editor-mcp-client")
+    assert problem is not None and "some-editor-mcp-client" not in str(problem)
+    assert "'some-editor-mcp-client' is not in the host table" in caplog.text and "PROTOCOL.md §6.1" in caplog.text

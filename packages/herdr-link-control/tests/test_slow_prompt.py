@@ -4,6 +4,7 @@ delivery is a success, within the command timeout ``PROTOCOL.md`` §6.1 states."
 
 import anyio
 import pytest
+from scripted_herdr import IN_PANE
 
 from herdr_link_control import DEFAULT_DELIVERY_LIMIT, Link
 from herdr_link_protocol import extract_envelope
@@ -29,7 +30,7 @@ def pair(tmp_path):
 async def test_a_send_that_0_9_answers_slowly_is_a_success(pair):
     sim, brain, reviewer = pair
     sim.fault_method("agent.prompt", Fault("delay", seconds=SLOW_0_9))
-    link = Link(sim.env(brain))
+    link = Link(sim.env(brain), pane_evidence=IN_PANE)
     began = anyio.current_time()
     receipt = await link.send("reviewer", "a slow but successful delivery")
     assert anyio.current_time() - began >= SLOW_0_9
@@ -41,7 +42,7 @@ async def test_a_send_that_0_9_answers_slowly_is_a_success(pair):
 
 async def test_the_largest_wrapper_is_delivered_by_0_9(pair):
     sim, brain, reviewer = pair
-    link = Link(sim.env(brain))
+    link = Link(sim.env(brain), pane_evidence=IN_PANE)
     message = "x" * (DEFAULT_DELIVERY_LIMIT - 1024)  # near the limit, with room for the wrapper
     receipt = await link.send("reviewer", message)
     assert receipt.to == "reviewer"

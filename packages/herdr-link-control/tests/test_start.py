@@ -1,6 +1,7 @@
 """herdr_link_start with scripted Herdr replies (TypeScript herdr.test.ts cases 28-50 and more)."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -394,6 +395,10 @@ async def test_not_in_herdr_is_never_relabelled_within_start():
         ("codex", ["--remote=ws://127.0.0.1:7"], ("--remote=ws://127.0.0.1:7",)),
         ("codex", ["--remote", "ws://127.0.0.1:7"], ("--remote", "ws://127.0.0.1:7")),
         ("pi", [], ()),  # a host that spawns per pane gets nothing added
+        ("cline", [], ("--data-dir", os.environ["HOME"] + "/.cline/data")),  # written out: Herdr quotes arguments
+        ("cline", ["--data-dir", "/srv/cline"], ("--data-dir", "/srv/cline")),
+        ("copilot", [], ("--allow-tool", "herdr_link")),  # Copilot CLI asks before every MCP call otherwise
+        ("copilot", ["--model", "gpt-5.4"], ("--allow-tool", "herdr_link", "--model", "gpt-5.4")),
     ],
 )
 async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(kind, args, typed, tmp_path):
@@ -401,3 +406,19 @@ async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(ki
     await link(runner).start({"name": "w", "kind": kind, "args": args}, context=CallContext(directory=str(tmp_path)))
     start = runner.calls[-1]
     assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed
+
+
+@pytest.mark.parametrize("kind", ["devin", "maki", "Hermes-Agent"])
+async def test_a_kind_link_cannot_wire_is_started_and_the_log_says_it_has_no_link(kind, tmp_path, caplog):
+    runner = scripted(BASE)
+    receipt = await link(runner).start(
+        {"name": "w", "kind": kind, "args": []}, context=CallContext(directory=str(tmp_path))
+    )
+    assert receipt.kind == kind and runner.calls[-1][:2] == ("agent", "start")
+    assert "which will have no Herdr Link" in caplog.text
+
+
+async def test_a_wired_kind_is_started_without_that_warning(tmp_path, caplog):
+    runner = scripted(BASE)
+    await link(runner).start({"name": "w", "kind": "qwen", "args": []}, context=CallContext(directory=str(tmp_path)))
+    assert "no Herdr Link" not in caplog.text

@@ -63,7 +63,35 @@ AGY_MCP: dict[str, Any] = {"mcpServers": {"filesystem": {"command": "npx", "args
 AGY_HOOKS: dict[str, Any] = {"audit": {"PreInvocation": [{"type": "command", "command": "audit-log"}]}}
 PI_MCP: dict[str, Any] = {"mcpServers": {"search": {"command": "search-mcp", "args": [], "exposure": "codemode"}}}
 
+OTHER_SERVER: dict[str, Any] = {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"],
+                                 "env": {"GITHUB_TOKEN": "ghp_example"}}  # fmt: skip
+COPILOT_MCP: dict[str, Any] = {"mcpServers": {"github": {"type": "local", "tools": ["*"], **OTHER_SERVER}}}
+COPILOT_CONFIG: dict[str, Any] = {"banner": "never", "trustedFolders": ["/home/me/work"], "model": "gpt-5.4"}
+QWEN_SETTINGS: dict[str, Any] = {
+    "security": {"auth": {"selectedType": "openai"}},
+    "model": {"name": "qwen3-coder-plus"},
+    "mcpServers": {"github": OTHER_SERVER},
+    "hooks": {"SessionStart": [{"matcher": "*", "hooks": [{"type": "command", "command": "~/.qwen/hooks/x.sh"}]}]},
+}
+CLINE_MCP: dict[str, Any] = {"mcpServers": {"github": {"transport": {"type": "stdio", **OTHER_SERVER}}}}
+KILO_CONFIG: dict[str, Any] = {
+    "$schema": "https://app.kilo.ai/config.json",
+    "model": "rig/scripted",
+    "mcp": {"github": {"type": "local", "command": ["npx", "-y", "@modelcontextprotocol/server-github"]}},
+}
+DROID_MCP: dict[str, Any] = {"mcpServers": {"github": {"type": "stdio", "disabled": False, **OTHER_SERVER}}}
+PLAIN_MCP: dict[str, Any] = {"mcpServers": {"github": OTHER_SERVER}}
+
 BASES: list[tuple[str, str, dict[str, Any]]] = [
+    ("copilot", ".copilot/mcp-config.json", COPILOT_MCP),
+    ("copilot", ".copilot/config.json", COPILOT_CONFIG),
+    ("qwen", ".qwen/settings.json", QWEN_SETTINGS),
+    ("cline", ".cline/data/settings/cline_mcp_settings.json", CLINE_MCP),
+    ("kilo", ".config/kilo/kilo.jsonc", KILO_CONFIG),
+    ("droid", ".factory/mcp.json", DROID_MCP),
+    ("cursor", ".cursor/mcp.json", PLAIN_MCP),
+    ("kiro", ".kiro/settings/mcp.json", PLAIN_MCP),
+    ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),
     ("claude", ".claude.json", CLAUDE_STATE),
     ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
     ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
@@ -112,6 +140,14 @@ def _special() -> list[Case]:
         ("gemini", ".gemini/trustedFolders.json", '{\n  // mine\n  "/home/me": "TRUST_PARENT"\n}\n'),
         ("codex", ".codex/hooks.json", '{\n  "hooks": {}\n}\n'),
         ("pi", ".pi/agent/mcp.json", '{\n    "mcpServers": {\n    }\n}\n'),
+        (
+            "kilo",
+            ".config/kilo/kilo.jsonc",
+            '{\n  "$schema": "https://app.kilo.ai/config.json",\n  // my provider\n  "model": "rig/scripted",\n'
+            '  /* servers */\n  "mcp": {}\n}\n',  # comments, as `kilo mcp add` leaves kilo.jsonc
+        ),
+        ("qwen", ".qwen/settings.json", '{\n  // Qwen Code\n  "model": {"name": "qwen3-coder-plus"}\n}\n'),
+        ("copilot", ".copilot/mcp-config.json", '{\n  "mcpServers": {}\n}\n'),
     ]
     out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
     out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))
@@ -147,4 +183,15 @@ def corpus() -> list[Case]:
     ]
     cases += _special()
     cases += [Case(f"codex-config-{i}", "codex", ".codex/config.toml", text.encode()) for i, text in enumerate(TOML)]
+    cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
     return cases
+
+
+GROK: list[str] = [
+    "",
+    '[models]\ndefault = "stub"\n\n[model.stub]\nmodel = "scripted"\nbase_url = "http://127.0.0.1:8080/v1"\n'
+    'api_key = "sk-local"\napi_backend = "chat_completions"\n\n[features]\ntelemetry = false\n',
+    '# Grok Build\n[mcp_servers.github]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-github"]\n'
+    "enabled = true\n",
+]
+"""Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server."""

@@ -21,7 +21,7 @@ import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 
-from herdr_link_control import Link
+from herdr_link_control import Link, PaneEvidence, TerminalPane
 from herdr_link_mcp._early import HANDSHAKE_VERSIONS, MODERN_VERSIONS, EarlyAnswers
 from herdr_link_mcp._server import create_server, initialization_options
 from herdr_link_mcp._transport import StdioCodec, inbox_transport
@@ -88,10 +88,11 @@ INITIALIZED = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized
 class GatedServer:
     """A real ``herdr-link-mcp`` whose SDK import waits for :meth:`open_gate`; answers collected as bytes."""
 
-    def __init__(self, env: dict[str, str], gate: Path) -> None:
+    def __init__(self, env: dict[str, str], gate: Path, terminal: tuple[str, ...] = ()) -> None:
+        """``terminal``: run it in a pane's terminal (``herdr_pane_terminal``), as a host in the pane does."""
         self.gate = gate
         self.process = subprocess.Popen(
-            [sys.executable, "-c", GATED, str(gate)],
+            [*terminal, sys.executable, "-c", GATED, str(gate)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -149,16 +150,18 @@ class CapturedWire:
         self.lines.append(data)
 
 
-def sdk_path(lines: list[str], environ: dict[str, str], answers: int) -> list[bytes]:
+def sdk_path(lines: list[str], environ: dict[str, str], answers: int, *, in_pane: bool = False) -> list[bytes]:
     """What the SDK's path writes for ``lines``: the server and transport of production, in-process,
-    nothing answered early. Input ends once ``answers`` lines were written."""
+    nothing answered early. Input ends once ``answers`` lines were written. ``in_pane``: as a server whose
+    terminal shows its pane."""
     wire = CapturedWire()
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
     reader = JsonLineReader()
     for text in lines:
         for read in reader.feed(f"{text}\n".encode()):
             inbox.put((read, None))
-    server = create_server(Link(environ), bootstrap=False)
+    evidence = PaneEvidence(TerminalPane.SAME, "in its pane's terminal") if in_pane else None
+    server = create_server(Link(environ, pane_evidence=evidence), bootstrap=False)
 
     async def run() -> None:
         async with anyio.create_task_group() as group:
@@ -219,14 +222,16 @@ ACTIVATE = line(3, "tools/call", {"name": GATEWAY_TOOL, "arguments": {}})
 
 
 @pytest.mark.parametrize("client", ["claude-code", "test-client"])
-def test_the_activation_is_answered_before_the_sdk_has_loaded_in_the_sdks_bytes(client, herdr_sim: HerdrSim, tmp_path):
+def test_the_activation_is_answered_before_the_sdk_has_loaded_in_the_sdks_bytes(
+    client, herdr_sim: HerdrSim, tmp_path, herdr_pane_terminal
+):
     """The activation's signal, a re-list's active list and the result, while the SDK's import is held:
     the bytes the SDK's own path writes, in its order (the re-list first for a host that re-lists)."""
     pane = herdr_sim.create_workspace()
     herdr_sim.add_agent(pane, "claude", name="brain")
     opening = initialize("2025-11-25").replace('"test-client"', f'"{client}"')
     lines = [opening, INITIALIZED, line(2, "tools/list"), ACTIVATE, line(4, "tools/list")]
-    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate", herdr_pane_terminal)
     try:
         server.send(*lines[:4])
         server.wait_for(3)  # the signal: a host re-lists when it sees it
@@ -236,7 +241,7 @@ def test_the_activation_is_answered_before_the_sdk_has_loaded_in_the_sdks_bytes(
     finally:
         log = server.close()
     assert early[2] == b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
-    assert sorted(early) == sorted(sdk_path(lines, herdr_sim.env(pane), answers=5))
+    assert sorted(early) == sorted(sdk_path(lines, herdr_sim.env(pane), answers=5, in_pane=True))
     by_id = {json.loads(answer).get("id"): json.loads(answer) for answer in early}
     assert json.loads(by_id[3]["result"]["content"][0]["text"])["status"] == "active"
     assert [tool["name"] for tool in by_id[4]["result"]["tools"]] == [tool["name"] for tool in tools_list(active=True)]
@@ -300,12 +305,12 @@ def test_the_activation_answered_early_follows_the_rules_the_sdk_path_keeps():
 
 
 def test_after_an_early_activation_the_sdk_serves_the_session_as_active_and_signals_nothing_more(
-    herdr_sim: HerdrSim, tmp_path
+    herdr_sim: HerdrSim, tmp_path, herdr_pane_terminal
 ):
     pane = herdr_sim.create_workspace()
     herdr_sim.add_agent(pane, "claude", name="brain")
     herdr_sim.add_agent(herdr_sim.split(pane), "codex", name="reviewer")
-    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate")
+    server = GatedServer(herdr_sim.env(pane), tmp_path / "gate", herdr_pane_terminal)
     try:
         server.send(initialize("2025-11-25"), INITIALIZED, line(2, "tools/list"), ACTIVATE)
         server.wait_for(4)
@@ -443,7 +448,9 @@ def test_a_second_answer_that_differs_from_the_early_one_is_logged_and_not_sent(
     assert caplog.text == ""
 
 
-def test_requests_still_running_when_stdin_closes_are_answered_before_the_server_stops(herdr_sim: HerdrSim):
+def test_requests_still_running_when_stdin_closes_are_answered_before_the_server_stops(
+    herdr_sim: HerdrSim, herdr_pane_terminal
+):
     """``printf … | herdr-link-mcp``: the input ends right after the last request, and each still gets its answer."""
     pane = herdr_sim.create_workspace()
     herdr_sim.add_agent(pane, "claude", name="brain")
@@ -453,7 +460,7 @@ def test_requests_still_running_when_stdin_closes_are_answered_before_the_server
         line(2, "tools/call", {"name": "herdr_link_peers", "arguments": {}}),
         line(3, "ping"),
     ]
-    command = [sys.executable, "-m", "herdr_link_mcp"]
+    command = [*herdr_pane_terminal, sys.executable, "-m", "herdr_link_mcp"]  # typed into its pane's shell
     done = subprocess.run(command, input="".join(f"{text}\n" for text in lines), capture_output=True, text=True,
                           env=herdr_sim.env(pane), timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr

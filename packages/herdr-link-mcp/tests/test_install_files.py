@@ -24,7 +24,7 @@ def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | N
     return apply(decided, {}, home, said.append), [*described, *said]
 
 
-TRUSTING = {"claude", "codex", "gemini"}
+TRUSTING = {"claude", "codex", "gemini", "copilot"}
 
 
 @pytest.mark.parametrize("case", corpus(), ids=lambda c: c.name)

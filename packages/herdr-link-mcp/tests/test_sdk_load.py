@@ -39,7 +39,7 @@ def request(request_id: int, method: str, params: object = None) -> dict[str, ob
     return message
 
 
-CLIENT = {"name": "x", "version": "1"}
+CLIENT = {"name": "claude-code", "version": "1"}  # a host that spawns the server in its pane
 SESSION = [
     request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": CLIENT}),
     {"jsonrpc": "2.0", "method": "notifications/initialized"},

@@ -292,7 +292,9 @@ ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/b", "HERDR_PANE_ID": "w1:p1"}
 async def test_list_and_other_calls_are_served_while_a_call_is_pending(mode):
     release, prompted = anyio.Event(), anyio.Event()
     seen: list[tuple[str, ...]] = []
-    server = create_server(Link(ENV, runner=_held(release, seen, prompted)), relist_wait=0, bootstrap=False)
+    server = create_server(
+        Link(ENV, runner=_held(release, seen, prompted), pane_evidence=IN_PANE), relist_wait=0, bootstrap=False
+    )
     async with Client(server, mode=mode) as client, anyio.create_task_group() as group:
         await client.call_tool("herdr_link", {})
         group.start_soon(client.call_tool, "herdr_link_send", {"to": "reviewer", "message": "slow"})
@@ -306,7 +308,9 @@ async def test_list_and_other_calls_are_served_while_a_call_is_pending(mode):
 async def test_close_waits_for_every_earlier_call_of_the_connection():
     release, prompted = anyio.Event(), anyio.Event()
     seen: list[tuple[str, ...]] = []
-    server = create_server(Link(ENV, runner=_held(release, seen, prompted)), relist_wait=0, bootstrap=False)
+    server = create_server(
+        Link(ENV, runner=_held(release, seen, prompted), pane_evidence=IN_PANE), relist_wait=0, bootstrap=False
+    )
     async with Client(server, mode="legacy") as client, anyio.create_task_group() as group:
         await client.call_tool("herdr_link", {})
         group.start_soon(client.call_tool, "herdr_link_send", {"to": "reviewer", "message": "final"})
@@ -350,7 +354,9 @@ async def test_the_gateway_makes_no_herdr_call_and_needs_no_agent_name():
     # Every Herdr call fails: the caller is unnamed and not even detected. Activation must not care.
     runner = ScriptedRunner(lambda argv: ScriptedRunner.error("agent_not_found", "no agent in w1:p1"))
     env = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/bin/herdr", "HERDR_PANE_ID": "w1:p1"}
-    async with Client(create_server(Link(env, runner=runner), bootstrap=False), mode="legacy") as client:
+    async with Client(
+        create_server(Link(env, runner=runner, pane_evidence=IN_PANE), bootstrap=False), mode="legacy"
+    ) as client:
         for arguments in ({}, {"action": "activate"}, {"wait_for_previous": True}):
             result = await client.call_tool("herdr_link", arguments)
             assert not result.is_error and json.loads(text(result))["status"] == "active"

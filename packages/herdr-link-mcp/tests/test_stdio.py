@@ -12,7 +12,7 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, extract_envelope
-from herdr_link_testkit import HerdrSim
+from herdr_link_testkit import HerdrSim, pane_terminal
 
 pytestmark = pytest.mark.anyio
 
@@ -22,8 +22,10 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def params(env: dict[str, str]) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "herdr_link_mcp"], env=env)
+def params(env: dict[str, str], terminal: tuple[str, ...] = ()) -> StdioServerParameters:
+    """The server as a host in the pane spawns it: in the pane's terminal (``terminal``: its prefix)."""
+    command, *args = (*terminal, sys.executable, "-m", "herdr_link_mcp")
+    return StdioServerParameters(command=command, args=args, env=env)
 
 
 def text(result: types.CallToolResult) -> str:
@@ -33,13 +35,18 @@ def text(result: types.CallToolResult) -> str:
 
 
 @asynccontextmanager
-async def handshake_session(env: dict[str, str], notices: list[Any]) -> AsyncIterator[ClientSession]:
+async def handshake_session(
+    env: dict[str, str], notices: list[Any], terminal: tuple[str, ...] = ()
+) -> AsyncIterator[ClientSession]:
     """The handshake era (2025-11-25), as Codex and Pi speak it."""
 
     async def on_message(message: Any) -> None:
         notices.append(message)
 
-    async with stdio_client(params(env)) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
+    async with (
+        stdio_client(params(env, terminal)) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as s,
+    ):
         await s.initialize()
         yield s
 
@@ -53,10 +60,10 @@ def team(herdr_sim: HerdrSim, tmp_path) -> tuple[str, str]:
     return brain, reviewer
 
 
-async def test_handshake_era_full_flow(herdr_sim: HerdrSim, team):
+async def test_handshake_era_full_flow(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     brain, reviewer = team
     notices: list[Any] = []
-    async with handshake_session(herdr_sim.env(brain), notices) as session:
+    async with handshake_session(herdr_sim.env(brain), notices, herdr_pane_terminal) as session:
         assert [t.name for t in (await session.list_tools()).tools] == ["herdr_link"]
         activation = await session.call_tool("herdr_link", {})
         assert text(activation) == '{"status":"active","capabilities":["start","peers","send","close"]}'
@@ -84,9 +91,9 @@ async def test_handshake_era_full_flow(herdr_sim: HerdrSim, team):
     assert envelope is not None and envelope.id == sent["id"] and envelope.message == "review"
 
 
-async def test_the_2026_era_signals_through_the_listen_stream(herdr_sim: HerdrSim, team):
+async def test_the_2026_era_signals_through_the_listen_stream(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     brain, _ = team
-    async with Client(params(herdr_sim.env(brain))) as client:
+    async with Client(params(herdr_sim.env(brain), herdr_pane_terminal)) as client:
         assert [t.name for t in (await client.list_tools()).tools] == ["herdr_link"]
         async with client.listen(tools_list_changed=True) as subscription:
             result = await client.call_tool("herdr_link", {})
@@ -101,9 +108,9 @@ async def test_the_2026_era_signals_through_the_listen_stream(herdr_sim: HerdrSi
         assert peers["self"]["name"] == "brain"
 
 
-async def test_a_host_that_never_re_lists_works_through_the_gateway(herdr_sim: HerdrSim, team):
+async def test_a_host_that_never_re_lists_works_through_the_gateway(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     brain, reviewer = team
-    async with Client(params(herdr_sim.env(brain)), mode="legacy") as client:
+    async with Client(params(herdr_sim.env(brain), herdr_pane_terminal), mode="legacy") as client:
         await client.list_tools()  # the one listing such a host ever makes
         await client.call_tool("herdr_link", {})
         sent = await client.call_tool("herdr_link", {"action": "send", "arguments": {"to": "reviewer", "message": "x"}})
@@ -111,11 +118,16 @@ async def test_a_host_that_never_re_lists_works_through_the_gateway(herdr_sim: H
     assert len(herdr_sim.deliveries(reviewer)) == 1
 
 
-async def test_two_agents_exchange_a_message_and_a_reply(herdr_sim: HerdrSim, team):
+async def test_two_agents_exchange_a_message_and_a_reply(herdr_sim: HerdrSim, team, herdr_pane_terminal):
+    with pane_terminal() as reviewers_terminal:
+        await _exchange(herdr_sim, team, herdr_pane_terminal, reviewers_terminal)
+
+
+async def _exchange(herdr_sim: HerdrSim, team, brains_terminal, reviewers_terminal):
     brain, reviewer = team
     async with (
-        Client(params(herdr_sim.env(brain)), mode="legacy") as brain_client,
-        Client(params(herdr_sim.env(reviewer)), mode="legacy") as reviewer_client,
+        Client(params(herdr_sim.env(brain), brains_terminal), mode="legacy") as brain_client,
+        Client(params(herdr_sim.env(reviewer), reviewers_terminal), mode="legacy") as reviewer_client,
     ):
         await brain_client.call_tool("herdr_link", {})
         await brain_client.call_tool("herdr_link_send", {"to": "reviewer", "message": "Is the design sound?"})
@@ -129,12 +141,12 @@ async def test_two_agents_exchange_a_message_and_a_reply(herdr_sim: HerdrSim, te
     assert answer is not None and (answer.from_, answer.to, answer.message) == ("reviewer", "brain", "Yes, ship it.")
 
 
-async def test_a_close_sent_right_after_a_send_runs_after_it(herdr_sim: HerdrSim, team):
+async def test_a_close_sent_right_after_a_send_runs_after_it(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     brain, _ = team
     worker = herdr_sim.split(brain)
     delivered: list[str] = []
     herdr_sim.add_agent(worker, "pi", name="worker", on_prompt=lambda delivery: delivered.append(delivery.text))
-    async with Client(params(herdr_sim.env(brain)), mode="legacy") as client:
+    async with Client(params(herdr_sim.env(brain), herdr_pane_terminal), mode="legacy") as client:
         await client.call_tool("herdr_link", {})
         async with anyio.create_task_group() as group:
             group.start_soon(client.call_tool, "herdr_link_send", {"to": "worker", "message": "final words"})
@@ -181,7 +193,7 @@ def test_the_stop_signals_hosts_send_end_the_server(herdr_sim: HerdrSim, team, s
         assert b"Traceback" not in process.stderr.read()
 
 
-def _serve_once(env: dict[str, str], calls: list[dict[str, object]]) -> bytes:
+def _serve_once(env: dict[str, str], calls: list[dict[str, object]], terminal: tuple[str, ...]) -> bytes:
     """Run the server over real stdio for ``calls`` (after the handshake); returns its stderr."""
     import subprocess
 
@@ -192,7 +204,7 @@ def _serve_once(env: dict[str, str], calls: list[dict[str, object]]) -> bytes:
         *({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call} for i, call in enumerate(calls)),
     ]
     with subprocess.Popen(
-        [sys.executable, "-m", "herdr_link_mcp"],
+        [*terminal, sys.executable, "-m", "herdr_link_mcp"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -212,20 +224,20 @@ def _serve_once(env: dict[str, str], calls: list[dict[str, object]]) -> bytes:
         return process.stderr.read()
 
 
-def test_a_failed_call_leaves_herdrs_diagnostic_in_the_operator_log(herdr_sim: HerdrSim, team):
+def test_a_failed_call_leaves_herdrs_diagnostic_in_the_operator_log(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     calls: list[dict[str, object]] = [
         {"name": "herdr_link_send", "arguments": {"to": "ghost", "message": "x"}},
         {"name": "herdr_link_peers", "arguments": {}},
     ]
-    stderr = _serve_once(herdr_sim.env(team[0]), calls).decode()
+    stderr = _serve_once(herdr_sim.env(team[0]), calls, herdr_pane_terminal).decode()
     assert "PEER_NOT_FOUND" in stderr and "agent_not_found" in stderr  # the Herdr code reaches the operator
     assert "herdr_link_peers" not in stderr  # a call that worked says nothing
 
 
-def test_the_operator_log_can_be_turned_up(herdr_sim: HerdrSim, team):
+def test_the_operator_log_can_be_turned_up(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     env = {**herdr_sim.env(team[0]), "HERDR_LINK_LOG_LEVEL": "debug"}
     calls: list[dict[str, object]] = [{"name": "herdr_link_peers", "arguments": {"wait_for_previous": True}}]
-    assert "wait_for_previous" in _serve_once(env, calls).decode()
+    assert "wait_for_previous" in _serve_once(env, calls, herdr_pane_terminal).decode()
 
 
 def test_started_in_a_terminal_it_says_once_what_it_is_and_how_to_leave():

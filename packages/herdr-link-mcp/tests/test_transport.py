@@ -25,7 +25,11 @@ INITIALIZE = {
     "jsonrpc": "2.0",
     "id": "init",
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "claude-code", "version": "1"},
+    },  # a per-pane host
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 

@@ -48,6 +48,10 @@ NAMESPACED_FORMS = [
     PresentationForm.MCP_NAMESPACED,
     PresentationForm.MCP_SINGLE_PREFIX,
     PresentationForm.MCP_WRAPPER,
+    PresentationForm.SERVER_DASH,
+    PresentationForm.SERVER_UNDERSCORE,
+    PresentationForm.SERVER_DOUBLE_UNDERSCORE,
+    PresentationForm.SERVER_TRIPLE_UNDERSCORE,
 ]
 
 
@@ -95,6 +99,10 @@ def test_a_namespace_is_1_to_64_ascii_letters_digits_underscores_or_hyphens(name
         (PresentationForm.MCP_PLAIN, "herdr_link_send"),
         (PresentationForm.GATEWAY_DISPATCH, 'herdr_link action "send"'),
         (PresentationForm.DEFERRED_TOOLS, "herdr_link_send"),
+        (PresentationForm.SERVER_DASH, "herdr_link-herdr_link_send"),
+        (PresentationForm.SERVER_UNDERSCORE, "herdr_link_herdr_link_send"),
+        (PresentationForm.SERVER_DOUBLE_UNDERSCORE, "herdr_link__herdr_link_send"),
+        (PresentationForm.SERVER_TRIPLE_UNDERSCORE, "herdr_link___herdr_link_send"),
     ],
 )
 def test_presented_names_end_with_the_canonical_name_or_map_to_an_action(form, expected):

@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -29,6 +29,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
 from herdr_link_protocol import GATEWAY_TOOL, TOOL_ACTIONS, ErrorCode
+from herdr_link_testkit import pane_terminal
 
 __all__ = [
     "CALL_TIMEOUT",
@@ -469,21 +470,26 @@ async def open_adapter(
     """Start the adapter in a pane's environment; stop it (stdin closed, then terminated) after.
 
     ``client``: the ``clientInfo.name`` an MCP adapter is told (default the SDK's); ``detached``: the
-    adapter runs in a session of its own with no controlling terminal.
+    adapter runs in a session of its own with no controlling terminal. Otherwise it leads a session whose
+    controlling terminal this process (the simulated Herdr's server) holds, as a host's process in a pane
+    does: its terminal shows the pane its environment names (``herdr_link_testkit.pane_terminal``).
 
     What goes wrong starting, running or stopping the adapter is an :class:`AdapterError`; what the
     body raises passes through unchanged (a check's verdict, or the kit's own error).
     """
     if detached:
         spec = replace(spec, argv=(sys.executable, *DETACHED, *spec.argv))
+    terminal = nullcontext(()) if detached or sys.platform == "win32" else pane_terminal()
     from_body: list[BaseException] = []
     try:
-        async with _opened(spec, env, cwd, client) as adapter:
-            try:
-                yield adapter
-            except BaseException as error:
-                from_body.append(error)
-                raise
+        with terminal as prefix:
+            spec = replace(spec, argv=(*prefix, *spec.argv))
+            async with _opened(spec, env, cwd, client) as adapter:
+                try:
+                    yield adapter
+                except BaseException as error:
+                    from_body.append(error)
+                    raise
     except AdapterError:
         raise
     except Exception as error:

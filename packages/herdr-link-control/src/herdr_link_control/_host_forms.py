@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders"]
+    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list"]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "inject-steps", "plain"]
@@ -157,7 +157,8 @@ class Servers:
         self.place = place
         self.table = table
         self.entry = entry
-        """Our entry, key by key in the order written; :data:`COMMAND` and :data:`ARGS` stand for the server."""
+        """Our entry, key by key in the order written; :data:`COMMAND` and :data:`ARGS` stand for the server's
+        command and arguments, :data:`ARGV` for both in one list, at any depth (Cline's ``transport``)."""
         self.scopes = scopes
         self.lookup = lookup
         """The scopes the doctor reads, in the order the host prefers them."""
@@ -172,6 +173,34 @@ class Servers:
         """What ``wiring`` says when the entry is required, and when it is not."""
         self.repairs = repairs
         """Whether ``install`` and the doctor look for what Link 0.1.0 left wrong in this file."""
+
+    def command_of(self, entry: Mapping[str, object]) -> tuple[object, list[object]]:
+        """The command and arguments an entry of this host's form runs, read where :attr:`entry` puts them
+        (``(None, [])`` for what is not there)."""
+        command: object = None
+        args: list[object] = []
+        for path, stand_in in _stand_ins(self.entry):
+            value: object = entry
+            for key in path:
+                value = value.get(key) if isinstance(value, dict) else None
+            if stand_in == "$argv" and isinstance(value, list) and value:
+                command, args = value[0], list(value[1:])
+            elif stand_in == "$command":
+                command = value
+            elif stand_in == "$args" and isinstance(value, list):
+                args = list(value)
+        return command, args
+
+
+def _stand_ins(entry: Sequence[tuple[str, object]], path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """Where an entry's form puts the stand-ins for the server (``$command``, ``$args``, ``$argv``)."""
+    found: list[tuple[tuple[str, ...], str]] = []
+    for key, value in entry:
+        if isinstance(value, str) and value in ("$command", "$args", "$argv"):
+            found.append(((*path, key), value))
+        elif isinstance(value, dict):
+            found += _stand_ins(tuple(value.items()), (*path, key))
+    return found
 
 
 class Hook:
@@ -231,7 +260,8 @@ class Trust:
         self.rule = rule
         """``projects``: ``projects.<folder>.hasTrustDialogAccepted`` up to the repository's root;
         ``trust_level``: ``[projects."<folder>"] trust_level`` at the folder or its repository's root;
-        ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins."""
+        ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins;
+        ``trusted_list``: ``{"trustedFolders": ["<folder>", …]}``, each covering the folders below it."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted
@@ -386,7 +416,7 @@ class SharedProcess:
     terminal shows it runs in that pane; a worker Link starts gets the per-pane mode (:attr:`per_pane`).
     """
 
-    __slots__ = ("chosen_by", "daemon_pid_file", "off", "per_pane", "program", "setup", "thread_owner")
+    __slots__ = ("chosen_by", "daemon_pid_file", "marker", "off", "per_pane", "program", "setup", "thread_owner")
 
     def __init__(
         self,
@@ -395,33 +425,41 @@ class SharedProcess:
         chosen_by: tuple[str, ...],
         setup: str,
         program: str,
+        marker: str,
         daemon_pid_file: Place | None = None,
         thread_owner: ThreadOwner | None = None,
         off: SharedOff | None = None,
     ) -> None:
         self.per_pane = per_pane
-        """Arguments put before a started worker's own, so that its session runs in its pane's process."""
+        """Arguments put before a started worker's own, so that its session runs in its pane's process
+        (``~/`` stands for the user's home folder)."""
         self.chosen_by = chosen_by
         """Arguments by which the given ones already choose (with or without ``=value``): nothing is added."""
         self.setup = setup
         """The set-up that works, for the operator log and the doctor."""
         self.program = program
         """The executable name of the shared process (``/proc/<pid>/comm`` or its argv[0]'s basename)."""
+        self.marker = marker
+        """An argument of the shared process's command line that tells it from the host's own client
+        (``app-server``, ``--cline-hub-daemon``), for the doctor."""
         self.daemon_pid_file = daemon_pid_file
-        """Where the host records its running shared process (a JSON object with ``pid``), for the doctor."""
+        """Where the host records its running shared process (a JSON object with ``pid``), for the doctor;
+        ``None``: the doctor looks for a process of :attr:`program` with :attr:`marker` among this user's."""
         self.thread_owner = thread_owner
         """How a call's own thread shows its pane, where the host offers a way (:class:`ThreadOwner`)."""
         self.off = off
         """The setting that keeps sessions out of the shared process, offered by ``install`` (:class:`SharedOff`)."""
 
-    def worker_args(self, args: Sequence[str]) -> tuple[str, ...]:
-        """``args`` with :attr:`per_pane` before them, unless they already choose a mode."""
+    def worker_args(self, args: Sequence[str], home: str = "") -> tuple[str, ...]:
+        """``args`` with :attr:`per_pane` before them, unless they already choose a mode; a ``~/`` in
+        :attr:`per_pane` is written out under ``home`` (Herdr quotes arguments: no shell expands it)."""
         for arg in args:
             if arg == "--":
                 break
             if arg.split("=", 1)[0] in self.chosen_by:
                 return tuple(args)
-        return (*self.per_pane, *args)
+        given = tuple(home.rstrip("/") + arg[1:] if home and arg.startswith("~/") else arg for arg in self.per_pane)
+        return (*given, *args)
 
 
 class Host:
@@ -445,7 +483,9 @@ class Host:
         "title",
         "tool_search",
         "trust",
+        "unwired",
         "user_notes",
+        "worker_args",
     )
 
     def __init__(
@@ -466,6 +506,8 @@ class Host:
         migration: Migration | None = None,
         shared: SharedProcess | None = None,
         extension: Extension | None = None,
+        unwired: str = "",
+        worker_args: tuple[str, ...] = (),
         notes: tuple[str, ...] = (),
         user_notes: tuple[str, ...] = (),
         project_notes: tuple[str, ...] = (),
@@ -480,9 +522,9 @@ class Host:
         self.presentation = presentation
         """How it shows our MCP tools to its model; ``None``: it does not reach us over MCP."""
         self.relists = relists
+        """Whether it re-lists tools after ``tools/list_changed`` (if not: dispatch-first, no re-list wait)."""
         self.tool_search = tool_search
         """Whether it defers MCP tools behind a tool search of its own (its hint then says how to find ours)."""
-        """Whether it re-lists tools after ``tools/list_changed`` (if not: dispatch-first, no re-list wait)."""
         self.hint = hint
         """How ``hint --host`` answers for it: ``session-start`` (``hookSpecificOutput`` with the event name,
         nothing outside Herdr), ``additional-context`` (without it, ``{}`` outside), ``inject-steps`` (an
@@ -496,6 +538,12 @@ class Host:
         """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
         self.extension = extension
         """Where it loads Herdr Link's native extension, for a host that has one (Pi)."""
+        self.worker_args = worker_args
+        """Arguments put before a worker's own when Link starts one, so that Link's tools run without a prompt
+        (a host with no file-based allow rule: GitHub Copilot CLI's ``--allow-tool``)."""
+        self.unwired = unwired
+        """Why Link cannot wire this agent kind (for a row with neither :attr:`servers` nor :attr:`extension`):
+        said by the doctor for such an agent in the workspace and in the operator log when one is started."""
         self.notes = notes
         """What ``wiring`` says under the files (``{allow}`` is the allow rule), then at one scope only:"""
         self.user_notes = user_notes

@@ -201,15 +201,22 @@ def pane_problem(evidence: PaneEvidence, client: str | None) -> str | None:
     (PROTOCOL.md §6.1).
 
     It may when its controlling terminal shows it runs in that pane. When the terminal shows another
-    pane of this Herdr it never may. With no such terminal it may only for a host that spawns its
-    adapter in each pane's own process: a host whose default shares one process between panes
-    (:attr:`herdr_link_control.hosts.Host.shared`) could have spawned it for any pane.
+    pane of this Herdr it never may. With no such terminal it may only for a host the table knows to
+    spawn its adapter in each pane's own process: a host whose default shares one process between panes
+    (:attr:`herdr_link_control.hosts.Host.shared`) could have spawned it for any pane, and so could a
+    client the table does not know.
     """
     from .hosts import host_for_client  # the host table, only when the terminal does not decide
 
     if evidence.proves_pane:
         return None
     host = host_for_client(client) if client else None
+    if host is None and not evidence.against_pane:
+        return (
+            f"{evidence.detail}; client {client or 'unnamed'!r} is not in the host table, so only a terminal "
+            "of its pane could show which pane it runs in: run it in the pane's own process, or wire the host "
+            "as PROTOCOL.md §6.1 says"
+        )
     shared = host.shared if host is not None else None
     if not evidence.against_pane and shared is None:
         return None

@@ -130,9 +130,14 @@ class Starter:
             pane_id, rollback = await self._beside(me, kind, args, placement)
         host = host_for_kind(kind)
         if host is not None and host.shared is not None:  # its own process, so it answers as its own pane
-            args = host.shared.worker_args(args)
+            args = host.shared.worker_args(args, os.environ.get("HOME", ""))  # the worker's user is ours
+        if host is not None and host.worker_args:
+            args = (*host.worker_args, *args)
         async with self._undone_on_failure(rollback):
             await self.cli.call(agent_start(name, kind, pane_id, args), Role.AGENT_START)
+        if host is None or (host.servers is None and host.extension is None):
+            why = host.unwired if host is not None else "the host table has no row for this kind"
+            log.warning("started %s (kind %s), which will have no Herdr Link: %s", name, kind, why)
 
     async def _refuse_a_question(self, kind: str, folder: str, args: Sequence[str]) -> None:
         """Before anything is made: a ``kind`` agent in ``folder`` that would first stop at a question only

@@ -165,6 +165,12 @@ def _folders(rules: dict[str, Any], folder: Path) -> bool | None:
     return None if verdict is None else verdict != "DO_NOT_TRUST"
 
 
+def _trusted_list(folders: object, folder: Path) -> bool | None:
+    """GitHub Copilot CLI 1.0: a folder on the list, or below one on it, is trusted; no answer is "no"."""
+    listed = [Path(item) for item in folders if isinstance(item, str)] if isinstance(folders, list) else []
+    return True if any(folder == base or base in folder.parents for base in listed) else None
+
+
 def folder_trust(
     host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None, *,
     strict: bool = False,
@@ -202,4 +208,6 @@ def folder_trust(
         return _trust_level(recorded, folder, git_root(folder))
     if trust.rule == "folders":
         return _folders(recorded, folder)
+    if trust.rule == "trusted_list":
+        return _trusted_list(recorded.get("trustedFolders"), folder)
     assert_never(trust.rule)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARGS",
+    "ARGV",
     "COMMAND",
     "FORWARDED_VARIABLES",
     "HOSTS",
@@ -83,6 +84,8 @@ COMMAND: Final = "$command"
 """In a server entry: the server's command."""
 ARGS: Final = "$args"
 """In a server entry: the server's arguments."""
+ARGV: Final = "$argv"
+"""In a server entry: the server's command and arguments in one list (OpenCode's and Kilo Code's form)."""
 
 
 _GROUP: Final = "group"
@@ -101,6 +104,22 @@ _CODEX_CONFIG: Final = Place(
 _GEMINI_SETTINGS: Final = Place(
     "~/.gemini/settings.json", ".gemini/settings.json", format="jsonc", user_note="merge into your settings",
     project_note="merge into your settings",
+)  # fmt: skip
+_UNKNOWN: Final = (
+    "{program} does not document where it keeps MCP servers in a form Link could write, and no build of it runs "
+    "here to find out; it cannot be wired yet"
+)
+
+
+def _forwarded(form: str) -> dict[str, str]:
+    """An ``env`` that passes the Herdr variables through, for a host that does not give MCP servers its own
+    environment: each written as the host expands a variable (``form``, e.g. ``${{{}}}``)."""
+    return {name: form.format(name) for name in FORWARDED_VARIABLES}
+
+
+_QWEN_SETTINGS: Final = Place(
+    "~/.qwen/settings.json", ".qwen/settings.json", variable="QWEN_HOME", under_variable="settings.json",
+    format="jsonc", user_note="merge into your settings", project_note="merge into your settings",
 )  # fmt: skip
 
 HOSTS: Final[tuple[Host, ...]] = (
@@ -249,6 +268,7 @@ HOSTS: Final[tuple[Host, ...]] = (
             setup="start Codex with `codex --no-daemon` in each Herdr pane (its default runs every pane's session "
             "in one background app-server that has the environment of the pane that started it)",
             program="codex",
+            marker="app-server",
             daemon_pid_file=Place(
                 "~/.codex/app-server-daemon/daemon.pid",
                 variable="CODEX_HOME",
@@ -371,7 +391,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         "pi",
         "Pi (built-in MCP)",
         kind="pi",
-        clients=("=pi",),
+        clients=("=pi", "herdr-link-pi-bridge"),  # Pi's built-in MCP client; our extension's bridge stub
         presentation=PresentationForm.MCP_PREFIXED,  # Pi's built-in MCP with exposure "direct"
         hint="plain",
         extension=Extension(  # herdr-link-pi-bridge's, the recommended way to wire Pi
@@ -402,6 +422,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         "opencode",
         "OpenCode",
         kind="opencode",
+        clients=("herdr-link-opencode-bridge",),  # our plugin's bridge stub
         extension=Extension(  # herdr-link-opencode-install's: OpenCode reaches Link through its plugin, not MCP
             # OpenCode's config folder is xdg-basedir's on every platform, Windows included (no %APPDATA%);
             # the installer asks `opencode debug paths` first (docs/hosts.md, OpenCode).
@@ -413,6 +434,245 @@ HOSTS: Final[tuple[Host, ...]] = (
             "`opencode service set disabled true` so that every `opencode` runs its own server",
         ),
     ),
+    Host(
+        "copilot",
+        "GitHub Copilot CLI",
+        kind="copilot",
+        clients=("copilot-cli",),
+        presentation=PresentationForm.SERVER_DASH,
+        servers=Servers(
+            Place(
+                "~/.copilot/mcp-config.json",
+                variable="COPILOT_HOME",
+                under_variable="mcp-config.json",
+                format="jsonc",
+                user_note="user-scope server, as `copilot mcp add` records it",
+            ),
+            "mcpServers",
+            (("type", "local"), ("command", COMMAND), ("args", ARGS), ("tools", ["*"])),
+            scopes=("user",),
+            lookup=("user",),
+        ),
+        worker_args=("--allow-tool", SERVER_NAMESPACE),
+        trust=Trust(
+            Place(
+                "~/.copilot/config.json",
+                variable="COPILOT_HOME",
+                under_variable="config.json",
+                format="jsonc",
+                user_note="folder trust, as GitHub Copilot CLI records it",
+            ),  # fmt: skip
+            "trusted_list",
+            'a GitHub Copilot CLI worker started in {folder} first asks "Do you trust the files in this folder?" '
+            "(Link refuses to start a worker there, and to type into one waiting at it)",
+        ),
+        notes=(
+            'GitHub Copilot CLI asks before every MCP tool call: answer "Yes, and don\'t ask again" once per '
+            "folder, or start it with --allow-tool herdr_link (Link starts its workers so).",
+            "It asks once per folder whether you trust it: --trust DIR records the folder (and those below it).",
+        ),
+    ),
+    Host(
+        "qwen",
+        "Qwen Code",
+        kind="qwen",
+        clients=("qwen-cli",),  # qwen-cli-mcp-client-<server name>
+        presentation=PresentationForm.MCP_PREFIXED,
+        relists=False,  # Qwen Code 0.24.4 asks for tools/list once (docs/hosts.md)
+        tool_search=True,  # tool_search, then tool_call
+        hint="session-start",
+        hook=Hook(_QWEN_SETTINGS, _GROUP, "SessionStart"),
+        servers=Servers(
+            _QWEN_SETTINGS,
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("trust", True)),
+            registered=" as trusted",
+        ),
+    ),
+    Host(
+        "cline",
+        "Cline",
+        kind="cline",
+        clients=("@cline/core",),
+        presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,
+        relists=False,  # Cline 3.0.65 lists once (docs/hosts.md)
+        shared=SharedProcess(
+            # Cline 3.0.65 (docs/hosts.md): the first `cline` starts a hub daemon in a session of its own, and
+            # later panes' sessions run in it, their MCP servers spawned with the first pane's environment;
+            # a data folder named on the command line keeps a session in its pane's own process.
+            per_pane=("--data-dir", "~/.cline/data"),
+            chosen_by=("--data-dir", "--config"),
+            setup="start Cline in each Herdr pane with `cline --data-dir ~/.cline/data` written out as an absolute "
+            "path (its default runs later panes' sessions in one hub daemon that has the first pane's environment)",
+            program="cline",
+            marker="--cline-hub-daemon",
+        ),
+        servers=Servers(
+            Place(
+                "~/.cline/data/settings/cline_mcp_settings.json",
+                variable="CLINE_MCP_SETTINGS_PATH",
+                user_note="user-scope server, as `cline mcp add` records it",
+            ),
+            "mcpServers",
+            (("transport", {"type": "stdio", "command": COMMAND, "args": ARGS}),),
+            scopes=("user",),
+            lookup=("user",),
+        ),
+    ),
+    Host(
+        "kilo",
+        "Kilo Code",
+        kind="kilo",
+        clients=("=kilo",),
+        presentation=PresentationForm.SERVER_UNDERSCORE,
+        shared=SharedProcess(
+            # Kilo Code 7.7.7 (docs/hosts.md): each TUI runs its own server, unless `kilo daemon` (or `kilo
+            # console`) started a background one, which later TUIs then join with its environment.
+            per_pane=(),
+            chosen_by=(),
+            setup="do not leave a `kilo daemon` running while you use Kilo in Herdr panes, or set KILO_NO_DAEMON=1 "
+            "in your shell's environment (with a daemon running, every pane's session runs in it, with the "
+            "environment of the pane that started it)",
+            program=".kilo",
+            marker="serve",
+        ),
+        servers=Servers(
+            Place(
+                "~/.config/kilo/kilo.jsonc",
+                ".kilo/kilo.json",
+                variable="XDG_CONFIG_HOME",
+                under_variable="kilo/kilo.jsonc",
+                format="jsonc",
+                user_note="the file `kilo mcp add` writes",
+                project_note="the project's config",
+            ),
+            "mcp",
+            (("type", "local"), ("command", ARGV), ("enabled", True)),
+        ),
+    ),
+    Host(
+        "grok",
+        "Grok Build",
+        kind="grok",
+        clients=("grok-shell-",),  # grok-shell-<server name>
+        presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,
+        relists=False,  # not seen to re-list in a run here (docs/hosts.md)
+        tool_search=True,  # search_tool, then use_tool
+        servers=Servers(
+            Place(
+                "~/.grok/config.toml",
+                ".grok/config.toml",
+                variable="GROK_HOME",
+                under_variable="config.toml",
+                format="toml",
+                user_note="merge into your config",
+                project_note="merge into your config",
+            ),  # fmt: skip
+            "mcp_servers",
+            (("command", COMMAND), ("args", ARGS)),
+            project_question="Grok Build uses a project's servers only once it trusts the folder",
+        ),
+    ),
+    Host(
+        "droid",
+        "Factory Droid",
+        kind="droid",
+        clients=("droid", "factory"),
+        presentation=PresentationForm.SERVER_TRIPLE_UNDERSCORE,
+        tool_search=True,
+        servers=Servers(
+            Place(
+                "~/.factory/mcp.json",
+                ".factory/mcp.json",
+                user_note="user-scope server, as `droid mcp add` records it",
+                project_note="project registration",
+            ),  # fmt: skip
+            "mcpServers",
+            (("type", "stdio"), ("command", COMMAND), ("args", ARGS), ("disabled", False)),
+        ),
+    ),
+    Host(
+        "cursor",
+        "Cursor Agent CLI",
+        kind="cursor",
+        clients=("cursor",),
+        presentation=PresentationForm.MCP_PLAIN,
+        servers=Servers(
+            Place(
+                "~/.cursor/mcp.json",
+                ".cursor/mcp.json",
+                user_note="the MCP file Cursor's editor and CLI share",
+                project_note="the project's MCP file",
+            ),  # fmt: skip
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("env", _forwarded("${{env:{}}}"))),
+        ),
+        notes=(
+            "Built from Cursor's documentation (cursor.com/docs/cli/mcp); no build of cursor-agent installs or "
+            "runs here, so this wiring is not run.",
+        ),  # fmt: skip
+    ),
+    Host(
+        "kiro",
+        "Kiro CLI",
+        kind="kiro",
+        clients=("kiro",),
+        presentation=PresentationForm.MCP_PLAIN,
+        servers=Servers(
+            Place(
+                "~/.kiro/settings/mcp.json",
+                ".kiro/settings/mcp.json",
+                user_note="user-scope servers",
+                project_note="the workspace's servers",
+            ),  # fmt: skip
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("env", _forwarded("${{{}}}"))),
+        ),
+        notes=(
+            "Built from Kiro's documentation (kiro.dev/docs/cli/mcp/configuration); no build of kiro-cli installs "
+            "or runs here, so this wiring is not run.",
+        ),  # fmt: skip
+    ),
+    Host(
+        "mastracode",
+        "MastraCode",
+        kind="mastracode",
+        presentation=PresentationForm.SERVER_UNDERSCORE,
+        servers=Servers(
+            Place(
+                "~/.mastracode/mcp.json",
+                ".mastracode/mcp.json",
+                user_note="user-scope servers",
+                project_note="the project's servers",
+            ),  # fmt: skip
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("env", _forwarded("${{{}}}"))),
+        ),
+        notes=(
+            "MastraCode starts MCP servers with a minimal environment: the entry forwards the Herdr variables "
+            "(${VAR}). Built from its source (mastracode 0.32.1); not run here.",
+        ),  # fmt: skip
+    ),
+    Host("devin", "Devin CLI", kind="devin", unwired=_UNKNOWN.format(program="Devin CLI")),
+    Host(
+        "omp",
+        "oh-my-pi",
+        kind="omp",
+        unwired="oh-my-pi hides MCP tools from its model by default (tools.xdev in ~/.omp/agent/config.yml, a YAML "
+        "file Link does not edit), and Link has no native extension for it yet",
+    ),
+    Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
+    Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
+    Host(
+        "hermes",
+        "Hermes Agent",
+        kind="hermes",
+        unwired="Hermes Agent keeps its MCP servers in ~/.hermes/config.yaml, a YAML file Link's installer does not "
+        "edit yet; add an entry by hand whose env forwards HERDR_ENV, HERDR_BIN_PATH, HERDR_PANE_ID and "
+        "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
+    ),
+    Host("qodercli", "Qoder CLI", kind="qodercli", unwired=_UNKNOWN.format(program="Qoder CLI")),
+    Host("maki", "maki", kind="maki", unwired=_UNKNOWN.format(program="maki")),
 )
 """Every host kind Link knows, in the order the tools list them."""
 
@@ -453,8 +713,30 @@ def host_for_client(client_name: str | None, hosts: Sequence[Host] | None = None
     return None
 
 
-KIND_ALIASES: Final = {"claude-code": "claude", "antigravity": "agy"}
-"""The aliases Herdr's ``parse_agent_label`` accepts for the kinds in this table (docs/herdr.md §7)."""
+KIND_ALIASES: Final = {
+    "claude-code": "claude",
+    "cursor-agent": "cursor",
+    "devin-cli": "devin",
+    "antigravity": "agy",
+    "antigravity-cli": "agy",
+    "mastra-code": "mastracode",
+    "opencode2": "opencode",
+    "open-code": "opencode",
+    "github-copilot": "copilot",
+    "ghcs": "copilot",
+    "kimi-code": "kimi",
+    "kiro-cli": "kiro",
+    "amp-local": "amp",
+    "grok-build": "grok",
+    "hermes-agent": "hermes",
+    "kilo-code": "kilo",
+    "qoder": "qodercli",
+    "qoderclicn": "qodercli",
+    "qodercn": "qodercli",
+    "qwen-code": "qwen",
+}
+"""The aliases Herdr's ``parse_agent_label`` accepts for its kinds (herdrdev/herdr ``src/detect/mod.rs``,
+docs/herdr.md §7)."""
 
 
 def host_for_kind(kind: str, hosts: Sequence[Host] | None = None) -> Host | None:

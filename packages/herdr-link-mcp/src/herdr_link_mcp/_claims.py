@@ -33,7 +33,7 @@ OUR_COMMANDS: Final = ("herdr-link-mcp", "herdr_link_mcp")
 """A server entry or hook whose text names one of these runs our program."""
 OUR_ENTRY_KEYS: Final = frozenset(
     {"type", "command", "args", "env", "env_vars", "default_tools_approval_mode", "required",
-     "startup_timeout_sec", "trust", "exposure"}
+     "startup_timeout_sec", "trust", "exposure", "tools", "transport", "enabled", "disabled"}
 )  # fmt: skip
 """Keys some wiring writes (or an earlier release wrote) in our server entry: in an entry an earlier
 release wrote, one our wiring no longer writes is taken out; any other key, and any key the user adds

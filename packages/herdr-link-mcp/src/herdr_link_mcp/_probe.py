@@ -13,6 +13,8 @@ import anyio
 import mcp.types as types
 from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 
+from ._version import __version__
+
 __all__ = ["probe", "render_probe"]
 
 HANDSHAKE_ERA = "handshake"
@@ -33,6 +35,12 @@ def _first_text(result: types.CallToolResult) -> str:
     return next((c.text for c in result.content if isinstance(c, types.TextContent)), "")
 
 
+PROBE_CLIENT: Final = types.Implementation(name="claude-code", version=__version__)
+"""Whom the probe names itself as: a host that spawns its server in its own pane (Claude Code's client
+name). The SDK starts the server in a session of its own, with no terminal to show its pane, where only a
+client the host table knows to spawn per pane may act for the pane in its environment (PROTOCOL.md §6.1)."""
+
+
 async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
     changes: list[str] = []
 
@@ -41,7 +49,9 @@ async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
             changes.append("tools/list_changed")
 
     report: dict[str, Any] = {"era": HANDSHAKE_ERA}
-    async with stdio_client(params) as (read, write), ClientSession(read, write, message_handler=on_message) as s:
+    async with stdio_client(params) as (read, write), ClientSession(
+        read, write, message_handler=on_message, client_info=PROBE_CLIENT
+    ) as s:  # fmt: skip
         init = await s.initialize()
         tools = init.capabilities.tools
         report.update(
@@ -56,7 +66,7 @@ async def _handshake(params: StdioServerParameters) -> dict[str, Any]:
 
 async def _modern(params: StdioServerParameters) -> dict[str, Any]:
     report: dict[str, Any] = {"era": MODERN_ERA}
-    async with Client(params) as client:
+    async with Client(params, client_info=PROBE_CLIENT) as client:
         report["protocol"] = client.session.protocol_version if hasattr(client, "session") else "2026-07-28"
         signalled = anyio.Event()
         async with anyio.create_task_group() as group, client.listen(tools_list_changed=True) as subscription:

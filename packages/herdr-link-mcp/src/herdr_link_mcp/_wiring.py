@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
 
-from herdr_link_control.hosts import ARGS, COMMAND, Hook, Host, Place, find_host, hosts_with
+from herdr_link_control.hosts import ARGS, ARGV, COMMAND, Hook, Host, Place, find_host, hosts_with
 from herdr_link_control.userfiles import place_path, shown_path
 
 if TYPE_CHECKING:
@@ -219,6 +219,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return {"projects": {folder: {"trust_level": "trusted"} for folder in folders}}
     if rule == "folders":
         return dict.fromkeys(folders, "TRUST_FOLDER")
+    if rule == "trusted_list":
+        return {"trustedFolders": list(folders)}
     assert_never(rule)
 
 
@@ -306,9 +308,16 @@ def _nested(path: Sequence[str], value: Any) -> dict[str, Any]:
 def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dict[str, Any]:
     """Our server's entry as the host's record writes it."""
     assert host.servers is not None
-    stand_ins: dict[object, object] = {COMMAND: command, ARGS: list(args)}
-    entry = {key: copy.deepcopy(stand_ins.get(value, value) if isinstance(value, str) else value)
-             for key, value in host.servers.entry}  # fmt: skip
+    stand_ins: dict[object, object] = {COMMAND: command, ARGS: list(args), ARGV: [command, *args]}
+
+    def filled(value: object) -> object:
+        if isinstance(value, str):
+            return copy.deepcopy(stand_ins.get(value, value))
+        if isinstance(value, Mapping):
+            return {key: filled(inner) for key, inner in value.items()}
+        return copy.deepcopy(value)
+
+    entry = {key: filled(value) for key, value in host.servers.entry}
     return entry | (dict(host.servers.required_entry) if required else {})
 
 

@@ -60,6 +60,23 @@ class PresentationForm(enum.Enum):
     """OpenCode: only ``herdr_link`` exists; Tier 1 capabilities are its ``action`` values."""
     DEFERRED_TOOLS = "deferred_tools"
     """Pi's native extension: the canonical tools, Tier 1 made active by the gateway."""
+    SERVER_DASH = "server_dash"
+    """GitHub Copilot CLI: ``<namespace>-<tool>``."""
+    SERVER_UNDERSCORE = "server_underscore"
+    """Kilo Code (OpenCode's MCP naming): ``<namespace>_<tool>``."""
+    SERVER_DOUBLE_UNDERSCORE = "server_double_underscore"
+    """Cline: ``<namespace>__<tool>``."""
+    SERVER_TRIPLE_UNDERSCORE = "server_triple_underscore"
+    """Factory Droid: ``<namespace>___<tool>``."""
+
+
+_JOINED: Final = {
+    PresentationForm.SERVER_DASH: "-",
+    PresentationForm.SERVER_UNDERSCORE: "_",
+    PresentationForm.SERVER_DOUBLE_UNDERSCORE: "__",
+    PresentationForm.SERVER_TRIPLE_UNDERSCORE: "___",
+}
+"""The forms that name a tool ``<namespace><separator><tool>``, and each one's separator."""
 
 
 _NAMESPACE_CHARACTERS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -70,6 +87,7 @@ _NEEDS_NAMESPACE: Final = {
     PresentationForm.MCP_NAMESPACED,
     PresentationForm.MCP_SINGLE_PREFIX,
     PresentationForm.MCP_WRAPPER,
+    *_JOINED,
 }
 
 
@@ -98,6 +116,8 @@ def presented_tool_name(canonical: str, form: PresentationForm, namespace: str |
             return f"mcp_{ns}_{canonical}"
         case PresentationForm.GATEWAY_DISPATCH if canonical != GATEWAY_TOOL:
             return f'{GATEWAY_TOOL} action "{TOOL_ACTIONS[canonical]}"'
+        case joined if joined in _JOINED:
+            return f"{ns}{_JOINED[joined]}{canonical}"
         case _:
             return canonical
 
@@ -178,4 +198,6 @@ def tier0_hint(form: PresentationForm, namespace: str | None = None, *, tool_sea
         how = f" of namespace mcp__{ns} (find it with tool_search if it is not listed)"
     elif form is PresentationForm.MCP_WRAPPER:
         how = f' (through call_mcp_tool with ServerName "{ns}" and ToolName "{GATEWAY_TOOL}")'
+    elif form in _JOINED and tool_search:
+        how = f" (if it is not listed, find it with your tool search: {gateway})"
     return _HINT.format(gateway=gateway, how=how)

@@ -25,10 +25,15 @@ if TYPE_CHECKING:
     from ._methods import Simulator as Simulator
     from ._model import (
         AGENT_KINDS as AGENT_KINDS,
+        KIND_ALIASES as KIND_ALIASES,
         BlockingScreen as BlockingScreen,
         Delivery as Delivery,
         HerdrError as HerdrError,
         StartScript as StartScript,
+    )
+    from ._pane_terminal import (
+        TAKE_TERMINAL as TAKE_TERMINAL,
+        pane_terminal as pane_terminal,
     )
     from ._releases import (
         DEFAULT_RELEASE as DEFAULT_RELEASE,
@@ -60,10 +65,15 @@ _EXPORTS = {
     ],
     "_model": [
         "AGENT_KINDS",
+        "KIND_ALIASES",
         "BlockingScreen",
         "Delivery",
         "HerdrError",
         "StartScript",
+    ],
+    "_pane_terminal": [
+        "TAKE_TERMINAL",
+        "pane_terminal",
     ],
     "_releases": [
         "DEFAULT_RELEASE",

@@ -37,11 +37,24 @@ KINDS: Final = (
 ALIASES: Final = {
     "claude-code": "claude",
     "cursor-agent": "cursor",
+    "devin-cli": "devin",
     "antigravity": "agy",
+    "antigravity-cli": "agy",
+    "mastra-code": "mastracode",
+    "opencode2": "opencode",
+    "open-code": "opencode",
     "github-copilot": "copilot",
     "ghcs": "copilot",
+    "kimi-code": "kimi",
     "kiro-cli": "kiro",
+    "amp-local": "amp",
+    "grok-build": "grok",
+    "hermes-agent": "hermes",
+    "kilo-code": "kilo",
     "qoder": "qodercli",
+    "qoderclicn": "qodercli",
+    "qodercn": "qodercli",
+    "qwen-code": "qwen",
 }
 SHELL_NAMES: Final = frozenset("sh bash dash zsh fish ksh mksh csh tcsh elvish xonsh nu pwsh powershell cmd".split())
 

@@ -11,6 +11,9 @@
   running a shell; Linux, the ``real-panes`` extra), of the run's ``--herdr-version``; its server
   environment is this process's with ``HOME`` set to the simulator's. Every pane's processes are
   ended when the test ends.
+- ``herdr_pane_terminal``: the argument prefix that runs a command as the leader of a pane's terminal
+  (:func:`~herdr_link_testkit.pane_terminal`, held for the test): with ``herdr_sim`` serving in this
+  process, a command so started shows the pane its environment names, as a host's process in it does.
 """
 
 from collections.abc import Callable, Iterator, Sequence
@@ -18,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 import pytest
 
 from ._harness import HerdrSim
+from ._pane_terminal import pane_terminal
 from ._releases import DEFAULT_RELEASE, HERDR_VERSIONS
 
 CommandPolicy = Callable[[Sequence[str]], str | None]
@@ -64,3 +68,9 @@ def herdr_pane(herdr_sim: HerdrSim) -> str:
     pane_id = herdr_sim.create_workspace(str(herdr_sim.root))
     herdr_sim.add_agent(pane_id, "claude", name="brain")
     return pane_id
+
+
+@pytest.fixture
+def herdr_pane_terminal() -> Iterator[tuple[str, ...]]:
+    with pane_terminal() as prefix:
+        yield prefix

@@ -16,6 +16,7 @@ import anyio
 
 from herdr_link_control import (
     HERDR_CORE_NOTE,
+    AgentRecord,
     HerdrCommandError,
     HerdrEnvironment,
     Link,
@@ -25,7 +26,7 @@ from herdr_link_control import (
     Timeouts,
     in_herdr_core_terminal,
 )
-from herdr_link_control.hosts import hosts_with
+from herdr_link_control.hosts import host_for_kind, hosts_with
 from herdr_link_protocol import LinkError
 
 from ._check import Check
@@ -41,7 +42,7 @@ __all__ = ["Check", "diagnose", "render", "to_json"]
 # stderr through logging's last-resort handler. Added once, when the doctor is first imported.
 logging.getLogger("herdr_link").addHandler(logging.NullHandler())
 
-HERDR_CHECKS: Final = ("Herdr binary", "Herdr server", "identity", "peers")
+HERDR_CHECKS: Final = ("Herdr binary", "Herdr server", "identity", "peers", "agent kinds")
 SERVER_FIXES: Final = {
     "server_not_running": "start the Herdr server (run `herdr`), then open a new pane if it was restarted",
     "protocol_mismatch": "the Herdr CLI and its server are different versions: do what the message says",
@@ -64,7 +65,22 @@ def _survey_checks(binary: str, survey: Survey) -> list[Check]:
         checks.append(Check("identity", "PASS", "unnamed: Herdr Link will name it hl-<hex> on first use"))
     names = [peer.name for peer in survey.peers if peer.name]
     checks.append(Check("peers", "PASS", f"{len(names)} named agent(s) in this workspace: {', '.join(names) or '-'}"))
+    checks.append(_kinds_check([*([me] if me is not None else []), *survey.peers]))
     return checks
+
+
+def _kinds_check(agents: list[AgentRecord]) -> Check:
+    """Whether Link can reach every agent of this workspace: a line naming each whose kind it cannot wire."""
+    unreached = []
+    for agent in agents:
+        host = host_for_kind(agent.kind) if agent.kind else None
+        if agent.kind and (host is None or (host.servers is None and host.extension is None)):
+            why = host.unwired if host is not None else "the host table has no row for this kind"
+            unreached.append(f"{agent.name or agent.pane_id} ({agent.kind}): {why}")
+    if unreached:
+        return Check("agent kinds", "WARN", "Link cannot reach " + "; ".join(unreached))
+    kinds = sorted({agent.kind for agent in agents if agent.kind})
+    return Check("agent kinds", "PASS", f"Link can wire every kind here: {', '.join(kinds) or '-'}")
 
 
 async def _herdr_checks(environ: Mapping[str, str], environment: HerdrEnvironment) -> list[Check]:

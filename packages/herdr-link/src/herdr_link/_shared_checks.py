@@ -3,6 +3,7 @@ app-server daemon): whether one runs, which pane's environment it holds, and whe
 which pane owns a call's thread (PROTOCOL.md §6.1)."""
 
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,15 +16,35 @@ from ._check import Check
 __all__ = ["check_shared"]
 
 
-def _running(pid_file: Path, program: str) -> int | None:
-    """The pid the host recorded, when that process still runs its shared server."""
+def _runs(pid: int, program: str, marker: str) -> bool:
+    """Whether process ``pid`` is ``program`` with ``marker`` among its arguments (the shared server)."""
     try:
-        pid = json.loads(pid_file.read_text(encoding="utf-8"))["pid"]
-        argv = Path(f"/proc/{int(pid)}/cmdline").read_bytes().split(b"\0")
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    runs = Path(argv[0].decode("utf-8", "replace")).name == program and b"app-server" in argv
-    return int(pid) if runs else None
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return Path(argv[0].decode("utf-8", "replace")).name == program and marker.encode() in argv
+
+
+def _running(host: Host, environ: Mapping[str, str], home: Path) -> int | None:
+    """The pid of the host's running shared server: the one it recorded, or else one of this user's."""
+    shared = host.shared
+    assert shared is not None
+    if shared.daemon_pid_file is not None:
+        try:
+            pid_file = place_path(shared.daemon_pid_file, "user", environ, home, home)
+            pid = int(json.loads(pid_file.read_text(encoding="utf-8"))["pid"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return pid if _runs(pid, shared.program, shared.marker) else None
+    mine = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _owned(p)]
+    return next((pid for pid in sorted(mine) if _runs(pid, shared.program, shared.marker)), None)
+
+
+def _owned(process: Path) -> bool:
+    try:
+        return process.stat().st_uid == os.getuid()
+    except OSError:
+        return False
 
 
 def _pane_of(pid: int) -> str | None:
@@ -43,9 +64,11 @@ def check_shared(host: Host, environ: Mapping[str, str], home: Path) -> Check:
     and the set-up under which each pane's session runs in its own process."""
     shared = host.shared
     name = f"{host.title} shared process"
-    if shared is None or shared.daemon_pid_file is None:
+    if shared is None:
         return Check(name, "SKIP", f"{host.title} runs each pane's session in that pane")
-    pid = _running(place_path(shared.daemon_pid_file, "user", environ, home, home), shared.program)
+    if not Path("/proc").is_dir():
+        return Check(name, "SKIP", f"no /proc to look for a {host.title} background server in (Linux only)")
+    pid = _running(host, environ, home)
     if pid is None:
         return Check(name, "SKIP", f"no {host.title} background server is running")
     pane = _pane_of(pid)

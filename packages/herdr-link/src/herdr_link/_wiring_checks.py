@@ -58,14 +58,16 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
         if NS in table and isinstance(table[NS], dict):
             entry: dict[str, Any] = table[NS]
             install = f"herdr-link-mcp install --host {host.name}"
+            command, args = servers.command_of(entry)
             if is_typescript_entry(entry):
-                detail = f"{path}: {NS} runs the TypeScript Herdr Link ({_command_line(entry)}), not herdr-link-mcp"
+                line = " ".join(str(word) for word in [command, *args])
+                detail = f"{path}: {NS} runs the TypeScript Herdr Link ({line}), not herdr-link-mcp"
                 fix = f"{install} --yes (the entry is backed up, and --uninstall puts it back)"
                 return Check(name, "WARN", detail, fix), entry, path
-            if not runnable(entry.get("command")):
-                detail = f"{path}: command {entry.get('command')!r} cannot be run"
+            if not runnable(command):
+                detail = f"{path}: command {command!r} cannot be run"
                 fix = install if is_our_entry(entry) else f"{install} --yes (the entry is backed up)"
-                if entry.get("command") == "uvx":
+                if command == "uvx":
                     detail += " (no uvx on PATH: uv is not installed)"
                     fix += " (the installed server), or install uv, which brings uvx: python3 -m pip install --user uv"
                 return Check(name, "FAIL", detail, fix), entry, path
@@ -75,11 +77,6 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
                 fix = f'rename the entry to "{NS}" (tools are then named after it)'
                 return Check(name, "FAIL", f'{path} registers the server as "{other}"', fix), {}, path
     return Check(name, "SKIP", f"not configured (looked in {', '.join(map(str, sources))})"), {}, sources[0]
-
-
-def _command_line(entry: dict[str, Any]) -> str:
-    args = entry.get("args")
-    return " ".join(str(word) for word in [entry.get("command"), *(args if isinstance(args, list) else [])])
 
 
 def allowed_by(host: Host, home: Path, cwd: Path) -> Path | None:

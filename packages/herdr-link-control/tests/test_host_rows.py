@@ -1,0 +1,54 @@
+"""The host table has a row for every agent kind Herdr runs (its 22 labels and their aliases), and each
+row either wires the host or says why it cannot (issue 71, ``docs/hosts.md``)."""
+
+import pytest
+
+from herdr_link_control.hosts import HOSTS, KIND_ALIASES, host_for_client, host_for_kind
+from herdr_link_testkit import AGENT_KINDS, KIND_ALIASES as ALIASES
+
+
+def test_every_kind_herdr_runs_has_exactly_one_row():
+    kinds = [host.kind for host in HOSTS]
+    assert sorted(kinds) == sorted(AGENT_KINDS)
+    assert len(set(kinds)) == len(kinds)
+
+
+@pytest.mark.parametrize(("alias", "kind"), sorted(ALIASES.items()))
+def test_each_alias_herdr_accepts_reaches_its_kinds_row(alias, kind):
+    host = host_for_kind(alias.upper())
+    assert host is not None and host.kind == kind
+    assert KIND_ALIASES[alias] == kind
+
+
+@pytest.mark.parametrize("host", HOSTS, ids=lambda host: host.name)
+def test_a_row_wires_its_host_or_says_why_it_cannot(host):
+    wired = host.servers is not None or host.extension is not None
+    assert wired != bool(host.unwired), host
+    if not wired:
+        assert host.clients == () and host.presentation is None and host.hint is None
+
+
+@pytest.mark.parametrize(
+    ("client", "name"),
+    [
+        ("claude-code", "claude"),
+        ("codex-mcp-client", "codex"),
+        ("gemini-cli-mcp-client", "gemini"),
+        ("pi", "pi"),
+        ("herdr-link-pi-bridge/0.3.0 (pi)", "pi"),
+        ("herdr-link-opencode-bridge/0.3.0", "opencode"),
+        ("copilot-cli", "copilot"),
+        ("qwen-cli-mcp-client-herdr_link", "qwen"),
+        ("@cline/core", "cline"),
+        ("kilo", "kilo"),
+        ("grok-shell-herdr_link", "grok"),
+    ],
+)
+def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):
+    host = host_for_client(client)
+    assert host is not None and host.name == name
+
+
+@pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk"])
+def test_a_client_no_row_names_finds_none(client):
+    assert host_for_client(client) is None
