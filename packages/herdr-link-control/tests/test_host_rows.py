@@ -42,6 +42,7 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("@cline/core", "cline"),
         ("kilo", "kilo"),
         ("grok-shell-herdr_link", "grok"),
+        ("factory-cli", "droid"),
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):

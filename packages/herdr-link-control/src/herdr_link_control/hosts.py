@@ -577,7 +577,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         "droid",
         "Factory Droid",
         kind="droid",
-        clients=("droid", "factory"),
+        clients=("factory-cli",),
         presentation=PresentationForm.SERVER_TRIPLE_UNDERSCORE,
         tool_search=True,
         servers=Servers(
