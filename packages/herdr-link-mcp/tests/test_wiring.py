@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -309,3 +310,23 @@ def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict
     assert served.stderr.decode().count("this is a herdr-core terminal") == 1  # said once
     plain = run("probe", env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert "herdr-core" not in plain.stdout + plain.stderr
+
+
+@pytest.mark.parametrize(
+    ("host", "said"),
+    [
+        ("maki", "Link does not wire maki: maki does not document where it keeps MCP servers"),
+        ("hermes-agent", "Link does not wire Hermes Agent: Hermes Agent keeps its MCP servers in ~/.hermes/"),
+        ("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install"),
+    ],
+)
+def test_a_kind_link_does_not_wire_over_mcp_is_a_usage_error_that_says_why(host, said, tmp_path):
+    done = run("install", "--host", host, "--dry-run", env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 2 and said in done.stderr and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("host", ["github-copilot", "QWEN", "kilo-code"])
+def test_an_alias_herdr_accepts_names_its_host(host, tmp_path):
+    done = run("wiring", "--host", host, "--json", env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["host"] in ("copilot", "qwen", "kilo")

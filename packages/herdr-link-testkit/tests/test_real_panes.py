@@ -69,7 +69,8 @@ def _wait_for_line(sim: HerdrSim, pane: str, line: str) -> None:
 def _wait_foreground(sim: HerdrSim, pane: str, program: str) -> None:
     def running() -> bool:
         info = sim.request("pane.process_info", pane_id=pane)["process_info"]
-        return bool(info["foreground_processes"][0]["name"] == program)
+        processes = info["foreground_processes"]  # empty for a moment while the shell forks and execs
+        return bool(processes) and processes[0]["name"] == program
 
     sim.wait_for(running, timeout=WAIT, what=f"{program} in the foreground of {pane}")
 

@@ -213,7 +213,7 @@ def test_the_shipped_example_is_the_repositorys_and_is_valid():
 MCP_HOSTS = [host.title for host in hosts_with("servers")]
 HOOK_HOSTS = [host.title for host in hosts_with("hook") if host.servers is not None]
 NAMES = [
-    "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent_config.json", *MCP_HOSTS,
+    "environment", "Herdr binary", "Herdr server", "identity", "peers", "agent kinds", "agent_config.json", *MCP_HOSTS,
     *(f"{title} hint hook" for title in HOOK_HOSTS), "OpenCode plugin", "Pi extension", "bridge",
     *(f"worker here: {title}" for title in MCP_HOSTS),
     *(f"{host.title} shared process" for host in hosts_with("shared")), "Node", "settings", "trace", "hosts",
@@ -387,3 +387,17 @@ def test_the_trace_line_says_whether_it_is_on_and_where(tmp_path):
     settings.write_text('[trace]\nfile = "~/t.jsonl"\n')
     assert line({"HERDR_LINK_CONFIG": str(settings)}) == f"trace on: {tmp_path / 't.jsonl'} (set in {settings})"
     assert line({"HERDR_LINK_TRACE": "/x/t.jsonl"}).endswith("HERDR_LINK_TRACE: /x/t.jsonl")
+
+
+def test_an_agent_of_a_kind_link_cannot_wire_is_named_with_the_reason(herdr_sim: HerdrSim, brain, home, tmp_path):
+    env = {**herdr_sim.env(brain), "HOME": str(home)}
+
+    def kinds():
+        return next(c for c in diagnose(env, tmp_path, home) if c.name == "agent kinds")
+
+    assert kinds().status == "PASS" and "claude" in kinds().detail
+    herdr_sim.add_agent(herdr_sim.split(brain), "maki", name="minimal")
+    herdr_sim.add_agent(herdr_sim.split(brain), "copilot", name="pilot")  # wired: not named
+    found = kinds()
+    assert found.status == "WARN" and "minimal (maki):" in found.detail and "cannot be wired yet" in found.detail
+    assert "pilot" not in found.detail

@@ -187,6 +187,22 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
     )
 
 
+def _wired_host(name: str) -> str:
+    """``--host NAME`` as given, for argparse's choices; for a kind whose row Link cannot wire over MCP, why
+    not (its ``unwired`` reason, or the installer of its native extension), as the usage error."""
+    import argparse
+
+    from herdr_link_control.hosts import find_host, host_for_kind
+
+    row = find_host(name) or host_for_kind(name)
+    if row is not None and row.servers is None:
+        if row.unwired:
+            raise argparse.ArgumentTypeError(f"Link does not wire {row.title}: {row.unwired}")
+        installer = "herdr-link-opencode-install" if row.name == "opencode" else "herdr-link-pi-bridge install"
+        raise argparse.ArgumentTypeError(f"{row.title} is wired by its own installer: run {installer}")
+    return row.name if row is not None else name
+
+
 def _stop_shared_process(host: str) -> str:
     """Stop ``host``'s running shared process once (the user asked for it with ``--no-shared-daemon``); says what
     happened, in one line."""
@@ -269,14 +285,14 @@ def _main(args: list[str]) -> int:
     )
     hint.add_argument("--host", required=True, choices=hint_hosts())
     wiring = commands.add_parser("wiring", help="print ready-to-paste registration for a host")
-    wiring.add_argument("--host", required=True, choices=wiring_hosts())
+    wiring.add_argument("--host", required=True, choices=wiring_hosts(), type=_wired_host)
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
     install = commands.add_parser(
         "install",
         help="write a host's wiring into your files: the plan first, merged without touching other keys, "
         "backed up, replaced whole; --uninstall takes it out again",
     )
-    install.add_argument("--host", required=True, choices=wiring_hosts())
+    install.add_argument("--host", required=True, choices=wiring_hosts(), type=_wired_host)
     install.add_argument("--dry-run", action="store_true", help="show the plan and write nothing")
     install.add_argument("--yes", action="store_true", help="confirm replacing what another tool or you put there")
     install.add_argument("--uninstall", action="store_true", help="take out what install put in")

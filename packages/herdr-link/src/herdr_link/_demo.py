@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 from herdr_link_mcp import server_command
 from herdr_link_protocol import extract_envelope
-from herdr_link_testkit import HerdrSim
+from herdr_link_testkit import HerdrSim, pane_terminal
 
 __all__ = ["DemoEvent", "agent_session", "run_demo"]
 
@@ -74,12 +74,14 @@ class Transcript:
 
 @asynccontextmanager
 async def agent_session(env: dict[str, str]) -> AsyncIterator[ClientSession]:
-    """A host's MCP connection: ``herdr-link-mcp`` started with the agent's pane environment."""
-    command, *args = server_command()
-    params = StdioServerParameters(command=command, args=args, env=env)
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        yield session
+    """A host's MCP connection: ``herdr-link-mcp`` started with the agent's pane environment, in a terminal
+    of that pane (the simulated Herdr of this process holds it), as a host in the pane starts it."""
+    with pane_terminal() as terminal:
+        command, *args = (*terminal, *server_command())
+        params = StdioServerParameters(command=command, args=args, env=env)
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
 
 async def _call(log: Transcript, agent: str, session: ClientSession, name: str, arguments: dict[str, Any]) -> str:
