@@ -274,6 +274,17 @@ class Proxy:
     env: dict[str, str] = field(default_factory=dict)
     twin: subprocess.Popen[bytes] | None = None
     """``thread-taken-as-proof``: a second server, told its client is Claude Code, for calls with a thread."""
+    held: list[dict[str, Any]] = field(default_factory=list)
+    """``close-overtakes-send``: sends held until a later close has been answered (or the input ends)."""
+    overtaking: set[Any] = field(default_factory=set)
+    """The ids of the closes the held sends wait for."""
+
+    def release(self) -> None:
+        """Forward the held sends (once each)."""
+        with self.lock:
+            held, self.held = self.held, []
+        for message in held:
+            self.to_server(message)
 
     def twin_call(self, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` (without its ``_meta``) answered by the twin server."""
@@ -345,8 +356,12 @@ class Proxy:
             if self.name == "thread-taken-as-proof" and isinstance(meta, dict) and "threadId" in meta:
                 return self.to_kit(self.twin_call(message))
             if self.name == "close-overtakes-send" and tool == "herdr_link_send":
-                threading.Timer(1.0, self.to_server, (message,)).start()
+                with self.lock:
+                    self.held.append(message)
+                threading.Timer(60.0, self.release).start()  # only for a kit that waits for the send's answer
                 return None
+            if self.name == "close-overtakes-send" and tool == "herdr_link_close" and self.held:
+                self.overtaking.add(message.get("id"))
         self.to_server(message)
         return None
 
@@ -367,6 +382,9 @@ class Proxy:
         if params is not None:
             message = self._answer(message, params, time.monotonic() - started)
         self.to_kit(message)
+        if message.get("id") in self.overtaking:  # the close ran first: now the sends it overtook
+            self.overtaking.discard(message.get("id"))
+            self.release()
         return None
 
     def _tools(self, tools: list[dict[str, Any]]) -> None:
@@ -475,7 +493,7 @@ def serve_broken(name: str, command: list[str]) -> int:
         answers = threading.Thread(target=_pump, args=(server.stdout.readline, proxy.from_server), daemon=True)
         answers.start()
         _pump(sys.stdin.buffer.readline, proxy.from_kit)
-        time.sleep(1.5)  # a held request (close-overtakes-send) still reaches the server
+        proxy.release()  # a send still held (close-overtakes-send) reaches the server, which answers it
         assert server.stdin is not None
         server.stdin.close()
         server.wait(timeout=60)
@@ -487,8 +505,9 @@ def serve_broken(name: str, command: list[str]) -> int:
 
 
 def serve_broken_bridge(name: str, command: list[str]) -> int:
-    """Run the bridge ``command`` behind a line proxy that holds a ``send`` request for 1 s, so that a
-    ``close`` the kit wrote after it reaches the bridge first; the bridge's answers pass unchanged."""
+    """Run the bridge ``command`` behind a line proxy that holds each ``send`` request until the kit writes a
+    ``close``, which then reaches the bridge first (the sends right after it); the bridge's answers pass
+    unchanged."""
     bridge = subprocess.Popen(command, stdin=subprocess.PIPE)
     assert bridge.stdin is not None
     writing = threading.Lock()
@@ -498,18 +517,21 @@ def serve_broken_bridge(name: str, command: list[str]) -> int:
             bridge.stdin.write(line)  # type: ignore[union-attr]
             bridge.stdin.flush()  # type: ignore[union-attr]
 
-    held = 0
+    held: list[bytes] = []
     while line := sys.stdin.buffer.readline():
         try:
             op = json.loads(line).get("op")
         except (ValueError, AttributeError):
             op = None
         if name == "close-overtakes-send" and op == "send":
-            held += 1
-            threading.Timer(1.0, forward, (line,)).start()
-        else:
-            forward(line)
-    time.sleep(1.5 if held else 0)  # a held request still reaches the bridge
+            held.append(line)
+            continue
+        forward(line)
+        if op == "close":
+            while held:
+                forward(held.pop(0))
+    for line in held:  # a send no close overtook still reaches the bridge
+        forward(line)
     with writing:
         bridge.stdin.close()
     return bridge.wait(timeout=60)

@@ -81,6 +81,11 @@ KILO_CONFIG: dict[str, Any] = {
 }
 DROID_MCP: dict[str, Any] = {"mcpServers": {"github": {"type": "stdio", "disabled": False, **OTHER_SERVER}}}
 PLAIN_MCP: dict[str, Any] = {"mcpServers": {"github": OTHER_SERVER}}
+DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integration install droid` adds
+    "model": "custom:scripted",
+    "customModels": [{"id": "custom:scripted", "model": "scripted", "baseUrl": "http://127.0.0.1:8080/v1"}],
+    "hooks": {"SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "~/.factory/hooks/herdr.sh"}]}]},
+}
 
 BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("copilot", ".copilot/mcp-config.json", COPILOT_MCP),
@@ -89,6 +94,7 @@ BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("cline", ".cline/data/settings/cline_mcp_settings.json", CLINE_MCP),
     ("kilo", ".config/kilo/kilo.jsonc", KILO_CONFIG),
     ("droid", ".factory/mcp.json", DROID_MCP),
+    ("droid", ".factory/settings.json", DROID_SETTINGS),
     ("cursor", ".cursor/mcp.json", PLAIN_MCP),
     ("kiro", ".kiro/settings/mcp.json", PLAIN_MCP),
     ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),

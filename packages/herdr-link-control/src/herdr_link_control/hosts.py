@@ -579,7 +579,15 @@ HOSTS: Final[tuple[Host, ...]] = (
         kind="droid",
         clients=("factory-cli",),
         presentation=PresentationForm.SERVER_TRIPLE_UNDERSCORE,
-        tool_search=True,
+        tool_search=True,  # ToolSearch
+        hint="session-start",
+        # settings.json, not hooks.json: a SessionStart in hooks.json would replace the one Herdr's own
+        # `herdr integration install droid` keeps in settings.json (docs/hosts.md)
+        hook=Hook(
+            Place("~/.factory/settings.json", user_note="the SessionStart hook adds the Tier 0 hint"),
+            _GROUP,
+            "SessionStart",
+        ),  # fmt: skip
         servers=Servers(
             Place(
                 "~/.factory/mcp.json",
@@ -589,6 +597,11 @@ HOSTS: Final[tuple[Host, ...]] = (
             ),  # fmt: skip
             "mcpServers",
             (("type", "stdio"), ("command", COMMAND), ("args", ARGS), ("disabled", False)),
+            scopes=("user",),
+        ),
+        notes=(
+            'Factory Droid asks before every MCP call at its default autonomy: answer "Always allow all '
+            'herdr_link tools" once.',
         ),
     ),
     Host(
