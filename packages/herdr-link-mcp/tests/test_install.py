@@ -231,6 +231,17 @@ def test_a_typescript_table_is_replaced_where_it_stands_and_put_back_byte_for_by
     assert config.read_text() == before + written + after
 
 
+def test_launcher_uvx_without_uv_names_a_way_to_uv_that_a_debian_python_allows(home: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_mcp", "install", "--host", "claude", "--launcher", "uvx", "--dry-run"],
+        env={"PATH": str(tmp_path / "empty"), "HOME": str(home)}, cwd=home, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--launcher uvx: no uvx on PATH" in done.stdout, (done.stdout, done.stderr)
+    # pip install --user is refused by an externally managed Python (PEP 668: Debian 12's, Ubuntu's own)
+    assert "pipx install uv" in done.stdout and "pip install --user" not in done.stdout
+
+
 def test_a_file_that_cannot_be_read_stops_before_anything_is_written(home: Path) -> None:
     (home / ".claude.json").write_text("{ not json")
     done = install(home, "--host", "claude")
