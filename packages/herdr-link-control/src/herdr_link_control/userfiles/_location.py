@@ -78,13 +78,18 @@ def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
     return (text, body) if isinstance(body, dict) else None
 
 
+def _command(value: object) -> list[str] | None:
+    """``value`` as a bridge command (a non-empty list of strings, as the stubs run it), else ``None``."""
+    if isinstance(value, list) and value and all(isinstance(part, str) for part in value):
+        return [str(part) for part in value]
+    return None
+
+
 def location_command(path: Path) -> list[str] | None:
     """The bridge command the location file names (a list of strings, as the stubs run it); ``None`` when
     the file is missing, unreadable or names none."""
     found = _read(path)
-    command = found[1].get("command") if found is not None else None
-    ok = isinstance(command, list) and command and all(isinstance(part, str) for part in command)
-    return command if ok else None
+    return _command(found[1].get("command")) if found is not None else None
 
 
 def _users(body: dict[str, Any] | None) -> list[str] | None:
@@ -95,14 +100,9 @@ def _users(body: dict[str, Any] | None) -> list[str] | None:
 
 def _by(body: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
     """What each runtime's installer recorded: the bridge ``command`` it wrote and the ``reinstall``
-    command that writes it again (files written before 0.3 record none)."""
+    command that writes it again (files an earlier release wrote record none)."""
     by = body.get("by") if body is not None else None
     return {u: r for u, r in by.items() if isinstance(r, dict)} if isinstance(by, dict) else {}
-
-
-def _command(value: object) -> list[str] | None:
-    ok = isinstance(value, list) and value and all(isinstance(part, str) for part in value)
-    return value if ok else None  # type: ignore[return-value]
 
 
 def _runnable(command: list[str]) -> bool:
