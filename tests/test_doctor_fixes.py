@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -231,6 +232,14 @@ def _bridge_location_gone(home: Path) -> None:
     _edit_json(home / ".config" / "herdr-link" / "bridge.json", lambda d: d.update(command=["/gone/herdr-link-bridge"]))
 
 
+def _bridge_gone_opencode_v2(home: Path) -> None:
+    """OpenCode 2 installed on a machine where no OpenCode is on PATH (no V1 plugin package either), then
+    the tool whose bridge the location names removed: the fix must work as printed here."""
+    done = _run(home, ["herdr-link-opencode-install", "--runtime", "v2"])
+    assert done.returncode == 0, done.stdout + done.stderr
+    _edit_json(home / ".config" / "herdr-link" / "bridge.json", lambda d: d.update(command=["/gone/herdr-link-bridge"]))
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -258,6 +267,7 @@ CASES = [
     Case("codex-stray-trust-of-0.1.0", _codex_stray_trust, ("Codex",)),
     Case("opencode-plugin-edited", _opencode_edited, ("OpenCode plugin",), "FAIL"),
     Case("bridge-location-gone", _bridge_location_gone, ("bridge",), "FAIL"),
+    Case("bridge-gone-opencode-v2-not-on-path", _bridge_gone_opencode_v2, ("bridge",), "FAIL"),
 ]
 
 
@@ -292,6 +302,38 @@ def test_each_fix_the_doctor_prints_makes_its_check_pass(case: Case, tmp_path: P
         undone = _run(home, undo)
         assert undone.returncode == 0, (undo, undone.stdout, undone.stderr)
         assert {path: path.read_bytes() for path in typescript} == typescript
+
+
+def _tool(folder: Path) -> Path:
+    """A uv tool of its own for the Pi extension, as ``uv tool install herdr-link-pi-bridge`` makes one: its
+    own Python (with this workspace's packages) and its own ``herdr-link-bridge``."""
+    (folder / "bin").mkdir(parents=True)
+    venv = BIN.parent
+    (folder / "pyvenv.cfg").write_bytes((venv / "pyvenv.cfg").read_bytes())
+    (folder / "bin" / "python").symlink_to((BIN / "python").resolve())
+    site = next((venv / "lib").glob("python3*/site-packages"))
+    (folder / "lib" / site.parent.name).mkdir(parents=True)
+    (folder / "lib" / site.parent.name / "site-packages").symlink_to(site.resolve())
+    (folder / "bin" / "herdr-link-bridge").write_bytes((BIN / "herdr-link-bridge").read_bytes())
+    (folder / "bin" / "herdr-link-bridge").chmod(0o755)
+    return folder / "bin" / "python"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the doctor's host files as POSIX has them")
+def test_the_pi_extension_uninstalled_and_its_tool_removed_leaves_opencode_its_bridge(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    done = _run(home, ["herdr-link-opencode-install", "--runtime", "v2"])  # no OpenCode on PATH
+    assert done.returncode == 0, done.stdout + done.stderr
+    pi_tool = _tool(tmp_path / "pi-tool")
+    for command in ("install", "uninstall"):
+        done = _run(home, [str(pi_tool), "-m", "herdr_link_pi_bridge", command])
+        assert done.returncode == 0, done.stdout + done.stderr
+    shutil.rmtree(tmp_path / "pi-tool")  # uv tool uninstall herdr-link-pi-bridge
+    checks = doctor(home)
+    assert checks["bridge"].status == "PASS" and checks["OpenCode plugin"].status == "PASS", checks["bridge"]
+    assert "now naming the bridge it installed" in done.stdout, done.stdout
+    assert json.loads((home / ".config" / "herdr-link" / "bridge.json").read_text())["users"] == ["opencode"]
 
 
 def test_the_fix_parser_takes_the_command_and_nothing_after_it() -> None:

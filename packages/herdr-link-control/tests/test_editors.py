@@ -103,6 +103,58 @@ def test_a_key_line_moved_to_the_top_level_keeps_its_text_and_value(text: str) -
     assert sorted(document.text.splitlines()) == sorted(text.splitlines())  # the same lines, one moved
 
 
+OURS = {"command": "herdr-link-mcp", "args": [], "env": {"A": "1"}}
+
+
+@settings(max_examples=200, deadline=None)
+@given(toml_texts())
+@example("a = 1\n\n[table.0]\nk = 2")  # the last line, without a final newline
+@example("# theirs\r\n[table.0]\r\nk = 2 # mine\r\n\r\n[table.0.env]\r\nB = 1\r\n# after\r\n[table.1]\r\n")
+def test_a_table_replaced_where_it_stands_and_put_back_gives_back_the_toml_text(text: str) -> None:
+    assume(_parses(text))
+    document = TomlDocument(text)
+    path = ("table", "0")
+    assume(isinstance(document.get(path), dict))
+    spelled = document.source(path)
+    assert spelled is not None and text.count(spelled) >= 1
+    document.replace_table(path, OURS)
+    assert document.get(path) == OURS and document.text.startswith(text[: text.index("[table.0]")])
+    assert document.text.endswith(text[text.index(spelled) + len(spelled) :])  # what follows it stays after it
+    document.set_source(path, spelled)
+    assert document.text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("a = 1\n[servers]\n# theirs\nours = { x = 1, y = [2] }  # kept\nz = 3\n", ("servers", "ours")),
+        ("servers.ours = {x=1}\nz = 3\n[t]\n", ("servers", "ours")),
+        ("servers = { ours = { x = 1 }, other = 2 }\n", ("servers", "ours")),
+    ],
+)
+def test_an_inline_table_replaced_stays_inline_where_it_stands_and_is_put_back(
+    text: str, path: tuple[str, ...]
+) -> None:
+    document = TomlDocument(text)
+    spelled = document.source(path)
+    assert spelled is not None and spelled.startswith("{")
+    document.replace_table(path, OURS)
+    before, after = text.split(spelled)
+    assert document.get(path) == OURS and document.text.startswith(before) and document.text.endswith(after)
+    with pytest.raises(DocumentError):  # an inline table does not go in as blocks
+        document.set_source(path, "[servers.ours]\nx = 1\n")
+    document.set_source(path, spelled)
+    assert document.text == text
+
+
+def test_a_table_not_written_in_one_place_is_replaced_at_the_end() -> None:
+    text = "[s.ours]\nx = 1\n\n[other]\ny = 2\n\n[s.ours.env]\nB = 1\n"
+    document = TomlDocument(text)
+    assert document.source(("s", "ours")) is None
+    document.replace_table(("s", "ours"), OURS)
+    assert document.get(("s", "ours")) == OURS and document.text.index("[other]") < document.text.index("[s.ours]")
+
+
 def test_a_key_line_that_cannot_move_is_refused_and_the_text_kept() -> None:
     text = 'model = "a"\n\n[t]\nmodel = "b"\n'
     document = TomlDocument(text)

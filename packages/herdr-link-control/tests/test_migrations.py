@@ -13,6 +13,7 @@ from scripted_herdr import agent, got, link, ok, scripted
 from test_questions import PANES, SELF, SNAPSHOT, STARTED, TAB  # a start scripted as the trust rows' is
 
 from herdr_link_control import HostQuestions
+from herdr_link_control._questions import trusted_path
 from herdr_link_control.hosts import find_host
 from herdr_link_protocol import Cause, LinkError
 
@@ -228,6 +229,38 @@ def test_a_relative_or_project_local_codex_on_path_is_never_run(home, work, tmp_
     for entry in ("node_modules/.bin", str(local)):  # relative, and absolute inside the project
         assert _asks(home, work, entry) is None and "no codex on PATH" in caplog.text
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_codex_in_a_project_above_the_working_folder_is_never_run_but_the_users_own_is(
+    home, tmp_path, caplog, monkeypatch
+):
+    caplog.set_level(logging.INFO, "herdr_link")
+    _config(home, 'model = "gpt-5.5"\n')
+    ran = tmp_path / "ran"
+    mono = home / "code" / "mono"  # a monorepo root's tools, which its workspaces' scripts put on PATH
+    tools = [mono / "node_modules" / ".bin", mono / ".venv" / "bin"]
+    for folder in tools:
+        folder.mkdir(parents=True)
+        (folder / "codex").write_text(f"#!/bin/sh\ntouch '{ran}'\necho 'codex-cli 0.171.0'\n")
+        (folder / "codex").chmod(0o755)
+    app = mono / "packages" / "app"
+    app.mkdir(parents=True)
+    (home / ".local").mkdir()
+    own = _program(home / ".local")  # the user's own, under their home: ~/.local/bin
+    monkeypatch.chdir(app)  # the adapter runs in the caller's project
+    project_first = os.pathsep.join(str(folder) for folder in tools)
+    assert _asks(home, app, project_first) is None and "no codex on PATH" in caplog.text
+    assert "offering gpt-6-sol" in (_asks(home, app, project_first + os.pathsep + str(own)) or "")
+    assert not ran.exists() and (own / "runs").read_text() == "run\n"
+
+
+def test_the_rule_for_path_drops_every_folder_a_project_could_own_and_keeps_the_systems():
+    home, work = "/home/u", "/usr/local/src/mono/app"
+    path = ["/usr/local/bin", "/usr/local/src/mono/node_modules/.bin", "/usr/local/src/bin", "/usr/bin", "bin"]
+    assert trusted_path(os.pathsep.join(path), work, home) == os.pathsep.join(["/usr/local/bin", "/usr/bin"])
+    path = ["/home/u/.local/bin", "/home/u/p/node_modules/.bin", "/home/u/p/a/b/../../.venv/bin", "/opt/x/bin"]
+    assert trusted_path(os.pathsep.join(path), "/home/u/p/a", home) == os.pathsep.join([path[0], path[3]])
+    assert trusted_path("/home/u/.local/bin", "/home/u", home) == "/home/u/.local/bin"  # home is not a project
 
 
 def test_a_catalogue_with_odd_entries_offers_only_what_it_lists(home, work, path):

@@ -169,6 +169,50 @@ def test_two_processes_writing_at_once_leave_whole_lines(tmp_path):
         assert [e["index"] for e in events if e["writer"] == name] == list(range(400))
 
 
+def test_a_key_a_killed_writer_left_short_is_filled_at_once_and_tracing_goes_on(tmp_path, monkeypatch):
+    for left in (b"", b"half a k"):  # killed before it wrote, or in the middle
+        folder = tmp_path / str(len(left))
+        folder.mkdir(mode=0o700)
+        (folder / "t.jsonl.key").write_bytes(left)
+        (folder / "t.jsonl.key").chmod(0o600)
+        monkeypatch.setattr(time, "sleep", _no_waiting)  # never waits for a writer that is gone
+        tracer = Tracer(folder / "t.jsonl")
+        tracer.event("call", message=tracer.message(SECRET))
+        monkeypatch.undo()
+        key = (folder / "t.jsonl.key").read_bytes()
+        assert tracer.enabled and len(key) == 32 and not key.startswith(left or b"-")
+        assert _lines(folder / "t.jsonl")[0]["message"]["hash"] == fingerprint(SECRET, key)
+        later = Tracer(folder / "t.jsonl")  # every later process keeps that key
+        assert later.message(SECRET)["hash"] == fingerprint(SECRET, key) and later.enabled
+
+
+def _no_waiting(seconds: float) -> None:
+    raise AssertionError(f"slept {seconds} s")
+
+
+def test_processes_starting_at_once_over_a_short_key_all_use_one_new_key(tmp_path):
+    program = (
+        "import sys, time\nfrom pathlib import Path\nfrom herdr_link_control import Tracer\n"
+        "go = Path(sys.argv[2])\n"
+        "while not go.exists():\n    time.sleep(0.001)\n"
+        "tracer = Tracer(Path(sys.argv[1]))\nprint(tracer.key.hex(), tracer.enabled)\n"
+    )
+    for round_ in range(3):
+        folder = tmp_path / str(round_)
+        folder.mkdir(mode=0o700)
+        (folder / "t.jsonl.key").write_bytes(b"")
+        (folder / "t.jsonl.key").chmod(0o600)
+        go = folder / "go"
+        starting = [
+            subprocess.Popen([sys.executable, "-c", program, str(folder / "t.jsonl"), str(go)], stdout=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        time.sleep(0.5)  # (only to let them reach the line; any order they reach it in is fine)
+        go.touch()
+        keys = {writer.communicate(timeout=120)[0].decode().strip() for writer in starting}
+        assert keys == {(folder / "t.jsonl.key").read_bytes().hex() + " True"}, keys
+
+
 # ---- reading it back ------------------------------------------------------------------------------
 
 

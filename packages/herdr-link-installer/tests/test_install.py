@@ -457,11 +457,33 @@ def test_the_bridge_location_stays_while_another_runtime_uses_it(home):
     location = home / ".config" / "herdr-link" / "bridge.json"
     write_location_file(location, ["/x/herdr-link-bridge"], user="pi")
     write_location_file(location, ["/x/herdr-link-bridge"], user="opencode")
-    assert json.loads(location.read_text()) == {"command": ["/x/herdr-link-bridge"], "users": ["opencode", "pi"]}
+    written = json.loads(location.read_text())
+    assert written["command"] == ["/x/herdr-link-bridge"] and written["users"] == ["opencode", "pi"]
     assert release_location_file(location, "opencode") == "kept" and location.exists()
     assert release_location_file(location, "pi") == "removed" and not location.exists()
     location.write_text('{"command": ["/x"]}\n')  # written before users were recorded: who needs it is unknown
     assert release_location_file(location, "opencode") == "kept"
+
+
+def test_a_runtime_uninstalled_points_the_location_at_the_bridge_another_installed(home, tmp_path):
+    from herdr_link_control.userfiles import reinstall_commands, release_location_file, write_location_file
+
+    location = home / ".config" / "herdr-link" / "bridge.json"
+    opencode = tmp_path / "opencode-tool" / "herdr-link-bridge"
+    opencode.parent.mkdir()
+    opencode.write_text("#!/bin/sh\n")
+    opencode.chmod(0o755)
+    pi = ["/tools/herdr-link-pi-bridge/bin/herdr-link-bridge"]  # its tool: removed after its uninstall
+    write_location_file(
+        location, [str(opencode)], user="opencode", reinstall="herdr-link-opencode-install --runtime v2"
+    )
+    write_location_file(location, pi, user="pi", reinstall="herdr-link-pi-bridge install")
+    assert json.loads(location.read_text())["command"] == pi
+    assert reinstall_commands(location)["opencode"] == "herdr-link-opencode-install --runtime v2"
+    assert release_location_file(location, "pi", own=pi) == "re-pointed"
+    body = json.loads(location.read_text())
+    assert body["command"] == [str(opencode)] and body["users"] == ["opencode"] and list(body["by"]) == ["opencode"]
+    assert release_location_file(location, "opencode") == "removed"
 
 
 def test_backups_are_capped(home):

@@ -182,8 +182,64 @@ def test_a_typescript_herdr_link_in_codex_is_shown_replaced_with_yes_and_put_bac
     assert ours["mcp_servers"]["herdr_link"]["env_vars"] and ours["model"] == "o3"
     undone = install(home, "--host", "codex", "--uninstall", "--yes")
     assert undone.returncode == 0, (undone.stdout, undone.stderr)
-    # the TypeScript entry is back, as a value (its lines may stand elsewhere in the file: docs/hosts.md)
-    assert tomllib.loads(config.read_text()) == theirs
+    assert config.read_text() == 'model = "o3"\n\n' + written  # the TypeScript entry is back, byte for byte
+
+
+CONTEXT7 = '[mcp_servers.context7]\ncommand = "npx"\nargs = ["-y", "@upstash/context7-mcp"]\n'
+PROFILE = '\n# the fast profile, for reviews\n[profiles.fast]\nmodel = "gpt-5.5"\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "written", "after"),
+    [
+        (
+            '# my Codex settings\nmodel = "o3"\n\n' + CONTEXT7 + "\n# Herdr Link (TypeScript), added in March\n",
+            '[mcp_servers.herdr_link]\ncommand = "npx"   # the npm one\nargs = ["-y", "herdr-link"]\n'
+            '# its log\n[mcp_servers.herdr_link.env]\nHERDR_LINK_LOG = "debug"\n',
+            PROFILE,
+        ),
+        (
+            'model = "o3"\n\n[mcp_servers]\n# Herdr Link (TypeScript)\nherdr_link = ',
+            '{ command = "npx", args = ["-y", "herdr-link"] }',
+            '  # keep\ncontext7 = { command = "npx", args = ["-y", "@upstash/context7-mcp"] }\n' + PROFILE,
+        ),
+        (
+            'model = "o3"\nmcp_servers.herdr_link = ',
+            '{command="npx",args=["-y","herdr-link"]}',
+            '\napproval_policy = "on-request"\n\n' + CONTEXT7 + PROFILE,
+        ),
+        ('model = "o3"\n\n' + CONTEXT7 + "\n", '[mcp_servers.herdr_link]\ncommand = "npx"\nargs = ["-y"]', ""),
+    ],
+    ids=["table-between-tables", "inline-in-its-table", "dotted-inline-at-the-top", "last-without-newline"],
+)
+def test_a_typescript_table_is_replaced_where_it_stands_and_put_back_byte_for_byte(
+    home: Path, before: str, written: str, after: str
+) -> None:
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(before + written + after)
+    confirmed = install(home, "--host", "codex", "--yes")
+    assert confirmed.returncode == 0, (confirmed.stdout, confirmed.stderr)
+    installed = config.read_text()
+    assert installed.startswith(before), installed  # the comment above it stays above it, over ours
+    rest = installed[len(before) :]
+    ours = rest[: rest.index(after)] if after else rest
+    assert "herdr-link-mcp" in ours and "npx" not in ours, installed  # ours stands where theirs stood
+    assert tomllib.loads(installed)["mcp_servers"]["herdr_link"]["env_vars"]
+    undone = install(home, "--host", "codex", "--uninstall", "--yes")
+    assert undone.returncode == 0, (undone.stdout, undone.stderr)
+    assert config.read_text() == before + written + after
+
+
+def test_launcher_uvx_without_uv_names_a_way_to_uv_that_a_debian_python_allows(home: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link_mcp", "install", "--host", "claude", "--launcher", "uvx", "--dry-run"],
+        env={"PATH": str(tmp_path / "empty"), "HOME": str(home)}, cwd=home, capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0 and "--launcher uvx: no uvx on PATH" in done.stdout, (done.stdout, done.stderr)
+    # pip install --user is refused by an externally managed Python (PEP 668: Debian 12's, Ubuntu's own)
+    assert "pipx install uv" in done.stdout and "pip install --user" not in done.stdout
 
 
 def test_a_file_that_cannot_be_read_stops_before_anything_is_written(home: Path) -> None:

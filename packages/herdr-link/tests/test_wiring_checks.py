@@ -167,3 +167,13 @@ def test_the_codex_check_warns_of_what_0_1_0_left_wrong(tmp_path, monkeypatch):
     stray = f'[hooks.state."{key}:0:0"]\ntrusted_hash = "{digest}"\n'
     _write(home / ".codex" / "config.toml", f"[mcp_servers.herdr_link]\n{server}\n{stray}")
     assert codex().status == "WARN" and "group 0, handler 0 holds Herdr Link's hash" in codex().detail
+
+
+def test_a_uvx_entry_without_uv_names_a_way_to_uv_that_a_debian_python_allows(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no uvx
+    _write(home / ".codex" / "config.toml", '[mcp_servers.herdr_link]\ncommand = "uvx"\nargs = ["herdr-link-mcp"]\n')
+    check = next(c for c in wiring_checks(home, tmp_path / "project") if c.name == "Codex")
+    assert check.status == "FAIL" and "no uvx on PATH" in check.detail
+    # pip install --user is refused by an externally managed Python (PEP 668: Debian 12's, Ubuntu's own)
+    assert "pipx install uv" in check.fix and "pip install --user" not in check.fix

@@ -50,17 +50,50 @@ class Question:
         return f"{self.asks}; the user can run: {self.fix}"
 
 
-def trusted_path(path: str, cwd: str) -> str:
-    """``PATH`` without what a project folder could put first: relative entries (``.``, ``node_modules/.bin``),
-    and absolute ones inside ``cwd`` (a project's own ``node_modules/.bin``, which ``npm run`` adds).
-    Link runs a host's ``--version`` only from what remains."""
-    here = os.path.realpath(cwd) if cwd else ""
+SYSTEM_BINS: Final = (
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/opt/homebrew/bin",
+    "/opt/homebrew/sbin",
+    "/snap/bin",
+)
+"""The system's own program folders, kept even when the working folder is below them (``/usr/local/src/x``)."""
+
+
+def _inside(entry: str, folder: str) -> bool:
+    return entry == folder or entry.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _project_folders(cwd: str, home: str) -> list[str]:
+    """The working folder and every folder above it that a project could own: all but ``/`` and the
+    user's home and the folders above it (``~/code/mono`` for ``~/code/mono/packages/app``)."""
+    if not cwd:
+        return []
+    here = Path(os.path.realpath(cwd))
+    above_home = (
+        {str(p) for p in (Path(os.path.realpath(home)), *Path(os.path.realpath(home)).parents)} if home else set()
+    )
+    return [str(f) for f in (here, *here.parents) if f != f.parent and str(f) not in above_home]
+
+
+def trusted_path(path: str, cwd: str, home: str = "") -> str:
+    """``PATH`` without what a project could put first: relative entries (``.``, ``node_modules/.bin``), and
+    absolute ones inside the working folder ``cwd`` or inside any folder above it that is neither ``/`` nor
+    the user's ``home`` nor above it: a project's own ``node_modules/.bin`` (which ``npm run`` adds) and a
+    monorepo root's (which a workspace's tools add), judged by the entry as written and as resolved. The
+    system's program folders (:data:`SYSTEM_BINS`) and the user's own under their home (``~/.local/bin``)
+    stay. Link runs a host's ``--version`` only from what remains."""
+    projects = _project_folders(cwd, home)
     kept = []
     for entry in path.split(os.pathsep):
         if not entry or not os.path.isabs(entry):
             continue
-        real = os.path.realpath(entry)
-        if here and here != os.sep and (real == here or real.startswith(here + os.sep)):
+        named = {os.path.normpath(entry), os.path.realpath(entry)}
+        if not named & set(SYSTEM_BINS) and any(_inside(e, p) for e in named for p in projects):
             continue
         kept.append(entry)
     return os.pathsep.join(kept)
@@ -137,9 +170,10 @@ class HostQuestions:
 
     def _version(self, program: str) -> str:
         """``program``'s version, asked once per installed program (its path and modification time)."""
-        found = shutil.which(program, path=trusted_path(self.environ.get("PATH", ""), os.getcwd()))
+        home = str(self.home) if self.home is not None else ""
+        found = shutil.which(program, path=trusted_path(self.environ.get("PATH", ""), os.getcwd(), home))
         if found is None:
-            raise NotPredicted(f"no {program} on PATH's absolute entries outside a project", absent=True)
+            raise NotPredicted(f"no {program} on PATH outside the working folder and a project above it", absent=True)
         key = (found, Path(found).stat().st_mtime_ns)
         if key not in self._versions:
             self._versions[key] = host_version(found, self.environ)

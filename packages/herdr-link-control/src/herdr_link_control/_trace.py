@@ -24,6 +24,7 @@ import logging
 import os
 import secrets
 import stat
+import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -101,45 +102,71 @@ def _own_file(fd: int, path: Path) -> None:
         raise UnsafeTrace(f"{path} belongs to another user (uid {found.st_uid})")
 
 
-KEY_READS: Final = 100
-"""Reads of a key another process is still writing (10 ms apart) before it is judged broken."""
+KEY_BYTES: Final = 32
 
 
-def _read_key(where: Path) -> bytes:
-    fd = os.open(where, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
-    try:
-        _own_file(fd, where)
-        if os.fstat(fd).st_mode & 0o077:
-            raise UnsafeTrace(f"{where} may be read by others")
-        return os.read(fd, 64)
-    finally:
-        os.close(fd)
+@contextmanager
+def _locked(fd: int) -> Iterator[None]:
+    """An exclusive lock on the open key file, held while it is read and, when short, written; the
+    system drops it when its holder dies, so a killed process never leaves it held."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_LOCK, KEY_BYTES)
+        try:
+            yield
+        finally:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, KEY_BYTES)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    found = b""
+    while chunk := os.read(fd, 64):
+        found += chunk
+    return found
 
 
 def trace_key(path: Path) -> bytes:
     """The trace's own random key, kept beside it (``<file>.key``, 0600, made once): the hashes of one
     trace can be compared, and none can be computed without it.
 
+    The key is read and, when missing or short, written under a lock on the file itself: a file shorter
+    than a key is what a writer killed before it wrote leaves, and the first process to hold the lock
+    after it fills it for everyone (never waiting on a writer that is gone).
+
     Raises:
         OSError: it cannot be made or read; UnsafeTrace: it is not a private regular file of this user.
     """
     _own_folder(path.parent)
     where = path.with_name(path.name + ".key")
+    fd = os.open(where, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0) | _NOFOLLOW | _NONBLOCK, 0o600)
     try:
-        fd = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-    except FileExistsError:
-        for _ in range(KEY_READS):  # another process may have made it a moment ago and not written it yet
-            key = _read_key(where)
-            if len(key) >= 32:
-                return key
-            time.sleep(0.01)
-        raise UnsafeTrace(f"{where} is not a trace key") from None
-    key = secrets.token_bytes(32)
-    try:
-        os.write(fd, key)
+        _own_file(fd, where)
+        if os.fstat(fd).st_mode & 0o077:
+            raise UnsafeTrace(f"{where} may be read by others")
+        with _locked(fd):
+            key = _read_all(fd)
+            if len(key) >= KEY_BYTES:
+                return key[:64]
+            key = secrets.token_bytes(KEY_BYTES)  # a new file, or what a killed writer left: filled
+            os.lseek(fd, 0, os.SEEK_SET)
+            if os.write(fd, key) != KEY_BYTES:
+                raise UnsafeTrace(f"{where} could not be written whole")
+            os.fsync(fd)
+            return key
     finally:
         os.close(fd)
-    return key
 
 
 class Tracer:

@@ -406,7 +406,13 @@ def _put_back(replaced: Replaced, state: _State) -> None:
         )
 
 
-def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
+def reinstall_command(runtime: Runtime) -> str:
+    """The command that installs again for ``runtime`` whatever OpenCode is on PATH (recorded in the
+    bridge location for the doctor's fix)."""
+    return f"herdr-link-opencode-install --runtime {runtime}"
+
+
+def repair_location(environ: Mapping[str, str], home: Path, runtime: Runtime) -> str:
     """Point the bridge location file at this installation's bridge when the command it names no longer
     exists (the tool environment that wrote it was removed), so that reinstalling, the doctor's fix,
     repairs it even when the plugin file itself is current. Returns what was done ("" for nothing)."""
@@ -417,7 +423,7 @@ def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
     command = bridge_command()
     if not Path(command[0]).exists():
         return ""
-    write_location_file(location, command, user=user)
+    write_location_file(location, command, user="opencode", reinstall=reinstall_command(runtime))
     return f"repaired: {location} -> {' '.join(command)} (the bridge it named is gone)"
 
 
@@ -448,7 +454,7 @@ def install(
         refuse("nothing was changed")
         return 1
     if plan.existing == "current":
-        repaired = repair_location(environ, home, "opencode")
+        repaired = repair_location(environ, home, plan.runtime)
         if repaired:
             say(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
         return EXIT_DUPLICATE if plan.duplicates else 0
@@ -499,7 +505,7 @@ def install(
         command = bridge_command()
         if not Path(command[0]).exists():
             state.location = f"not written ({command[0]} does not exist; set HERDR_LINK_BRIDGE)"
-        elif write_location_file(location, command, user="opencode"):
+        elif write_location_file(location, command, user="opencode", reinstall=reinstall_command(plan.runtime)):
             state.location = f"{location} -> {' '.join(command)}"
         else:
             state.location = f"{location}, already pointing at {' '.join(command)}"

@@ -7,8 +7,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from herdr_link_control.userfiles import (
+    LOCATION_RELEASED,
     Replaced,
     backups_root,
+    bridge_command,
     clear_partials,
     failure_reason,
     location_file,
@@ -93,11 +95,11 @@ def uninstall(
                     forget_replaced(environ, home, path)
         else:
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
-        bridge = release_location_file(location, "opencode")
+        bridge = release_location_file(location, "opencode", own=bridge_command())
     except OSError as error:
         refuse(f"error: {failure_reason(error)}")
         tell(final_state())
         return 1
-    shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
+    shown = LOCATION_RELEASED[bridge]
     tell(final_state())
     return 0

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ._wiring import (
         ALLOW_RULE as ALLOW_RULE,
         SCOPES as SCOPES,
+        UV_INSTALL as UV_INSTALL,
         Wiring as Wiring,
         WiringFile as WiringFile,
         required_hosts as required_hosts,
@@ -96,6 +97,7 @@ _EXPORTS = {
     "_wiring": [
         "ALLOW_RULE",
         "SCOPES",
+        "UV_INSTALL",
         "Wiring",
         "WiringFile",
         "required_hosts",

@@ -113,12 +113,29 @@ class _Editor:
         if isinstance(document, TomlDocument):
             keys = [str(step) for step in path]
             if isinstance(value, Mapping):  # a whole table in place of another's (the TypeScript Herdr Link's
-                document.remove(keys)  # server entry, a table or an inline table): ours as [table] lines
-                document.add_table(keys, value)
+                document.replace_table(keys, value)  # server entry, a table or an inline table), where it stood
             else:
                 document.set(keys, value)
         else:
             document.set(path, value)
+
+    def _source(self, path: tuple[str, ...]) -> str | None:
+        """The value at ``path`` as the file spells it (in a TOML file: a table written whole in one place)."""
+        document = self.document
+        if isinstance(document, JsonDocument):
+            return document.source(path)
+        return document.source(path) if isinstance(document.get(path), Mapping) else None
+
+    def _put_source(self, path: tuple[str, ...], spelled: str) -> bool:
+        """Put ``spelled`` back at ``path``, byte for byte where it stood; ``False`` when the file now
+        writes that place in another form (a TOML table the user rewrote inline): then by value."""
+        try:
+            self.document.set_source(path, spelled)
+        except DocumentError:
+            if isinstance(self.document, JsonDocument):
+                raise
+            return False
+        return True
 
     def repair(self, damage: Damage) -> None:
         """Put right what an install by 0.1.0 left wrong (shown with ``!``: it changes the user's keys)."""
@@ -164,7 +181,7 @@ class _Editor:
             self.changes.append(f"set {claim.shown}")
         else:
             self.yes_needed.append(f"{claim.shown} is {_short(current)}, would become ours")
-            spelled = self.document.source(claim.path) if isinstance(self.document, JsonDocument) else None
+            spelled = self._source(claim.path)
             self._set(claim.path, claim.value)
             self.changes.append(f"replace {claim.shown}")
             if record.replaced_at(self.entry, claim.path) is None:
@@ -281,8 +298,7 @@ class _Editor:
         ours_now = current == claim.value or (claim.kind == "entry" and is_our_entry(current))
         if replaced is not None:
             spelled = replaced.get("before_text")
-            if current == replaced["wrote"] and spelled is not None and isinstance(self.document, JsonDocument):
-                self.document.set_source(claim.path, spelled)  # byte for byte, as the file had it
+            if current == replaced["wrote"] and spelled is not None and self._put_source(claim.path, spelled):
                 self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
             elif current == replaced["wrote"] or (claim.kind == "entry" and is_our_entry(current)):
                 self._set(claim.path, replaced["before"])

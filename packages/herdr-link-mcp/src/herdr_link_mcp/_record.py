@@ -17,8 +17,8 @@ readable by its owner only, keyed by each file's absolute path as named. Per fil
   (a running host that rewrote the file from a copy read just before the uninstall) is still known as
   ours, not the user's;
 - ``replaced``: a user's value install replaced (only with ``--yes``): ``before`` and ``wrote``, so
-  uninstall restores ``before`` while the key still holds exactly ``wrote`` (in a JSON file, as it was
-  spelled: ``before_text``);
+  uninstall restores ``before`` while the key still holds exactly ``wrote`` (as it was spelled,
+  ``before_text``: a JSON value, or a TOML table written in one place);
 - ``set_aside``: an event list install took the TypeScript Herdr Link's hint hook out of (only with
   ``--yes``): ``before``, ``before_text`` and ``after``, so uninstall gives the list back as it was
   spelled while it still holds exactly ``after``.

@@ -55,6 +55,12 @@ HOOK_TIMEOUT: Final = 10
 """Seconds a host gives the hint hook."""
 LAUNCHERS: Final = ("script", "uvx")
 """How hosts start the server: the installed console script, or ``uvx`` with nothing installed."""
+UV_INSTALL: Final = (
+    "pipx install uv (as uv's own documentation says for a system Python; pipx comes from sudo apt install "
+    "pipx on Debian and Ubuntu, brew install pipx on macOS; pipx ensurepath puts uvx on PATH)"
+)
+"""How to get ``uvx`` where ``pip install --user`` is refused (an externally managed Python, PEP 668:
+Debian 12's and Ubuntu's own): every remedy that names uv says this."""
 ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
 """Claude Code's permission rule that allows every tool of our server without a prompt."""
 

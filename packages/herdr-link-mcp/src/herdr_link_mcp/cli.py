@@ -148,10 +148,12 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
     if not options.uninstall and options.launcher == "uvx":
         import shutil
 
+        from ._wiring import UV_INSTALL
+
         if shutil.which("uvx") is None:
             warnings.append(
                 "--launcher uvx: no uvx on PATH, so the host cannot start the server until uv is installed "
-                "(python3 -m pip install --user uv), or install without --launcher uvx"
+                f"({UV_INSTALL}), or install without --launcher uvx"
             )
     lines = [*decided.describe(), *(f"  ! {warning}" for warning in warnings)]
     if not options.dry_run:

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
+    LOCATION_RELEASED,
     backups_root,
     bridge_command,
     clear_partials,
@@ -230,7 +231,8 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
     try:
         command = bridge_command()
         where = f"{decided.location} -> {' '.join(command)}"
-        bridge = where if write_location_file(decided.location, command, user="pi") else f"{where} (already)"
+        written = write_location_file(decided.location, command, user="pi", reinstall="herdr-link-pi-bridge install")
+        bridge = where if written else f"{where} (already)"
     except OSError as error:
         messages.append(
             f"state: {target} is the current extension{kept}; bridge location not written: {failure_reason(error)}"
@@ -265,13 +267,13 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
     messages += given_back
     back = "; the TypeScript Herdr Link put back" if any(m.startswith("put back") for m in given_back) else ""
     try:
-        bridge = release_location_file(decided.location, "pi")
+        bridge = release_location_file(decided.location, "pi", own=bridge_command())
     except OSError as error:
         messages.append(
             f"state: {target} {removed}; bridge location {decided.location} unchanged: {failure_reason(error)}"
         )
         return InstallResult(target, "failed", messages)
-    shown = {"removed": "removed", "kept": "kept (another runtime may use it)", "absent": "absent"}[bridge]
+    shown = LOCATION_RELEASED[bridge]
     messages.append(f"state: {target} {removed}; bridge location {decided.location} {shown}{back}")
     return InstallResult(target, "absent" if decided.state == "absent" else "removed", messages)
 

@@ -144,7 +144,8 @@ def diagnose(environ: Mapping[str, str], cwd: Path, home: Path) -> list[Check]:
     stubs = [opencode_check(environ, home, cwd), pi_check(home, cwd)]
     hosts = [*wiring.values(), *stubs]
     checks.extend([*wiring.values(), *hints.values(), *stubs])
-    checks.append(bridge_check(environ, home, needed=any(c.status != "SKIP" for c in stubs)))
+    users = [user for user, stub in zip(("opencode", "pi"), stubs, strict=True) if stub.status != "SKIP"]
+    checks.append(bridge_check(environ, home, users))
     workers = [check_worker(host, home, cwd, wiring[host.name], hints.get(host.name)) for host in mcp_hosts]
     shared = [check_shared(host, environ, home) for host in hosts_with("shared")]
     checks.extend([*workers, *shared, node_check(), *settings_check(environ, home)])

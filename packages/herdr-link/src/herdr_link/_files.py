@@ -7,13 +7,13 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from herdr_link_control.bridge import BRIDGE_CONTRACT
-from herdr_link_control.userfiles import BRIDGE_COMMAND, BRIDGE_ENV_VAR, location_file
+from herdr_link_control.userfiles import BRIDGE_COMMAND, BRIDGE_ENV_VAR, location_file, reinstall_commands
 from herdr_link_installer import (
     ProgramFailed,
     current_platform,
@@ -29,7 +29,8 @@ from ._check import Check
 
 __all__ = ["bridge_check", "config_check", "opencode_check", "pi_check"]
 
-REINSTALL: Final = "reinstall: herdr-link-opencode-install, or herdr-link-pi-bridge install"
+REINSTALL: Final = {"opencode": "herdr-link-opencode-install", "pi": "herdr-link-pi-bridge install"}
+"""What writes each runtime's bridge location again, when its installer recorded no command of its own."""
 _CONTRACT: Final = re.compile(r"\(contract (\d+)\)")
 
 
@@ -149,34 +150,47 @@ def _configured_command(environ: Mapping[str, str], home: Path) -> _BridgeComman
     return _BridgeCommand(None, str(path), 'no "command" list of strings')
 
 
-def bridge_check(environ: Mapping[str, str], home: Path, needed: bool) -> Check:
+def _reinstall(environ: Mapping[str, str], home: Path, users: Sequence[str]) -> str:
+    """The one command that writes the bridge location again for a runtime that uses it: the one its
+    installer recorded (``herdr-link-opencode-install --runtime v2``: it works whatever OpenCode is on
+    PATH), preferring one whose program is on PATH (a removed tool's is not)."""
+    recorded = reinstall_commands(location_file(environ, home))
+    commands = [recorded.get(user, REINSTALL[user]) for user in users] or [REINSTALL["opencode"]]
+    found = [c for c in commands if shutil.which(c.split()[0], path=environ.get("PATH", os.defpath))]
+    return (found or commands)[0]
+
+
+def bridge_check(environ: Mapping[str, str], home: Path, users: Sequence[str]) -> Check:
     """The bridge the OpenCode plugin and the Pi extension start: it exists, runs, and speaks our contract.
 
-    ``needed``: a plugin or an extension is installed (otherwise a missing bridge is no problem)."""
+    ``users``: the runtimes whose plugin or extension is installed (``"opencode"``, ``"pi"``; none: a
+    missing bridge is no problem); the fix reinstalls one of them."""
     name = "bridge"
+    needed = bool(users)
+    fix = _reinstall(environ, home, users)
     configured = _configured_command(environ, home)
     command, source = configured.command, configured.source
     if configured.unreadable:
         where = f"the bridge location is unreadable at {source} ({configured.unreadable})"
         if not needed:
             return Check(name, "WARN", f"{where}; no plugin or extension needs it now")
-        return Check(name, "FAIL", where, REINSTALL)
+        return Check(name, "FAIL", where, fix)
     if command is None:
         if not needed:
             return Check(name, "SKIP", f"no bridge configured ({source}); no plugin or extension needs one")
-        return Check(name, "FAIL", f"no usable bridge command in {source}", REINSTALL)
+        return Check(name, "FAIL", f"no usable bridge command in {source}", fix)
     if os.sep in command[0] and not os.access(command[0], os.X_OK):
-        return Check(name, "FAIL", f"{source} names {command[0]}, which does not exist or cannot be run", REINSTALL)
+        return Check(name, "FAIL", f"{source} names {command[0]}, which does not exist or cannot be run", fix)
     try:
         done = subprocess.run(
             [*command, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
         )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return Check(name, "FAIL", f"{' '.join(command)} cannot be run: {error}", REINSTALL)
+        return Check(name, "FAIL", f"{' '.join(command)} cannot be run: {error}", fix)
     found = _CONTRACT.search(done.stdout)
     if done.returncode != 0 or found is None:
-        return Check(name, "FAIL", f"{' '.join(command)} --version did not answer as herdr-link-bridge", REINSTALL)
+        return Check(name, "FAIL", f"{' '.join(command)} --version did not answer as herdr-link-bridge", fix)
     if int(found.group(1)) != BRIDGE_CONTRACT:
         detail = f"{done.stdout.strip()} speaks contract {found.group(1)}, the stubs here speak {BRIDGE_CONTRACT}"
-        return Check(name, "FAIL", detail, REINSTALL)
+        return Check(name, "FAIL", detail, fix)
     return Check(name, "PASS", f"{done.stdout.strip()}, from {source}")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Final
 from herdr_link_control import read_host_file
 from herdr_link_control.hosts import Host, Place, hosts_with
 from herdr_link_control.userfiles import place_path
-from herdr_link_mcp import DEFAULT_NAMESPACE, codex_damage_at, is_our_entry, is_typescript_entry
+from herdr_link_mcp import DEFAULT_NAMESPACE, UV_INSTALL, codex_damage_at, is_our_entry, is_typescript_entry
 
 from ._check import Check
 
@@ -69,7 +69,7 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
                 fix = install if is_our_entry(entry) else f"{install} --yes (the entry is backed up)"
                 if command == "uvx":
                     detail += " (no uvx on PATH: uv is not installed)"
-                    fix += " (the installed server), or install uv, which brings uvx: python3 -m pip install --user uv"
+                    fix += f" (the installed server), or install uv, which brings uvx: {UV_INSTALL}"
                 return Check(name, "FAIL", detail, fix), entry, path
             return None, entry, path
         for other in table:

@@ -2,8 +2,10 @@
 re-serialised, so no key of the user's moves (tomlkit puts a new table between a dotted key and the
 keys after it, which then belong to the new table).
 
-A new table is appended at the end, after a blank line; a key is set where it stands or added after
-the last key of its table; a table is removed with the blank line that came with it. Every edit is
+A new table is appended at the end, after a blank line; a table put in place of another's is written
+where that one stood, in its form (``[table]`` blocks or an inline table), and the text it replaced can
+be put back byte for byte; a key is set where it stands or added after the last key of its table; a
+table is removed with the blank line that came with it. Every edit is
 checked by parsing the result with ``tomllib``: it must equal the old document with exactly that
 change, or the edit raises :class:`DocumentError` and the text is not changed.
 """
@@ -36,6 +38,13 @@ def _table_block(path: Sequence[str], leaves: Mapping[str, Any], nl: str) -> str
         if isinstance(value, Mapping):
             lines.append(_table_block((*path, key), value, nl))
     return "".join(lines)
+
+
+def _inline_table(leaves: Mapping[str, Any]) -> str:
+    """``leaves`` as one inline table (``{ a = 1, env = { B = "c" } }``)."""
+    body = ", ".join(f"{toml_key([k])} = {_inline_table(v) if isinstance(v, Mapping) else toml_value(v)}"
+                     for k, v in leaves.items())  # fmt: skip
+    return "{ " + body + " }" if body else "{}"
 
 
 def toml_value(value: Any) -> str:
@@ -323,6 +332,74 @@ class TomlDocument:
             self._add_member(inline, path, toml_value(value), expected)
             return
         self.add_table(path[:-1], {path[-1]: value})
+
+    def _written_table(self, path: Sequence[str]) -> tuple[int, int, bool] | None:
+        """Where the table at ``path`` is written whole in one place: its ``[path]`` block with the
+        ``[path.…]`` blocks right after it (start, end, ``False``), or an inline table as a key line's or
+        a member's value (``True``); ``None`` when it is spelled otherwise (dotted keys, blocks apart)."""
+        written = self._entry(path)
+        member = self._member(path)
+        if written is None and member is not None:
+            written = member[0].members[member[1]]
+        if written is not None:
+            inline = self._text.startswith("{", written.value_start)
+            return (written.value_start, written.value_end, True) if inline else None
+        blocks = sorted((t for t in self._tables if t.path), key=lambda t: t.start)
+        at = next((i for i, t in enumerate(blocks) if t.path == tuple(path) and not t.array), None)
+        if at is None or blocks[at].start > min(t.start for t in blocks if t.path[: len(path)] == tuple(path)):
+            return None
+        last = at
+        while last + 1 < len(blocks) and blocks[last + 1].path[: len(path)] == tuple(path):
+            last += 1
+        if any(t.path[: len(path)] == tuple(path) for t in blocks[last + 1 :]):
+            return None
+        return blocks[at].start, blocks[last].content_end, False
+
+    def source(self, path: Sequence[str]) -> str | None:
+        """The text of the table at ``path`` as the file spells it (to give back byte for byte with
+        :meth:`set_source`): its blocks, comments between them included, or its inline table; ``None``
+        when it is not written whole in one place."""
+        where = self._written_table(path)
+        return None if where is None else self._text[where[0] : where[1]]
+
+    def set_source(self, path: Sequence[str], text: str) -> None:
+        """Put ``text`` (what :meth:`source` gave) in place of the table at ``path``, where it stands.
+
+        Raises:
+            DocumentError: the table is not written whole in one place, or ``text`` is not of its form
+            (blocks for blocks, an inline table for an inline table) or not a table at ``path``.
+        """
+        where = self._written_table(path)
+        if where is None:
+            raise DocumentError(f"{toml_key(path)} is not written as a table in one place")
+        start, end, inline = where
+        if inline != text.lstrip().startswith("{"):
+            raise DocumentError(f"{text[:40]!r} is not written as {toml_key(path)} is")
+        try:
+            parsed: Any = tomllib.loads(f"k = {text}")["k"] if inline else tomllib.loads(text)
+        except tomllib.TOMLDecodeError as error:
+            raise DocumentError(f"{text[:40]!r} is not one TOML table ({error})") from error
+        for step in () if inline else path:
+            parsed = parsed.get(step) if isinstance(parsed, dict) else None
+        if not isinstance(parsed, dict):
+            raise DocumentError(f"{text[:40]!r} is not the table {toml_key(path)}")
+        if not inline and not text.endswith("\n") and self._text[:end].endswith("\n"):
+            text += self._newline  # it was the last line of a text without a final newline, and is no longer
+        self._replace(start, end, text, _with(self._value, path, parsed))
+
+    def replace_table(self, path: Sequence[str], leaves: Mapping[str, Any]) -> None:
+        """The table at ``path`` becomes ``leaves`` where it stands, in the form it is written in (its
+        ``[path]`` blocks, or an inline table); spelled otherwise, it is removed and ``[path]`` appended."""
+        where = self._written_table(path)
+        if where is None:
+            self.remove(path)
+            self.add_table(path, leaves)
+            return
+        start, end, inline = where
+        text = _inline_table(leaves) if inline else _table_block(path, leaves, self._newline)
+        if not inline and not self._text[:end].endswith("\n"):  # the last line, without a final newline
+            text = text[: -len(self._newline)]
+        self._replace(start, end, text, _with(self._value, path, dict(leaves)))
 
     def add_table(self, path: Sequence[str], leaves: Mapping[str, Any]) -> None:
         """Append ``[path]`` with ``leaves`` at the end, after a blank line (a text without a final
