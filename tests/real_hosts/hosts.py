@@ -576,8 +576,14 @@ class QwenCode(_HeadlessHost):
     package = HOSTS["qwen"]
 
     def _model(self, model_url: str) -> None:
-        path = self.home / ".qwen" / "settings.json"
-        value = json.loads(path.read_text())
+        self.settings(self.home, model_url)
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Merge the rig's keys into ``home``'s ``~/.qwen/settings.json`` (the key: ``RIG_MODEL_KEY``)."""
+        path = home / ".qwen" / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        value = json.loads(path.read_text()) if path.exists() else {}
         provider = {"id": "scripted", "name": "Scripted", "baseUrl": f"{model_url}/v1", "envKey": "RIG_MODEL_KEY"}
         value.update(
             security={"auth": {"selectedType": "openai"}}, model={"name": "scripted"},

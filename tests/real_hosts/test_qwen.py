@@ -11,11 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_model import QWEN_SEARCH, SearchingChat
+from fake_model import QWEN_SEARCH, ScriptedModel, SearchingChat
 from hosts import QwenCode
-from matrix import record
+from interactive import Machine
+from matrix import SCENARIOS, record
 from pane_story import ASK, SCENARIO, claude_replies, heard_back, run_host
-from scenarios import CANONICAL, activation_text, pair_workspace, scenario_row
+from scenarios import CANONICAL, activation_text, pair_workspace, reply_steps, scenario_row
+from worker_story import a_lead_starts_a_worker, assert_the_worker_answered
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, tier0_hint
 from herdr_link_testkit import HerdrSim
@@ -45,3 +47,31 @@ def test_qwen_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tm
     assert json.loads(done.stdout)[-1]["is_error"] is False
     heard_back(herdr_sim, workspace, claude_replies(herdr_sim, workspace, tmp_path))
     record(scenario_row(HOST, "2025-11-25", PREFIX, SCENARIO, done.spawned, model))
+
+
+def _qwen_user(machine: Machine, model_url: str) -> None:
+    """The user's one-time set-up of Qwen Code: what its "Custom Provider" dialog records (the key in
+    the environment), and no update check or usage statistics offline; ``qwen`` on PATH."""
+    QwenCode.settings(machine.home, model_url)
+    machine.env["PATH"] = f"{QwenCode.package.executable.parent}:{machine.env['PATH']}"
+
+
+def test_a_claude_code_lead_starts_a_qwen_worker_that_answers(tmp_path):
+    worker = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
+    story = a_lead_starts_a_worker("qwen", worker, tmp_path, _qwen_user, placeholder="Type your message")
+    assert_the_worker_answered(story, worker)
+    assert model_paths(worker) == ["gateway", "gateway dispatch"]
+    SCENARIOS.append(
+        {
+            "host": HOST,
+            "case": "a worker started by a Claude Code lead (explicit, beside the lead; README set-up only)",
+            "outcome": "came up wired (the hint given), answered the lead's message (the reply became the lead's "
+            "next turn) and was closed by the lead; no prompt on either screen. Set-up: `herdr-link-mcp install "
+            "--host claude --trust <project>`; `herdr-link-mcp install --host qwen`",
+            "prompts": [],
+        }
+    )
+
+
+def model_paths(model: ScriptedModel) -> list[str]:
+    return model.paths(model.primary_requests[-1])
