@@ -33,6 +33,7 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason="our install writes no approval for Droid: an MCP tool without readOnlyHint is high impact, so "
     '`droid exec` ends with "insufficient permission" and its TUI asks before every call. ~/.factory/mcp.json '
     "needs persistentPermissions.servers.herdr_link (impactLevel high, serverIdentity: the first 32 hex digits "
