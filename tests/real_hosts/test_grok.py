@@ -36,9 +36,9 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
     strict=True,
     raises=AssertionError,
     reason="our install writes no permission rule for Grok Build: `grok -p` cancels the MCP call (stopReason "
-    '"cancelled"; its TUI, by its documentation, asks). ~/.grok/config.toml needs [permission] allow = '
-    '["MCPTool(herdr_link__*)"] (with it in the row this test passes), and the TOML installer cannot yet add '
-    "to an existing list",
+    '"cancelled"), and its TUI asks "Allow (Herdr Link) Herdr Link?" before the first call. ~/.grok/config.toml '
+    'needs [permission] allow = ["MCPTool(herdr_link__*)"] (with it in the row this test passes), and the TOML '
+    "installer cannot yet add to an existing list",
 )
 def test_grok_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tmp_path):
     done, model = run_host(GrokBuild, DIALECT, NAMES, ASK, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
