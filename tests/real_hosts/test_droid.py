@@ -31,14 +31,6 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
     return pair_workspace(herdr_sim, tmp_path, "droid", "claude")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="our install writes no approval for Droid: an MCP tool without readOnlyHint is high impact, so "
-    '`droid exec` ends with "insufficient permission" and its TUI asks before every call. ~/.factory/mcp.json '
-    "needs persistentPermissions.servers.herdr_link (impactLevel high, serverIdentity: the first 32 hex digits "
-    'of the sha256 of {"type":"stdio","command":…,"args":[…]}); with it this test passes',
-)
 def test_droid_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tmp_path):
     done, model = run_host(FactoryDroid, DIALECT, NAMES, ASK, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
     requests = model.primary_requests
