@@ -621,3 +621,129 @@ class FakeModelServer:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+# --- Chat Completions behind a host's tool search (Qwen Code, Factory Droid, Grok Build; issue 71) ----
+
+
+@dataclass(frozen=True)
+class ToolSearchForm:
+    """How one host defers MCP tools behind a tool search, as its model sees it.
+
+    The model searches with ``search`` (``{query_key: query}``). A tool is loaded when a search result
+    names it and says none of ``misses``. Then either the host declares it from the next request on
+    (``bridge`` is ``None``: Factory Droid's ``ToolSearch``), or the model calls it through ``bridge``
+    with ``{name_key: name, input_key: arguments}`` (Qwen Code's ``tool_call``, Grok Build's ``use_tool``).
+    A request whose last user message holds one of ``side_marks`` is a side request (Grok Build's
+    status-line summary offers every tool)."""
+
+    search: str
+    select: bool
+    """The query is ``select:<name>`` (else the name itself, as keywords)."""
+    misses: tuple[str, ...]
+    bridge: str | None = None
+    name_key: str = "name"
+    input_key: str = "arguments"
+    side_marks: tuple[str, ...] = ()
+    retries: int = 3
+    """How often the model repeats a search that found nothing, as the history shows it, before it
+    gives up on that tool."""
+    pause: float = 0.0
+    """Seconds the model thinks before it repeats such a search (Grok Build answers at once, with
+    ``"status": "partial"``, while its MCP servers still connect)."""
+
+
+QWEN_SEARCH = ToolSearchForm("tool_search", True, ("No tools found",), bridge="tool_call")
+DROID_SEARCH = ToolSearchForm("ToolSearch", True, ("No deferred tools matched",))
+GROK_SEARCH = ToolSearchForm(
+    "search_tool", False, ('"results": []',), bridge="use_tool", name_key="tool_name", input_key="tool_input",
+    side_marks=("Write an ultra-short dashboard line",), retries=60, pause=1.0,
+)  # fmt: skip
+
+
+class SearchingChat(ChatCompletions):
+    """Chat Completions whose MCP tools are deferred behind ``form``'s tool search."""
+
+    def __init__(self, form: ToolSearchForm) -> None:
+        self.form = form
+
+    def _declared(self, body: Body) -> set[str]:
+        return super().callable(body)
+
+    def primary(self, body: Body) -> bool:
+        if self.form.search not in self._declared(body):
+            return False
+        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+        last = _content_text(users[-1].get("content")) if users else ""
+        return not any(mark in last for mark in self.form.side_marks)
+
+    def _searches(self, body: Body) -> list[tuple[str, str]]:
+        """``(query, result text)`` of every search already made, in order."""
+        results = {
+            m.get("tool_call_id"): _content_text(m.get("content"))
+            for m in body.get("messages", [])
+            if m.get("role") == "tool"
+        }
+        return [
+            (str(json.loads(c["function"].get("arguments") or "{}").get("query", "")), results.get(c.get("id"), ""))
+            for m in body.get("messages", []) if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or [] if c["function"]["name"] == self.form.search
+        ]  # fmt: skip
+
+    def _found(self, text: str) -> bool:
+        return bool(text) and not any(miss in text for miss in self.form.misses)
+
+    def callable(self, body: Body) -> set[str]:
+        names = {name for name in self._declared(body) if name not in (self.form.search, self.form.bridge)}
+        if self.form.bridge is not None:
+            for query, text in self._searches(body):
+                if self._found(text):
+                    names.update(n for n in query.removeprefix("select:").split(",") if n in text)
+        return names
+
+    def calls(self, body: Body) -> list[Call]:
+        found = []
+        for call in super().calls(body):
+            if call.name == self.form.search:
+                continue
+            if call.name == self.form.bridge:
+                call = Call(str(call.arguments.get(self.form.name_key)), call.arguments.get(self.form.input_key) or {})
+            found.append(call)
+        return found
+
+    def searched(self, body: Body) -> list[str]:
+        """Queries that found their tool, and those that missed ``SEARCH_RETRIES`` times."""
+        searches = self._searches(body)
+        missed = [query for query, text in searches if not self._found(text)]
+        return [q for q, text in searches if self._found(text) or missed.count(q) >= self.form.retries]
+
+    def search_query(self, name: str) -> str:
+        return f"select:{name}" if self.form.select else name
+
+    def results(self, body: Body) -> list[str]:
+        """Tool results as the server wrote them: Factory Droid pretty-prints JSON at the start of a
+        result (indent 2), which is put back in our compact form."""
+        texts = []
+        for text in super().results(body):
+            try:
+                value, end = json.JSONDecoder().raw_decode(text)
+            except ValueError:
+                texts.append(text)
+                continue
+            texts.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")) + text[end:])
+        return texts
+
+    def can_search(self, body: Body) -> bool:
+        return self.form.search in self._declared(body)
+
+    def respond(self, decision: Decision, body: Body, number: int) -> tuple[str, bytes]:
+        if isinstance(decision, Search):
+            query = self.search_query(decision.name)
+            if any(q == query and not self._found(text) for q, text in self._searches(body)):
+                time.sleep(self.form.pause)
+            decision = Call(self.form.search, {"query": query})
+        elif isinstance(decision, Call) and self.form.bridge is not None and decision.name not in self._declared(body):
+            decision = Call(
+                self.form.bridge, {self.form.name_key: decision.name, self.form.input_key: decision.arguments}
+            )
+        return super().respond(decision, body, number)

@@ -507,6 +507,156 @@ class OpenCode:
         return HostRun(done.returncode, done.stdout, done.stderr, spawned)
 
 
+# --- Qwen Code, Factory Droid, Grok Build (issue 71, item 4) -------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedHostPackage(HostPackage):
+    """A host whose wrapper (``also``, with its ``bin``) pins a platform package the registry does not
+    have: both in one ``npm install`` (Factory Droid: wrapper 0.225.1 with its linux-x64 binary 0.225.2)."""
+
+    also: str = ""
+
+    def install(self) -> None:
+        if self.executable.exists():
+            return
+        self.prefix.mkdir(parents=True, exist_ok=True)
+        print(f"installing {self.package}@{self.version} with {self.also} from npm into {self.prefix}…", flush=True)
+        subprocess.run(
+            ["npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(self.prefix), self.also,
+             f"{self.package}@{self.version}"],
+            check=True, timeout=900,
+        )  # fmt: skip
+
+
+HOSTS["qwen"] = HostPackage("qwen", "@qwen-code/qwen-code", "0.24.4", "qwen")
+HOSTS["droid"] = PairedHostPackage("droid", "@factory/cli-linux-x64", "0.225.2", "droid", also="@factory/cli@0.225.1")
+HOSTS["grok"] = HostPackage("grok", "@xai-official/grok", "1.0.41", "grok")
+
+
+class _HeadlessHost:
+    """A host wired by ``herdr-link-mcp install --host <kind> --yes`` in its own HOME (the README's
+    step), then run headless once per :meth:`run` with the rig's model keys merged in."""
+
+    kind = ""
+    package: HostPackage
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.installed = install_wiring(self.kind, self.home)
+
+    def _model(self, model_url: str) -> None:
+        raise NotImplementedError
+
+    def _argv(self, prompt: str) -> list[str]:
+        raise NotImplementedError
+
+    def _env(self) -> dict[str, str]:
+        return {}
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, timeout: float = 240) -> HostRun:
+        """One headless turn in the pane whose Herdr environment is ``env`` (no terminal: a per-pane host)."""
+        self._model(model_url)
+        full = {**env, "HOME": str(self.home), "PATH": host_path(), "LANG": "C.UTF-8", **self._env()}
+        spawned = time.monotonic()
+        done = subprocess.run(
+            self._argv(prompt), env=full, cwd=self.workdir, capture_output=True, text=True, timeout=timeout,
+            stdin=subprocess.DEVNULL, start_new_session=True,  # no controlling terminal: nothing shows its pane
+        )  # fmt: skip
+        return HostRun(done.returncode, done.stdout, done.stderr, spawned)
+
+
+class QwenCode(_HeadlessHost):
+    """Qwen Code 0.24.4, ``qwen -p``. The rig's keys in ``~/.qwen/settings.json``: an OpenAI-compatible
+    provider (what its "Custom Provider" dialog records), no update check, no usage statistics."""
+
+    kind = "qwen"
+    package = HOSTS["qwen"]
+
+    def _model(self, model_url: str) -> None:
+        self.settings(self.home, model_url)
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Merge the rig's keys into ``home``'s ``~/.qwen/settings.json`` (the key: ``RIG_MODEL_KEY``)."""
+        path = home / ".qwen" / "settings.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        value = json.loads(path.read_text()) if path.exists() else {}
+        provider = {"id": "scripted", "name": "Scripted", "baseUrl": f"{model_url}/v1", "envKey": "RIG_MODEL_KEY"}
+        value.update(
+            security={"auth": {"selectedType": "openai"}}, model={"name": "scripted"},
+            modelProviders={"openai": [provider]}, general={"enableAutoUpdate": False},
+            privacy={"usageStatisticsEnabled": False},
+        )  # fmt: skip
+        path.write_text(json.dumps(value, indent=2))
+
+    def _env(self) -> dict[str, str]:
+        return {"RIG_MODEL_KEY": "dummy"}
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", prompt, "--output-format", "json"]
+
+
+class FactoryDroid(_HeadlessHost):
+    """Factory Droid 0.225.2, ``droid exec``. The rig's key: a BYOK model in ``~/.factory/settings.json``."""
+
+    kind = "droid"
+    package = HOSTS["droid"]
+
+    def _model(self, model_url: str) -> None:
+        model = {"model": "scripted", "displayName": "Scripted", "baseUrl": f"{model_url}/v1", "apiKey": "dummy",
+                 "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}  # fmt: skip
+        settings = self.home / ".factory" / "settings.json"  # our install's hint hook is in it: merged
+        current = json.loads(settings.read_text()) if settings.exists() else {}
+        settings.write_text(json.dumps({**current, "customModels": [model]}))
+
+    def _env(self) -> dict[str, str]:
+        # Offline and quiet: no update check, and its API, telemetry and metrics endpoints on loopback,
+        # where nothing listens (it looks each one up at start otherwise; nothing waits for them).
+        nowhere = "http://127.0.0.1:9"
+        return {"FACTORY_DROID_AUTO_UPDATE_ENABLED": "false", "FACTORY_OTEL_ENABLED": "false",
+                "FACTORY_API_BASE_URL": nowhere, "FACTORY_TELEMETRY_INGEST_BASE_URL": nowhere,
+                "OTEL_PRODUCT_ENDPOINT": nowhere, "OTEL_CUSTOMER_ENDPOINT": nowhere}  # fmt: skip
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "exec", "-m", "custom:scripted", "--output-format", "json", prompt]
+
+
+GROK_MODEL = """[models]
+default = "rig"
+
+[model.rig]
+model = "scripted"
+base_url = "{url}/v1"
+api_key = "dummy"
+api_backend = "chat_completions"
+
+[features]
+telemetry = false
+
+"""
+"""The rig's keys in ``~/.grok/config.toml``: a Chat Completions model, no telemetry."""
+
+
+class GrokBuild(_HeadlessHost):
+    """Grok Build 1.0.41, ``grok -p`` (``--no-auto-update``: offline, no update check)."""
+
+    kind = "grok"
+    package = HOSTS["grok"]
+
+    def _model(self, model_url: str) -> None:
+        path = self.home / ".grok" / "config.toml"
+        marker = "# rig\n"
+        text = path.read_text()
+        wired = text.split(marker, 1)[1] if marker in text else text
+        path.write_text(GROK_MODEL.format(url=model_url) + marker + wired)
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", prompt, "-m", "rig", "--output-format", "json", "--no-auto-update"]
+
+
 if __name__ == "__main__":
     for host in HOSTS.values():
         host.install()

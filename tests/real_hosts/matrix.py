@@ -8,7 +8,7 @@ from typing import Any
 import tiktoken
 from fake_model import Body, Dialect
 
-from herdr_link_control.hosts import HOSTS, Host
+from herdr_link_control.hosts import HOSTS as HOSTS, Host
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "docs" / "host-matrix.md"

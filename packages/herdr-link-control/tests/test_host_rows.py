@@ -1,6 +1,8 @@
 """The host table has a row for every agent kind Herdr runs (its 22 labels and their aliases), and each
 row either wires the host or says why it cannot (issue 71, ``docs/hosts.md``)."""
 
+import json
+
 import pytest
 
 from herdr_link_control.hosts import HOSTS, KIND_ALIASES, host_for_client, host_for_kind
@@ -53,3 +55,35 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
 @pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk"])
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None
+
+
+def _home_with(tmp_path, path: str, text: str):
+    home = tmp_path / "home"
+    (home / path).parent.mkdir(parents=True)
+    (home / path).write_text(text, encoding="utf-8")
+    return home
+
+
+def test_copilots_trusted_folders_cover_the_folders_below_them(tmp_path):
+    from herdr_link_control import folder_trust
+    from herdr_link_control.hosts import find_host
+
+    work = tmp_path / "work"
+    (work / "app").mkdir(parents=True)
+    home = _home_with(tmp_path, ".copilot/config.json", json.dumps({"trustedFolders": [str(work)], "banner": "never"}))
+    copilot = find_host("copilot")
+    assert folder_trust(copilot, work / "app", environ={}, home=home) is True
+    assert folder_trust(copilot, tmp_path, environ={}, home=home) is None  # it would ask
+
+
+def test_droids_trusted_folder_is_that_folder_only(tmp_path):
+    from herdr_link_control import folder_trust
+    from herdr_link_control.hosts import find_host
+
+    work = tmp_path / "work"
+    (work / "app").mkdir(parents=True)
+    trusted = {"trustedFolders": {str(work): {"trustedAt": "x"}}}
+    home = _home_with(tmp_path, ".factory/settings.json", json.dumps(trusted))
+    droid = find_host("droid")
+    assert folder_trust(droid, work, environ={}, home=home) is True
+    assert folder_trust(droid, work / "app", environ={}, home=home) is None  # not seen to cover its children

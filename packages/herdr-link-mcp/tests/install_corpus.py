@@ -84,7 +84,9 @@ PLAIN_MCP: dict[str, Any] = {"mcpServers": {"github": OTHER_SERVER}}
 DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integration install droid` adds
     "model": "custom:scripted",
     "customModels": [{"id": "custom:scripted", "model": "scripted", "baseUrl": "http://127.0.0.1:8080/v1"}],
-    "hooks": {"SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "~/.factory/hooks/herdr.sh"}]}]},
+    "hooks": {
+        "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "~/.factory/hooks/herdr.sh"}]}]
+    },
 }
 
 BASES: list[tuple[str, str, dict[str, Any]]] = [

@@ -330,3 +330,18 @@ def test_an_alias_herdr_accepts_names_its_host(host, tmp_path):
     done = run("wiring", "--host", host, "--json", env={**os.environ, "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["host"] in ("copilot", "qwen", "kilo")
+
+
+def test_droids_approval_names_our_server_by_the_digest_droid_takes_of_its_launch():
+    """Factory Droid 0.225 ignores a ``persistentPermissions`` record whose ``serverIdentity`` is not the
+    first 32 hex digits of the SHA-256 of ``{"type":"stdio","command":…,"args":[…]}`` (compact JSON)."""
+    import hashlib
+
+    from herdr_link_mcp import wiring
+
+    data = next(f for f in wiring("droid").files if f.path == "~/.factory/mcp.json").data
+    entry = data["mcpServers"]["herdr_link"]
+    launch = json.dumps({"type": "stdio", "command": entry["command"], "args": entry["args"]}, separators=(",", ":"))
+    record = data["persistentPermissions"]["servers"]["herdr_link"]
+    assert record["serverIdentity"] == hashlib.sha256(launch.encode()).hexdigest()[:32]
+    assert record["impactLevel"] == "high" and record["approvedAt"]

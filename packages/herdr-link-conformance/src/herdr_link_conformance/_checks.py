@@ -285,13 +285,16 @@ SHARED_THREAD: Final = "01a249e3-7843-7481-bc55-77c7eaf8b788"
 SHARED_PROCESS_CLIENT: Final = "codex-mcp-client"
 """The ``clientInfo.name`` of Codex 0.171, whose default runs every pane's session in one background
 app-server that spawns MCP servers with the environment of the pane that started it."""
+UNKNOWN_CLIENT: Final = "an-editor-no-host-table-knows"
+"""A ``clientInfo.name`` no host table names: for all an adapter knows, a host's shared process."""
 
 
 @check(
     "pane-shown-not-assumed",
     "6.1",
     "a server with one pane's environment, in another pane's folder and without a terminal, under a host "
-    "that shares one process between panes, never answers or sends as the pane in its environment",
+    "that shares one process between panes or a client no host table knows, never answers or sends as the "
+    "pane in its environment",
     needs=("gateway", "pane_proof"),
     addition=True,
 )
@@ -311,7 +314,11 @@ async def _pane_shown(ctx: Context) -> None:
         await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "who sends this?"})
         threaded = await adapter.call(GATEWAY_TOOL, {"action": "peers"}, meta=thread)
         await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "and this?"}, meta=thread)
-    for answer in (peers, threaded):
+    async with ctx.adapter(cwd=there, client=UNKNOWN_CLIENT, detached=True) as adapter:
+        await adapter.call(GATEWAY_TOOL, {})
+        unknown = await adapter.call(GATEWAY_TOOL, {"action": "peers"})
+        await adapter.call(GATEWAY_TOOL, {"action": "send", "to": "reviewer", "message": "and who sends this?"})
+    for answer in (peers, threaded, unknown):
         me = (answer.payload or {}).get("self", {}).get("name") if answer.ok else None
         expect(me in (None, "beta"), f"peers answered as {me!r}, the pane in its environment: {answer.text!r}")
     senders = [envelope_of(delivery).from_ for delivery in delivered(ctx, ctx.reviewer)]

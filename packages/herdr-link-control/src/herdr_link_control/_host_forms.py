@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list"]
+    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at"]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "inject-steps", "plain"]
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Allow",
+    "Approval",
     "Extension",
     "Hook",
     "Host",
@@ -122,10 +123,31 @@ class Requirement:
         return None if found == self.value else ()
 
 
+class Approval:
+    """A host's record, beside the server entry, that its user approved every tool of a server (Factory
+    Droid's ``persistentPermissions``): where it goes, the fixed fields, and the field that names the server
+    by a digest of its launch, without which the host ignores the record."""
+
+    __slots__ = ("fields", "identity", "identity_of", "table")
+
+    def __init__(self, table: tuple[str, ...], fields: tuple[tuple[str, object], ...], *, identity: str,
+                 identity_of: tuple[tuple[str, object], ...]) -> None:  # fmt: skip
+        self.table = table
+        """Where the approvals are, by server name (``persistentPermissions.servers``)."""
+        self.fields = fields
+        """The record's fixed fields, in the order written."""
+        self.identity = identity
+        """The field holding the digest (``serverIdentity``)."""
+        self.identity_of = identity_of
+        """What the digest is taken of, key by key, :data:`COMMAND` and :data:`ARGS` standing for the server:
+        the first 32 hex digits of the SHA-256 of its compact JSON."""
+
+
 class Servers:
     """How a host registers MCP servers: the file, the table in it, our entry, and what it needs."""
 
     __slots__ = (
+        "approval",
         "entry",
         "lookup",
         "place",
@@ -153,8 +175,11 @@ class Servers:
         required_entry: tuple[tuple[str, object], ...] = (),
         required_notes: tuple[str, str] = ("", ""),
         repairs: bool = False,
+        approval: Approval | None = None,
     ) -> None:
         self.place = place
+        self.approval = approval
+        """The host's record that its user approved our tools, written beside the entry (:class:`Approval`)."""
         self.table = table
         self.entry = entry
         """Our entry, key by key in the order written; :data:`COMMAND` and :data:`ARGS` stand for the server's
@@ -261,7 +286,8 @@ class Trust:
         """``projects``: ``projects.<folder>.hasTrustDialogAccepted`` up to the repository's root;
         ``trust_level``: ``[projects."<folder>"] trust_level`` at the folder or its repository's root;
         ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins;
-        ``trusted_list``: ``{"trustedFolders": ["<folder>", …]}``, each covering the folders below it."""
+        ``trusted_list``: ``{"trustedFolders": ["<folder>", …]}``, each covering the folders below it;
+        ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted

@@ -171,6 +171,13 @@ def _trusted_list(folders: object, folder: Path) -> bool | None:
     return True if any(folder == base or base in folder.parents for base in listed) else None
 
 
+def _trusted_at(folders: object, folder: Path) -> bool | None:
+    """Factory Droid 0.225: the folder's own entry, with the time it was trusted (no parent covers a child,
+    as far as it was seen: the prediction errs towards the question)."""
+    entry = folders.get(str(folder)) if isinstance(folders, dict) else None
+    return True if isinstance(entry, dict) and entry.get("trustedAt") else None
+
+
 def folder_trust(
     host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None, *,
     strict: bool = False,
@@ -210,4 +217,6 @@ def folder_trust(
         return _folders(recorded, folder)
     if trust.rule == "trusted_list":
         return _trusted_list(recorded.get("trustedFolders"), folder)
+    if trust.rule == "trusted_at":
+        return _trusted_at(recorded.get("trustedFolders"), folder)
     assert_never(trust.rule)

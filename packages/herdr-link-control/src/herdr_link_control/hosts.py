@@ -21,6 +21,7 @@ from herdr_link_protocol import PresentationForm
 
 from ._host_forms import (
     Allow,
+    Approval,
     Extension,
     Hook,
     Host,
@@ -58,6 +59,7 @@ __all__ = [
     "KIND_ALIASES",
     "SERVER_NAMESPACE",
     "Allow",
+    "Approval",
     "Extension",
     "Hook",
     "Host",
@@ -487,6 +489,7 @@ HOSTS: Final[tuple[Host, ...]] = (
             "mcpServers",
             (("command", COMMAND), ("args", ARGS), ("trust", True)),
             registered=" as trusted",
+            project_question="Qwen Code asks once per project to use its servers (qwen mcp approve)",
         ),
     ),
     Host(
@@ -598,10 +601,25 @@ HOSTS: Final[tuple[Host, ...]] = (
             "mcpServers",
             (("type", "stdio"), ("command", COMMAND), ("args", ARGS), ("disabled", False)),
             scopes=("user",),
+            # What Droid 0.225 writes for "Always allow all herdr_link tools": at its default autonomy every
+            # MCP call asks otherwise (docs/hosts.md); the identity is its digest of the server's launch.
+            approval=Approval(
+                ("persistentPermissions", "servers"),
+                (("approvedAt", "2026-12-06T00:00:00.000Z"), ("impactLevel", "high")),
+                identity="serverIdentity",
+                identity_of=(("type", "stdio"), ("command", COMMAND), ("args", ARGS)),
+            ),
+        ),
+        trust=Trust(
+            Place("~/.factory/settings.json", user_note="folder trust, as Factory Droid records it"),
+            "trusted_at",
+            'a Factory Droid worker started in {folder} first asks "Trust this folder?" (Herdr reads it as idle; '
+            "Link refuses to start a worker there, and to type into one waiting at it)",
         ),
         notes=(
-            'Factory Droid asks before every MCP call at its default autonomy: answer "Always allow all '
-            'herdr_link tools" once.',
+            'The approval beside the server entry (persistentPermissions) is what Droid records for "Always '
+            'allow all herdr_link tools": at its default autonomy every MCP call asks otherwise.',
+            "Factory Droid asks once per folder whether you trust it: --trust DIR records that folder.",
         ),
     ),
     Host(

@@ -15,6 +15,7 @@ never changed unless asked for (``trust``), and then only for the folders named.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 import shlex
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
 
-from herdr_link_control.hosts import ARGS, ARGV, COMMAND, Hook, Host, Place, find_host, hosts_with
+from herdr_link_control.hosts import ARGS, ARGV, COMMAND, Approval, Hook, Host, Place, find_host, hosts_with
 from herdr_link_control.userfiles import place_path, shown_path
 
 if TYPE_CHECKING:
@@ -227,6 +228,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return dict.fromkeys(folders, "TRUST_FOLDER")
     if rule == "trusted_list":
         return {"trustedFolders": list(folders)}
+    if rule == "trusted_at":
+        return {"trustedFolders": {folder: {"trustedAt": TRUSTED_AT} for folder in folders}}
     assert_never(rule)
 
 
@@ -327,6 +330,21 @@ def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dic
     return entry | (dict(host.servers.required_entry) if required else {})
 
 
+TRUSTED_AT: Final = "2026-12-06T00:00:00.000Z"
+"""The time ``--trust`` records for a host that keeps one with each trusted folder (fixed: a wiring is the
+same every time it is made, so a second install finds nothing to change)."""
+
+
+def _approval(approval: Approval, command: str, args: Sequence[str]) -> dict[str, Any]:
+    """The host's record that its user approved our tools, naming our server by its digest."""
+    stand_ins: dict[object, object] = {COMMAND: command, ARGS: list(args)}
+    launch = {
+        key: stand_ins.get(value, value) if isinstance(value, str) else value for key, value in approval.identity_of
+    }
+    digest = hashlib.sha256(json.dumps(launch, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()[:32]
+    return dict(approval.fields) | {approval.identity: digest}
+
+
 def _scope(scope: str) -> Scope:
     """``scope`` as the host table's type, or ``ValueError``."""
     if scope == "user":
@@ -394,6 +412,9 @@ def wiring(
     files = _Files(environ, home)
     entry = _entry(record, command, args, required)
     files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)
+    if servers.approval is not None:
+        files.add(servers.place, scope, _nested(servers.approval.table, {DEFAULT_NAMESPACE: _approval(servers.approval,
+                  command, args)}))  # fmt: skip
     if record.allow is not None:
         allowed: Any = [record.allow.rules[0]]
         for level in reversed(record.allow.key):

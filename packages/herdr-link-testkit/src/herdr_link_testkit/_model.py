@@ -34,6 +34,7 @@ __all__ = [
 AGENT_KINDS: Final = KINDS
 """Herdr's canonical interactive agent labels (``--kind``)."""
 KIND_ALIASES: Final = ALIASES
+"""The aliases Herdr accepts for its labels (``--kind``, detection), each to its canonical label."""
 _EXECUTABLE: Final = {"cursor": "cursor-agent", "kiro": "kiro-cli"}
 AGENT_NAME_MESSAGE: Final = (
     "agent name must start with a lowercase letter and contain only lowercase letters, digits, '-' or '_' "
