@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -108,7 +109,7 @@ class Plan:
         lines.append(
             {
                 "none": "nothing installed yet: the bundle will be written",
-                "current": "the current bundle is already installed: nothing to do",
+                "current": "the current bundle is already installed: it stays as it is",
                 "older": "an older Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "modified": "a modified Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "typescript": "the TypeScript Herdr Link's bundle is installed: it will be replaced (backup kept; "
@@ -143,7 +144,7 @@ def _existing(target: Path) -> tuple[str, bytes | None]:
     and its bytes.
 
     Raises:
-        InstallError: a symbolic link or a folder is there.
+        InstallError: a symbolic link, a folder or no regular file (a FIFO: never opened) is there.
     """
     if target.is_symlink():
         raise InstallError(
@@ -154,6 +155,8 @@ def _existing(target: Path) -> tuple[str, bytes | None]:
         raise InstallError(f"{target} is a folder, not a file: nothing was changed")
     if not target.exists():
         return "none", None
+    if not stat.S_ISREG(target.stat().st_mode):  # checked without opening it: a FIFO would wait for ever
+        raise InstallError(f"{target} is not a regular file (a FIFO, a device or a socket): nothing was changed")
     data = target.read_bytes()
     state, _ = classify_plugin(data)
     if state in ("current", "older", "modified"):
@@ -421,6 +424,27 @@ def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
     return f"repaired: {location} -> {' '.join(command)} (the bridge it named is gone)"
 
 
+def _keep_current(
+    plan: Plan, environ: Mapping[str, str], home: Path, tell: Callable[[str], None], refuse: Callable[[str], None]
+) -> int:
+    """The plugin is already current: clear what a killed run left, repair a bridge location whose tool
+    was removed, and say what each file is."""
+    location = "unchanged"
+    try:
+        for left in clear_partials(plan.target, backups=backups_root(environ, home)):
+            tell(f"removed: {left} (a partial copy a killed run left)")
+        repaired = repair_location(environ, home, "opencode")
+        if repaired:
+            tell(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
+            location = repaired.removeprefix("repaired: ")
+    except OSError as error:
+        refuse(f"error: {failure_reason(error)}")
+        tell(f"state: {plan.target} is the current bundle (unchanged); bridge location {location}")
+        return 1
+    tell(f"state: {plan.target} is the current bundle (unchanged); bridge location {location}")
+    return EXIT_DUPLICATE if plan.duplicates else 0
+
+
 def install(
     plan: Plan,
     *,
@@ -448,10 +472,7 @@ def install(
         refuse("nothing was changed")
         return 1
     if plan.existing == "current":
-        repaired = repair_location(environ, home, "opencode")
-        if repaired:
-            say(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
-        return EXIT_DUPLICATE if plan.duplicates else 0
+        return _keep_current(plan, environ, home, teller(say), teller(refuse))
     if plan.needs_confirmation and not confirmed:
         refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
         return 1
@@ -504,7 +525,8 @@ def install(
         else:
             state.location = f"{location}, already pointing at {' '.join(command)}"
     except OSError as error:
-        state.location = f"not written: {error.strerror or error}"
+        state.location = f"not written: {failure_reason(error)}"
+        teller(refuse)(f"error: the bridge location was not written: {failure_reason(error)}")
         tell(state.summary())
         return 1
     tell(state.summary())
