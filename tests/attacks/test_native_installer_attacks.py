@@ -88,3 +88,75 @@ def test_a_folder_at_the_opencode_plugins_place_ends_with_the_state_line(home):
     done = run(home, *OPENCODE)
     assert done.returncode == 1 and "is a folder" in done.stderr, (done.stdout, done.stderr)
     assert done.stdout.splitlines() == ["state: nothing was changed"]
+
+
+SETTINGS = '{\n  "theme": "dark",\n  "packages": ["npm:first", "npm:herdr-link", "npm:last"]\n}\n'
+"""Pi's settings with the TypeScript Herdr Link listed between two other packages."""
+
+
+def typescript_pi(home: Path) -> tuple[Path, Path]:
+    """The TypeScript Herdr Link wired into the user's Pi as its README does: a package entry and a copy."""
+    settings = home / ".pi" / "agent" / "settings.json"
+    folder = home / ".pi" / "agent" / "extensions" / "herdr-link"
+    folder.mkdir(parents=True)
+    (folder / "index.ts").write_text('pi.registerTool({ name: "herdr_link" });\n')
+    settings.write_text(SETTINGS)
+    return settings, folder
+
+
+@pytest.mark.parametrize(
+    "meanwhile",
+    [
+        '{\n  "theme": "dark",\n  "packages": ["npm:herdr-link", "npm:last"]\n}\n',  # another package taken out
+        '{\n  "theme": "dark",\n  "packages": ["npm:herdr-link"]\n}\n',  # the planned index is gone
+    ],
+    ids=["shifted", "shorter"],
+)
+def test_pi_settings_changed_while_the_question_waited_are_never_edited_by_stale_indexes(home, meanwhile):
+    from herdr_link_pi_bridge._install import apply, plan
+
+    settings, folder = typescript_pi(home)
+    decided = plan(home, home, {})  # what the run asks about: [y/N] waits as long as the user likes
+    settings.write_text(meanwhile)  # the user (or Pi) edits the file in the meantime
+    result = apply(decided, {}, home, yes=True)
+    assert result.action == "failed", result.messages
+    assert any("changed while this run was planning" in m and "run again" in m for m in result.messages)
+    assert result.messages[-1] == "state: nothing was changed"
+    assert settings.read_text() == meanwhile and (folder / "index.ts").is_file() and not extension(home).exists()
+
+
+def test_a_set_aside_note_that_cannot_be_written_changes_nothing_and_says_so(home):
+    settings, folder = typescript_pi(home)
+    (home / ".config" / "herdr-link" / "pi-typescript.json").mkdir(parents=True)  # the note cannot be written
+    done = run(home, *PI, "install", "--yes")
+    assert done.returncode == 1 and "error:" in done.stderr, (done.stdout, done.stderr)
+    assert done.stdout.splitlines()[-1] == "state: nothing was changed"
+    assert settings.read_text() == SETTINGS and (folder / "index.ts").is_file()  # the state line is true
+
+
+@pytest.mark.parametrize("where", ["extension", "settings"])
+@pytest.mark.parametrize("mode", [("--dry-run",), ("--yes",)])
+def test_a_fifo_where_pi_keeps_a_file_is_refused_without_opening_it(home, where, mode):
+    path = extension(home) if where == "extension" else home / ".pi" / "agent" / "settings.json"
+    extension(home).parent.mkdir(parents=True)
+    os.mkfifo(path)  # nobody writes to it: a read would wait for ever
+    done = run(home, *PI, "install", *mode)
+    assert done.returncode == 1 and "is not a regular file" in done.stderr, (done.stdout, done.stderr)
+    assert done.stdout.splitlines()[-1] == "state: nothing was changed"
+
+
+@pytest.mark.parametrize("mode", [("--dry-run",), ()])
+def test_a_folder_at_the_pi_extensions_place_is_said_on_stderr_with_the_state_line(home, mode):
+    extension(home).mkdir(parents=True)
+    done = run(home, *PI, "install", *mode)
+    assert done.returncode == 1 and "is a folder" in done.stderr, (done.stdout, done.stderr)
+    assert done.stdout.splitlines()[-1] == "state: nothing was changed"
+
+
+def test_what_a_killed_pi_install_left_is_cleared_by_a_run_with_nothing_to_do(home):
+    assert run(home, *PI, "install").returncode == 0
+    partial = extension(home).with_name("herdr-link.js.herdr-link.partial")
+    partial.write_bytes(extension(home).read_bytes()[:100])
+    done = run(home, *PI, "install")
+    assert done.returncode == 0 and not partial.exists(), (done.stdout, done.stderr)
+    assert f"removed: {partial}" in done.stdout and done.stdout.splitlines()[-1].startswith("state: ")

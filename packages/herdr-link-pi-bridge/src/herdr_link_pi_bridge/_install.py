@@ -10,6 +10,7 @@ link or a folder at its place is refused, never written through.
 
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from herdr_link_control.userfiles import (
 )
 
 from ._extension import ExtensionState, extension_state, packaged_extension
-from ._typescript import TypescriptPi, find_typescript, put_back, set_aside
+from ._typescript import TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
@@ -135,7 +136,8 @@ def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
     return _pi_folder(home, cwd, project=project) / host_extension("pi").file
 
 
-def _refusal(target: Path) -> str:
+def _refusal(target: Path, settings: Path) -> str:
+    """Why the run cannot go ahead at all, found without opening anything (a FIFO would wait for ever)."""
     if target.is_symlink():
         return (
             f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
@@ -143,9 +145,12 @@ def _refusal(target: Path) -> str:
         )
     if target.is_dir():
         return f"{target} is a folder, not a file"
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        return f"{target} is not a regular file (a FIFO, a device or a socket)"
     if target.exists() and not os.access(target, os.R_OK):
         return f"{target} cannot be read"
-    return ""
+    unreadable = settings_refusal(settings)
+    return f"{unreadable}: Pi cannot read its settings from it" if unreadable else ""
 
 
 def plan(
@@ -154,12 +159,12 @@ def plan(
     """Decide what installing (or, with ``uninstall``, taking out) the extension does; writes nothing."""
     target = target_path(home, cwd, project=project)
     location = location_file(environ, home)
-    refused = _refusal(target)
+    scope = pi_scope(home, cwd, project=project)
+    refused = _refusal(target, scope[0])
     if refused:
         return InstallPlan(target, uninstall, "absent", None, None, location, refused=refused)
     before = target.read_bytes() if target.exists() else None
     state = extension_state(before)
-    scope = pi_scope(home, cwd, project=project)
     decided = InstallPlan(target, uninstall, state, before, before, location, scope=scope)
     if uninstall:
         decided.after = before if state == "foreign" else None
@@ -180,9 +185,14 @@ def plan(
     return decided
 
 
-def _clear_leftovers(target: Path, backups: Path) -> None:
-    clear_partials(target, backups=backups)
-    (target.parent / OLD_PARTIAL).unlink(missing_ok=True)
+def _clear_leftovers(target: Path, backups: Path) -> list[str]:
+    """Remove the partial copies a killed run left (beside the extension and among its backups); says which."""
+    removed = clear_partials(target, backups=backups)
+    old = target.parent / OLD_PARTIAL
+    if old.is_file():
+        old.unlink()
+        removed.append(old)
+    return [f"removed: {left} (a partial copy a killed run left)" for left in removed]
 
 
 def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: bool = False) -> InstallResult:
@@ -212,9 +222,12 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
     made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
+    try:
+        messages += _clear_leftovers(target, backups)
+    except OSError as error:
+        messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.before != decided.after:
         try:
-            _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, decided.after, backups=backups)
         except OSError as error:
             messages.append(f"error: {failure_reason(error)}")
@@ -232,6 +245,7 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
         where = f"{decided.location} -> {' '.join(command)}"
         bridge = where if write_location_file(decided.location, command, user="pi") else f"{where} (already)"
     except OSError as error:
+        messages.append(f"error: the bridge location was not written: {failure_reason(error)}")
         messages.append(
             f"state: {target} is the current extension{kept}; bridge location not written: {failure_reason(error)}"
         )
@@ -250,9 +264,12 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         )
     messages: list[str] = []
     removed = "absent (there was none)"
+    try:
+        messages += _clear_leftovers(target, backups)
+    except OSError as error:
+        messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.state != "absent":
         try:
-            _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, None, backups=backups)
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", f"state: {target} is unchanged"])
@@ -267,6 +284,7 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
     try:
         bridge = release_location_file(decided.location, "pi")
     except OSError as error:
+        messages.append(f"error: the bridge location was not released: {failure_reason(error)}")
         messages.append(
             f"state: {target} {removed}; bridge location {decided.location} unchanged: {failure_reason(error)}"
         )
