@@ -160,3 +160,102 @@ def test_what_a_killed_pi_install_left_is_cleared_by_a_run_with_nothing_to_do(ho
     done = run(home, *PI, "install")
     assert done.returncode == 0 and not partial.exists(), (done.stdout, done.stderr)
     assert f"removed: {partial}" in done.stdout and done.stdout.splitlines()[-1].startswith("state: ")
+
+
+KILL_AT = """
+import builtins, os, sys
+from pathlib import Path
+home, kill_at, module, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+count = 0
+def traced(name, real):
+    def call(*args, **kwargs):
+        global count
+        if name in ("fsync", "replace", "rename") or args and home in str(args[0]):
+            if count == kill_at:
+                os._exit(137)  # killed: no clean-up runs
+            count += 1
+        return real(*args, **kwargs)
+    return call
+for name in ("open", "fsync", "replace", "rename", "unlink", "chmod", "mkdir", "rmdir", "link"):
+    setattr(os, name, traced(name, getattr(os, name)))
+builtins.open = traced("open", builtins.open)
+main = __import__(module, fromlist=["main"]).main
+status = main(argv)
+os.write(2, f"\\nkill-points {count}\\n".encode())
+sys.exit(status)
+"""
+"""Run an installer's ``main`` and die at its K-th file-system call under HOME (K = -1: run to the end
+and say how many there were): a seam outside production code, as a power cut would."""
+
+
+def killed_at(home: Path, kill_at: int, module: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return run(home, sys.executable, "-c", KILL_AT, str(home), str(kill_at), module, *argv)
+
+
+def kill_points(home: Path, module: str, *argv: str) -> int:
+    whole = killed_at(home, -1, module, *argv)
+    assert whole.returncode == 0, (whole.stdout, whole.stderr)
+    return int(whole.stderr.rsplit("kill-points ", 1)[1])
+
+
+def no_partials(home: Path) -> list[Path]:
+    return [p for p in home.rglob("*") if p.name.endswith(".partial")]
+
+
+PI_CLI, OPENCODE_CLI = "herdr_link_pi_bridge.cli", "herdr_link_installer.cli"
+
+
+@pytest.mark.parametrize("step", ["install", "uninstall"])
+def test_a_pi_run_killed_at_any_write_is_healed_by_the_next_and_uninstall_gives_everything_back(tmp_path, step):
+    """Install (setting the TypeScript Herdr Link aside) or uninstall (giving it back), killed at each
+    file-system call: the next run of the same command finishes, and uninstall then leaves Pi's settings
+    byte for byte as they were and the TypeScript copy back in place."""
+    command = ["install", "--yes"] if step == "install" else ["uninstall"]
+
+    def fresh(name: str) -> tuple[Path, Path, Path]:
+        home = tmp_path / name
+        home.mkdir()
+        settings, folder = typescript_pi(home)
+        if step == "uninstall":
+            assert killed_at(home, -1, PI_CLI, "install", "--yes").returncode == 0
+        return home, settings, folder
+
+    calls = kill_points(fresh("whole")[0], PI_CLI, *command)
+    assert calls >= 10
+    for kill_at in range(calls):
+        home, settings, folder = fresh(f"kill-{kill_at}")
+        assert killed_at(home, kill_at, PI_CLI, *command).returncode == 137, kill_at
+        again = run(home, *PI, *command)
+        assert again.returncode == 0, (kill_at, again.stdout, again.stderr)
+        assert again.stdout.splitlines()[-1].startswith("state: "), kill_at
+        if step == "install":
+            assert extension(home).is_file() and not folder.exists() and "npm:herdr-link" not in settings.read_text()
+            again = run(home, *PI, "uninstall")
+            assert again.returncode == 0, (kill_at, again.stdout, again.stderr)
+        assert not extension(home).exists(), kill_at
+        assert settings.read_text() == SETTINGS, (kill_at, again.stdout)
+        assert (folder / "index.ts").is_file() and not no_partials(home), kill_at
+
+
+@pytest.mark.parametrize("step", ["install", "uninstall"])
+def test_an_opencode_run_killed_at_any_write_is_healed_by_the_next(tmp_path, step):
+    command = ["--runtime", "v2"] if step == "install" else ["--uninstall"]
+
+    def fresh(name: str) -> Path:
+        home: Path = tmp_path / name
+        home.mkdir()
+        if step == "uninstall":
+            assert run(home, *OPENCODE).returncode == 0
+        return home
+
+    calls = kill_points(fresh("whole"), OPENCODE_CLI, *command)
+    assert calls >= 5
+    for kill_at in range(calls):
+        home = fresh(f"kill-{kill_at}")
+        assert killed_at(home, kill_at, OPENCODE_CLI, *command).returncode == 137, kill_at
+        again = run(home, *OPENCODE[:1], *command)
+        assert again.returncode == 0, (kill_at, again.stdout, again.stderr)
+        assert again.stdout.splitlines()[-1].startswith("state: "), kill_at
+        assert plugin(home).is_file() == (step == "install") and not no_partials(home), (kill_at, again.stdout)
+        location = home / ".config" / "herdr-link" / "bridge.json"
+        assert location.is_file() == (step == "install"), kill_at

@@ -17,7 +17,7 @@ from herdr_link_control.userfiles import (
     replace_file,
 )
 
-from ._paths import Platform, config_dirs, installed_plugin
+from ._paths import Platform, config_dirs, installed_plugin, plugin_target
 from ._say import teller, to_stderr
 from ._typescript import forget_replaced, replaced_backup
 
@@ -92,6 +92,9 @@ def uninstall(
                 with contextlib.suppress(OSError):  # a stale note names a file that is no longer ours: harmless
                     forget_replaced(environ, home, path)
         else:
+            for config in config_dirs(environ, home, platform):  # a removal a killed run left half done
+                for left in clear_partials(plugin_target(config), backups=backups):
+                    tell(f"removed: {left} (a partial copy a killed run left)")
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode")
     except OSError as error:

@@ -185,9 +185,13 @@ def plan(
     return decided
 
 
-def _clear_leftovers(target: Path, backups: Path) -> list[str]:
-    """Remove the partial copies a killed run left (beside the extension and among its backups); says which."""
+def _clear_leftovers(decided: InstallPlan, backups: Path) -> list[str]:
+    """Remove the partial copies a killed run left (beside the extension and Pi's settings, and among their
+    backups); says which."""
+    target = decided.target
     removed = clear_partials(target, backups=backups)
+    if decided.scope is not None:
+        removed += clear_partials(decided.scope[0], backups=backups)
     old = target.parent / OLD_PARTIAL
     if old.is_file():
         old.unlink()
@@ -223,7 +227,7 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
     made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
     try:
-        messages += _clear_leftovers(target, backups)
+        messages += _clear_leftovers(decided, backups)
     except OSError as error:
         messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.before != decided.after:
@@ -265,7 +269,7 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
     messages: list[str] = []
     removed = "absent (there was none)"
     try:
-        messages += _clear_leftovers(target, backups)
+        messages += _clear_leftovers(decided, backups)
     except OSError as error:
         messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.state != "absent":
