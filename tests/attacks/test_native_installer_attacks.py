@@ -259,3 +259,17 @@ def test_an_opencode_run_killed_at_any_write_is_healed_by_the_next(tmp_path, ste
         assert plugin(home).is_file() == (step == "install") and not no_partials(home), (kill_at, again.stdout)
         location = home / ".config" / "herdr-link" / "bridge.json"
         assert location.is_file() == (step == "install"), kill_at
+
+
+def test_the_opencode_uninstall_takes_out_the_empty_folders_its_install_made_and_only_those(tmp_path):
+    fresh, used = tmp_path / "fresh", tmp_path / "used"
+    for home in (fresh, used):
+        home.mkdir()
+    (used / ".config" / "opencode").mkdir(parents=True)
+    (used / ".config" / "opencode" / "opencode.json").write_text("{}\n")  # the user's, before the install
+    for home in (fresh, used):
+        assert run(home, *OPENCODE).returncode == 0
+        done = run(home, OPENCODE[0], "--uninstall")
+        assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("state: "), (done.stdout, done.stderr)
+    assert not (fresh / ".config" / "opencode").exists()  # plugins/ and opencode/ were the install's
+    assert sorted(p.name for p in (used / ".config" / "opencode").iterdir()) == ["opencode.json"]

@@ -30,8 +30,10 @@ from herdr_link_control.userfiles import (
     bridge_command,
     clear_partials,
     failure_reason,
+    folders_to_make,
     location_command,
     location_file,
+    note_made_folders,
     put_back,
     replace_file,
     write_location_file,
@@ -67,6 +69,8 @@ RUNTIME_NAMES: Final = {"v1": "OpenCode 1.x", "v2": "OpenCode 2"}
 """What ``--runtime v1|v2`` names: which OpenCode the user runs (the one bundle loads in both)."""
 V1_PLUGIN_RANGE: Final = "^1.18.13"
 """The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
+FOLDERS_NOTE: Final = "opencode-folders.json"
+"""Beside the backups: the folders an install made for the plugin, taken out by uninstall when empty."""
 EXIT_DUPLICATE: Final = 4
 """Exit status of an install that succeeded while another Herdr Link file stays where OpenCode loads it."""
 
@@ -481,6 +485,7 @@ def install(
     backups = backups_root(environ, home)
     state = _State(plan.target)
     replaced: Replaced | None = None
+    made = folders_to_make(plan.target)
     try:
         clear_partials(plan.target, backups=backups)  # what a killed run left
         replaced = replace_file(
@@ -509,6 +514,7 @@ def install(
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} (checked for {RUNTIME_NAMES[plan.runtime]})")
+    note_made_folders(backups.parent / FOLDERS_NOTE, plan.target, made)  # so that uninstall can take them out
     if plan.existing == "typescript" and state.backup is not None:
         try:
             note_replaced(environ, home, plan.target, state.backup)

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
@@ -22,13 +22,14 @@ from herdr_link_control.userfiles import (
     bridge_command,
     clear_partials,
     failure_reason,
+    folders_to_make,
     location_file,
+    note_made_folders,
     place_path,
-    read_note,
     release_location_file,
+    remove_made_folders,
     replace_file,
     write_location_file,
-    write_note,
 )
 
 from ._extension import ExtensionState, extension_state, packaged_extension
@@ -225,7 +226,7 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages += set_aside(decided.typescript, backups).messages
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
-    made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
+    made = folders_to_make(target)
     try:
         messages += _clear_leftovers(decided, backups)
     except OSError as error:
@@ -242,8 +243,7 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages.append(f"backup: {done.backup}")
             kept = f" (backup {done.backup})"
     messages.append(f"{action}: {target}")
-    if made:  # so that uninstall can take them out again
-        _note_folders(backups, read_note(backups.parent / FOLDERS_NOTE) | {made[0]: made})
+    note_made_folders(backups.parent / FOLDERS_NOTE, target, made)  # so that uninstall can take them out again
     try:
         command = bridge_command()
         where = f"{decided.location} -> {' '.join(command)}"
@@ -281,7 +281,7 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         messages += [f"backup: {done.backup}", f"removed: {target}"]
     else:
         messages.append(f"nothing to take out: no Herdr Link extension at {target}")
-    messages += _remove_made_folders(backups, target)
+    messages += remove_made_folders(backups.parent / FOLDERS_NOTE, target)
     given_back = _put_back(decided, backups)
     messages += given_back
     back = "; the TypeScript Herdr Link put back" if any(m.startswith("put back") for m in given_back) else ""
@@ -318,30 +318,6 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     decided = plan(home, cwd, environ, project=project, uninstall=True)
     result = apply(decided, environ, home)
     return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
-
-
-def _note_folders(backups: Path, note: dict[str, Any]) -> None:
-    """Write the note of the folders installs made; never fails the run (uninstall then leaves them)."""
-    try:
-        write_note(backups.parent / FOLDERS_NOTE, note)
-    except OSError:
-        pass
-
-
-def _remove_made_folders(backups: Path, target: Path) -> list[str]:
-    """Take out the folders an install made for ``target``, deepest first, while they are empty."""
-    note = read_note(backups.parent / FOLDERS_NOTE)
-    made = note.pop(str(target.parent), [])
-    said = []
-    for folder in made if isinstance(made, list) else []:
-        try:
-            Path(folder).rmdir()
-        except OSError:
-            break
-        said.append(f"removed: {folder} (empty; the install had made it)")
-    if made:
-        _note_folders(backups, note)
-    return said
 
 
 def _put_back(decided: InstallPlan, backups: Path) -> list[str]:
