@@ -28,6 +28,7 @@ from herdr_link_control.userfiles import (
     Replaced,
     backups_root,
     bridge_command,
+    clear_note_partial,
     clear_partials,
     failure_reason,
     folders_to_make,
@@ -428,6 +429,11 @@ def repair_location(environ: Mapping[str, str], home: Path, user: str) -> str:
     return f"repaired: {location} -> {' '.join(command)} (the bridge it named is gone)"
 
 
+def _leftovers(target: Path, backups: Path) -> list[Path]:
+    """Remove the partial copies a killed run left: beside the plugin, among its backups, of the note."""
+    return [*clear_partials(target, backups=backups), *clear_note_partial(backups.parent / FOLDERS_NOTE)]
+
+
 def _keep_current(
     plan: Plan, environ: Mapping[str, str], home: Path, tell: Callable[[str], None], refuse: Callable[[str], None]
 ) -> int:
@@ -435,7 +441,7 @@ def _keep_current(
     was removed, and say what each file is."""
     location = "unchanged"
     try:
-        for left in clear_partials(plan.target, backups=backups_root(environ, home)):
+        for left in _leftovers(plan.target, backups_root(environ, home)):
             tell(f"removed: {left} (a partial copy a killed run left)")
         repaired = repair_location(environ, home, "opencode")
         if repaired:
@@ -487,7 +493,8 @@ def install(
     replaced: Replaced | None = None
     made = folders_to_make(plan.target)
     try:
-        clear_partials(plan.target, backups=backups)  # what a killed run left
+        for left in _leftovers(plan.target, backups):
+            tell(f"removed: {left} (a partial copy a killed run left)")
         replaced = replace_file(
             plan.target, plan.before, plan.bundle, backups=backups, verify=lambda copy: _check_copy(copy, plan.sha256)
         )

@@ -20,6 +20,7 @@ from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
     backups_root,
     bridge_command,
+    clear_note_partial,
     clear_partials,
     failure_reason,
     folders_to_make,
@@ -33,7 +34,7 @@ from herdr_link_control.userfiles import (
 )
 
 from ._extension import ExtensionState, extension_state, packaged_extension
-from ._typescript import TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
+from ._typescript import NOTE_FILE, TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
@@ -193,6 +194,8 @@ def _clear_leftovers(decided: InstallPlan, backups: Path) -> list[str]:
     removed = clear_partials(target, backups=backups)
     if decided.scope is not None:
         removed += clear_partials(decided.scope[0], backups=backups)
+    for note in (FOLDERS_NOTE, NOTE_FILE):
+        removed += clear_note_partial(backups.parent / note)
     old = target.parent / OLD_PARTIAL
     if old.is_file():
         old.unlink()

@@ -32,7 +32,7 @@ from herdr_link_control.userfiles import (
     write_note,
 )
 
-__all__ = ["SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside"]
+__all__ = ["NOTE_FILE", "SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside", "settings_refusal"]
 
 NOTE_FILE: Final = "pi-typescript.json"
 _SOURCE: Final = re.compile(

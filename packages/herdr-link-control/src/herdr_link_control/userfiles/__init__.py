@@ -56,6 +56,7 @@ if TYPE_CHECKING:
         write_location_file as write_location_file,
     )
     from ._notes import (
+        clear_note_partial as clear_note_partial,
         folders_to_make as folders_to_make,
         note_made_folders as note_made_folders,
         read_note as read_note,
@@ -113,6 +114,7 @@ _EXPORTS = {
         "write_location_file",
     ],
     "_notes": [
+        "clear_note_partial",
         "folders_to_make",
         "note_made_folders",
         "read_note",

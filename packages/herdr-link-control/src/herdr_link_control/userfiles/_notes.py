@@ -9,7 +9,14 @@ from typing import Any
 
 from ._complete import write_complete
 
-__all__ = ["folders_to_make", "note_made_folders", "read_note", "remove_made_folders", "write_note"]
+__all__ = [
+    "clear_note_partial",
+    "folders_to_make",
+    "note_made_folders",
+    "read_note",
+    "remove_made_folders",
+    "write_note",
+]
 
 
 def read_note(path: Path) -> dict[str, Any]:
@@ -19,6 +26,15 @@ def read_note(path: Path) -> dict[str, Any]:
     except (OSError, ValueError):
         return {}
     return note if isinstance(note, dict) else {}
+
+
+def clear_note_partial(path: Path) -> list[Path]:
+    """Remove the partial copy of the note at ``path`` a killed run left; returns it when there was one."""
+    partial = path.with_name(path.name + ".partial")  # write_complete's partial copy
+    if not partial.is_file():
+        return []
+    partial.unlink()
+    return [partial]
 
 
 def write_note(path: Path, note: dict[str, Any]) -> None:
