@@ -273,3 +273,16 @@ def test_the_opencode_uninstall_takes_out_the_empty_folders_its_install_made_and
         assert done.returncode == 0 and done.stdout.splitlines()[-1].startswith("state: "), (done.stdout, done.stderr)
     assert not (fresh / ".config" / "opencode").exists()  # plugins/ and opencode/ were the install's
     assert sorted(p.name for p in (used / ".config" / "opencode").iterdir()) == ["opencode.json"]
+
+
+@pytest.mark.parametrize("installer", ["opencode", "pi"])
+def test_a_dry_run_of_an_uninstall_that_would_leave_anothers_file_says_so_on_stderr(home, installer):
+    path = plugin(home) if installer == "opencode" else extension(home)
+    path.parent.mkdir(parents=True)
+    path.write_text("export default {}; // someone else's\n")
+    done = run(home, *(OPENCODE[:1] + ["--uninstall"] if installer == "opencode" else [*PI, "uninstall"]), "--dry-run")
+    real = run(home, *(OPENCODE[:1] + ["--uninstall"] if installer == "opencode" else [*PI, "uninstall"]))
+    assert done.returncode == real.returncode == 1, (done.stdout, done.stderr, real.stdout, real.stderr)
+    assert "would refuse:" in done.stderr and "not Herdr Link's" in done.stderr
+    assert done.stdout.splitlines()[-1] == "state: nothing was changed"
+    assert path.read_text() == "export default {}; // someone else's\n"

@@ -65,6 +65,9 @@ def uninstall(
         tell(f"  {path}: {what}")
     tell(f"  {location}: removed when no other runtime uses it")
     if dry_run:
+        if state == "foreign" or linked:  # the reason on stderr, as the real run's refusal
+            kind = "a symbolic link" if linked else "not Herdr Link's"
+            refuse(f"would refuse: {path} is {kind}: left alone")
         tell("dry run: nothing was written")
         tell("state: nothing was changed")
         return 1 if state == "foreign" or linked else 0

@@ -90,7 +90,9 @@ def _main(argv: list[str]) -> int:
     proposal = Proposal(
         decided.describe(),
         question=decided.question if asks else "",
-        refusals=[decided.refused] if decided.refused else [],
+        refusals=[decided.refused or f"{decided.target} is not Herdr Link's: left alone"]
+        if decided.refused or (decided.uninstall and decided.state == "foreign")
+        else [],
     )
 
     def apply_plan(confirmed: bool) -> int:
