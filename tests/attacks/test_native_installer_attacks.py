@@ -1,7 +1,8 @@
 """The OpenCode and Pi installers against an unlucky user's home (issue 72): what a killed run left, a
-FIFO or a folder where a file belongs, and a settings file that changes while the question waits.
-Each runs the real ``herdr-link-opencode-install`` or ``herdr-link-pi-bridge``; every run ends with its
-``state:`` line and says why it failed on stderr."""
+FIFO or a folder where a file belongs, and a settings file that changes while the question waits; and
+every installer (Codex's MCP install too) killed at each write, healed by the next run. Each runs the
+real ``herdr-link-opencode-install``, ``herdr-link-pi-bridge`` or ``herdr-link-mcp``; every run ends
+with its ``state:`` line and says why it failed on stderr."""
 
 import os
 import subprocess
@@ -286,3 +287,25 @@ def test_a_dry_run_of_an_uninstall_that_would_leave_anothers_file_says_so_on_std
     assert "would refuse:" in done.stderr and "not Herdr Link's" in done.stderr
     assert done.stdout.splitlines()[-1] == "state: nothing was changed"
     assert path.read_text() == "export default {}; // someone else's\n"
+
+
+def test_a_codex_install_killed_at_any_write_is_healed_by_the_next(tmp_path):
+    """``herdr-link-mcp install --host codex`` killed at each file-system call (between linking the new
+    ``hooks.json`` in and removing its temporary name among them): the next run finishes."""
+    command = ["install", "--host", "codex", "--yes"]
+
+    def fresh(name: str) -> Path:
+        home: Path = tmp_path / name
+        (home / ".codex").mkdir(parents=True)
+        return home
+
+    calls = kill_points(fresh("whole"), "herdr_link_mcp.cli", *command)
+    assert calls >= 10
+    for kill_at in range(calls):
+        home = fresh(f"kill-{kill_at}")
+        assert killed_at(home, kill_at, "herdr_link_mcp.cli", *command).returncode == 137, kill_at
+        again = run(home, str(BIN / "herdr-link-mcp"), *command)
+        assert again.returncode == 0, (kill_at, again.stdout, again.stderr)
+        assert again.stdout.splitlines()[-1].startswith("state: "), kill_at
+        hooks = home / ".codex" / "hooks.json"
+        assert os.stat(hooks).st_nlink == 1 and b"herdr" in hooks.read_bytes() and not no_partials(home), kill_at
