@@ -34,7 +34,7 @@ from herdr_link_control.userfiles import (
 )
 
 from ._extension import ExtensionState, extension_state, packaged_extension
-from ._typescript import NOTE_FILE, TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
+from ._typescript import NOTE_FILE, PartlySetAside, TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
@@ -227,6 +227,9 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
     if decided.typescript is not None:
         try:
             messages += set_aside(decided.typescript, backups).messages
+        except PartlySetAside as error:
+            left = f"{error.settings} is without the TypeScript Herdr Link's package entry (--uninstall puts it back)"
+            return InstallResult(target, "failed", [f"error: {error}", f"state: {left}; {target} is unchanged"])
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
     made = folders_to_make(target)

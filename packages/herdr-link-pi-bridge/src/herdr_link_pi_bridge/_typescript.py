@@ -26,13 +26,23 @@ from herdr_link_control.userfiles import (
     DocumentError,
     JsonDocument,
     backup_stamp,
+    failure_reason,
     read_current,
     read_note,
     replace_file,
     write_note,
 )
 
-__all__ = ["NOTE_FILE", "SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside", "settings_refusal"]
+__all__ = [
+    "NOTE_FILE",
+    "PartlySetAside",
+    "SetAside",
+    "TypescriptPi",
+    "find_typescript",
+    "put_back",
+    "set_aside",
+    "settings_refusal",
+]
 
 NOTE_FILE: Final = "pi-typescript.json"
 _SOURCE: Final = re.compile(
@@ -121,6 +131,15 @@ def _head(path: Path) -> str:
         return ""
 
 
+class PartlySetAside(OSError):
+    """Setting aside failed, and so did giving the settings back: they are without the TypeScript Herdr
+    Link's package entry (noted: uninstall gives it back); its folder is where it was."""
+
+    def __init__(self, message: str, settings: Path) -> None:
+        super().__init__(message)
+        self.settings = settings
+
+
 @dataclass(frozen=True)
 class SetAside:
     """What :func:`set_aside` did, to say and to undo."""
@@ -170,9 +189,15 @@ def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
             moved.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             os.rename(found.folder, moved)
             messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
-    except OSError:
+    except OSError as error:
         if done_settings is not None:  # give the settings back: nothing of it changed
-            replace_file(found.settings, done_settings.after, done_settings.before, backups=backups)
+            try:
+                replace_file(found.settings, done_settings.after, done_settings.before, backups=backups)
+            except OSError as undo:  # the note stays: uninstall gives the entry back
+                raise PartlySetAside(
+                    f"{failure_reason(error)}; giving {found.settings} back failed too ({failure_reason(undo)})",
+                    found.settings,
+                ) from None
         with contextlib.suppress(OSError):  # a note naming what was not set aside: put_back skips it
             write_note(_note_path(backups), earlier)
         raise
