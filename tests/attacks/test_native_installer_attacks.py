@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_control.userfiles import backup_folder, backups_root
+from herdr_link_control.userfiles import backup_folder, backups_root, replace_file as replace_file_of_userfiles
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs and modes as Linux has them")
 BIN = Path(sys.executable).parent
@@ -311,15 +311,13 @@ def test_a_codex_install_killed_at_any_write_is_healed_by_the_next(tmp_path):
         assert os.stat(hooks).st_nlink == 1 and b"herdr" in hooks.read_bytes() and not no_partials(home), kill_at
 
 
-def test_a_set_aside_that_fails_and_cannot_be_undone_says_what_changed_and_uninstall_gives_it_back(
-    home, monkeypatch
-):
+def test_a_set_aside_that_fails_and_cannot_be_undone_says_what_changed_and_uninstall_gives_it_back(home, monkeypatch):
     from herdr_link_pi_bridge import _typescript
     from herdr_link_pi_bridge._install import apply, plan, uninstall
 
     settings, folder = typescript_pi(home)
     decided = plan(home, home, {})
-    real_replace, calls = _typescript.replace_file, []
+    real_replace, calls = replace_file_of_userfiles, []
 
     def replace_file(*args, **kwargs):
         calls.append(args)
@@ -332,7 +330,7 @@ def test_a_set_aside_that_fails_and_cannot_be_undone_says_what_changed_and_unins
 
     with monkeypatch.context() as patched:
         patched.setattr(_typescript, "replace_file", replace_file)
-        patched.setattr(_typescript.os, "rename", rename)
+        patched.setattr(os, "rename", rename)
         result = apply(decided, {}, home, yes=True)
     assert result.action == "failed" and result.messages[-1] != "state: nothing was changed", result.messages
     assert "without the TypeScript Herdr Link's package entry" in result.messages[-1]
