@@ -140,3 +140,30 @@ def test_a_failure_to_remove_the_partial_after_the_swap_is_no_failure_of_the_wri
     monkeypatch.setattr(Path, "unlink", unlink)
     write_complete(target, b"new\n", expect=b"old\n")  # raises nothing
     assert target.read_text() == "new\n"
+
+
+KILLED_AFTER_LINK = """
+import os, sys
+real_link = os.link
+def link(source, destination, *args, **kwargs):
+    real_link(source, destination, *args, **kwargs)
+    if str(destination).endswith("hooks.json"):
+        os._exit(137)  # killed: the new file is in place, its temporary name not yet removed
+os.link = link
+from herdr_link_mcp.cli import main
+sys.exit(main(["install", "--host", "codex", "--yes"]))
+"""
+
+
+def test_a_codex_install_killed_after_linking_hooks_json_in_is_healed_by_the_next_run(home):
+    (home / ".codex").mkdir()
+    env = {"HOME": str(home), "PATH": os.environ["PATH"], **PASSED_ON}
+    killed = subprocess.run([sys.executable, "-c", KILLED_AFTER_LINK], env=env, cwd=home, capture_output=True,
+                            text=True, timeout=120)  # fmt: skip
+    hooks = home / ".codex" / "hooks.json"
+    assert killed.returncode == 137 and os.stat(hooks).st_nlink == 2, (killed.stdout, killed.stderr)
+    done = install(home, "codex", "--yes")  # our own temporary is no other name of the user's file
+    assert done.returncode == 0 and "hard links" not in done.stderr, (done.stdout, done.stderr)
+    assert os.stat(hooks).st_nlink == 1 and b"herdr" in hooks.read_bytes()
+    assert not [p for p in home.rglob("*") if p.name.endswith(".partial")]
+    assert "state:" in done.stdout.splitlines()[-1]

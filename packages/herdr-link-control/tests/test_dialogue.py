@@ -45,10 +45,10 @@ def test_a_dry_run_says_what_the_real_run_would_ask_and_applies_nothing(monkeypa
 
 def test_a_dry_run_of_a_refused_plan_says_why_and_exits_1(monkeypatch, capsys):
     refused = Proposal(["target: ~/x.js"], question="replace ~/x.js", refusals=["no Node"], dry_run_notes=["x"])
-    code, said, _, applied, _ = run(refused, dry_run=True, monkeypatch=monkeypatch, capsys=capsys)
+    code, said, err, applied, _ = run(refused, dry_run=True, monkeypatch=monkeypatch, capsys=capsys)
     assert code == 1 and applied == []
-    assert said == ["target: ~/x.js", "would refuse: no Node", "dry run: nothing was written",
-                    "state: nothing was changed"]  # fmt: skip
+    assert said == ["target: ~/x.js", "dry run: nothing was written", "state: nothing was changed"]
+    assert err == "prog: would refuse: no Node\n"  # the reason on stderr, as a real run's refusal
 
 
 @pytest.mark.parametrize(

@@ -522,7 +522,7 @@ def test_a_dry_run_shows_the_plan_and_why_it_would_be_refused(tmp_path):
         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.returncode == 1 and done.stdout.startswith("OpenCode config: ")
-    assert "would refuse: the V1 bundle needs @opencode-ai/plugin" in done.stdout
+    assert "would refuse: the V1 bundle needs @opencode-ai/plugin" in done.stderr
     assert done.stdout.endswith("dry run: nothing was written\nstate: nothing was changed\n")
     assert not target(tmp_path).exists()
 

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,10 +28,13 @@ from herdr_link_control.userfiles import (
     Replaced,
     backups_root,
     bridge_command,
+    clear_note_partial,
     clear_partials,
     failure_reason,
+    folders_to_make,
     location_command,
     location_file,
+    note_made_folders,
     put_back,
     replace_file,
     write_location_file,
@@ -66,6 +70,8 @@ RUNTIME_NAMES: Final = {"v1": "OpenCode 1.x", "v2": "OpenCode 2"}
 """What ``--runtime v1|v2`` names: which OpenCode the user runs (the one bundle loads in both)."""
 V1_PLUGIN_RANGE: Final = "^1.18.13"
 """The ``@opencode-ai/plugin`` range the V1 bundle imports from (npm caret rules: no prereleases)."""
+FOLDERS_NOTE: Final = "opencode-folders.json"
+"""Beside the backups: the folders an install made for the plugin, taken out by uninstall when empty."""
 EXIT_DUPLICATE: Final = 4
 """Exit status of an install that succeeded while another Herdr Link file stays where OpenCode loads it."""
 
@@ -108,7 +114,7 @@ class Plan:
         lines.append(
             {
                 "none": "nothing installed yet: the bundle will be written",
-                "current": "the current bundle is already installed: nothing to do",
+                "current": "the current bundle is already installed: it stays as it is",
                 "older": "an older Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "modified": "a modified Herdr Link bundle is installed: it will be replaced (backup kept)",
                 "typescript": "the TypeScript Herdr Link's bundle is installed: it will be replaced (backup kept; "
@@ -143,7 +149,7 @@ def _existing(target: Path) -> tuple[str, bytes | None]:
     and its bytes.
 
     Raises:
-        InstallError: a symbolic link or a folder is there.
+        InstallError: a symbolic link, a folder or no regular file (a FIFO: never opened) is there.
     """
     if target.is_symlink():
         raise InstallError(
@@ -154,6 +160,8 @@ def _existing(target: Path) -> tuple[str, bytes | None]:
         raise InstallError(f"{target} is a folder, not a file: nothing was changed")
     if not target.exists():
         return "none", None
+    if not stat.S_ISREG(target.stat().st_mode):  # checked without opening it: a FIFO would wait for ever
+        raise InstallError(f"{target} is not a regular file (a FIFO, a device or a socket): nothing was changed")
     data = target.read_bytes()
     state, _ = classify_plugin(data)
     if state in ("current", "older", "modified"):
@@ -427,6 +435,32 @@ def repair_location(environ: Mapping[str, str], home: Path, runtime: Runtime) ->
     return f"repaired: {location} -> {' '.join(command)} (the bridge it named is gone)"
 
 
+def _leftovers(target: Path, backups: Path) -> list[Path]:
+    """Remove the partial copies a killed run left: beside the plugin, among its backups, of the note."""
+    return [*clear_partials(target, backups=backups), *clear_note_partial(backups.parent / FOLDERS_NOTE)]
+
+
+def _keep_current(
+    plan: Plan, environ: Mapping[str, str], home: Path, tell: Callable[[str], None], refuse: Callable[[str], None]
+) -> int:
+    """The plugin is already current: clear what a killed run left, repair a bridge location whose tool
+    was removed, and say what each file is."""
+    location = "unchanged"
+    try:
+        for left in _leftovers(plan.target, backups_root(environ, home)):
+            tell(f"removed: {left} (a partial copy a killed run left)")
+        repaired = repair_location(environ, home, plan.runtime)
+        if repaired:
+            tell(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
+            location = repaired.removeprefix("repaired: ")
+    except OSError as error:
+        refuse(f"error: {failure_reason(error)}")
+        tell(f"state: {plan.target} is the current bundle (unchanged); bridge location {location}")
+        return 1
+    tell(f"state: {plan.target} is the current bundle (unchanged); bridge location {location}")
+    return EXIT_DUPLICATE if plan.duplicates else 0
+
+
 def install(
     plan: Plan,
     *,
@@ -454,10 +488,7 @@ def install(
         refuse("nothing was changed")
         return 1
     if plan.existing == "current":
-        repaired = repair_location(environ, home, plan.runtime)
-        if repaired:
-            say(repaired)  # the plugin was current; the bridge it starts was gone (its tool removed)
-        return EXIT_DUPLICATE if plan.duplicates else 0
+        return _keep_current(plan, environ, home, teller(say), teller(refuse))
     if plan.needs_confirmation and not confirmed:
         refuse(f"refused without confirmation: {plan.needs_confirmation} (run again with --yes); nothing was changed")
         return 1
@@ -466,8 +497,10 @@ def install(
     backups = backups_root(environ, home)
     state = _State(plan.target)
     replaced: Replaced | None = None
+    made = folders_to_make(plan.target)
     try:
-        clear_partials(plan.target, backups=backups)  # what a killed run left
+        for left in _leftovers(plan.target, backups):
+            tell(f"removed: {left} (a partial copy a killed run left)")
         replaced = replace_file(
             plan.target, plan.before, plan.bundle, backups=backups, verify=lambda copy: _check_copy(copy, plan.sha256)
         )
@@ -494,6 +527,7 @@ def install(
         tell(state.summary())
         return 1
     tell(f"installed: {plan.target} (checked for {RUNTIME_NAMES[plan.runtime]})")
+    note_made_folders(backups.parent / FOLDERS_NOTE, plan.target, made)  # so that uninstall can take them out
     if plan.existing == "typescript" and state.backup is not None:
         try:
             note_replaced(environ, home, plan.target, state.backup)
@@ -510,7 +544,8 @@ def install(
         else:
             state.location = f"{location}, already pointing at {' '.join(command)}"
     except OSError as error:
-        state.location = f"not written: {error.strerror or error}"
+        state.location = f"not written: {failure_reason(error)}"
+        teller(refuse)(f"error: the bridge location was not written: {failure_reason(error)}")
         tell(state.summary())
         return 1
     tell(state.summary())

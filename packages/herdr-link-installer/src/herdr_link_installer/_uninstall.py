@@ -16,10 +16,12 @@ from herdr_link_control.userfiles import (
     location_file,
     put_back,
     release_location_file,
+    remove_made_folders,
     replace_file,
 )
 
-from ._paths import Platform, config_dirs, installed_plugin
+from ._install import FOLDERS_NOTE
+from ._paths import Platform, config_dirs, installed_plugin, plugin_target
 from ._say import teller, to_stderr
 from ._typescript import forget_replaced, replaced_backup
 
@@ -65,6 +67,9 @@ def uninstall(
         tell(f"  {path}: {what}")
     tell(f"  {location}: removed when no other runtime uses it")
     if dry_run:
+        if state == "foreign" or linked:  # the reason on stderr, as the real run's refusal
+            kind = "a symbolic link" if linked else "not Herdr Link's"
+            refuse(f"would refuse: {path} is {kind}: left alone")
         tell("dry run: nothing was written")
         tell("state: nothing was changed")
         return 1 if state == "foreign" or linked else 0
@@ -93,7 +98,14 @@ def uninstall(
                 tell(f"put back: {path}, the TypeScript Herdr Link's bundle the install replaced")
                 with contextlib.suppress(OSError):  # a stale note names a file that is no longer ours: harmless
                     forget_replaced(environ, home, path)
+            for said in remove_made_folders(backups.parent / FOLDERS_NOTE, path):  # the empty folders it made
+                tell(said)
         else:
+            for config in config_dirs(environ, home, platform):  # a removal a killed run left half done
+                for left in clear_partials(plugin_target(config), backups=backups):
+                    tell(f"removed: {left} (a partial copy a killed run left)")
+                for said in remove_made_folders(backups.parent / FOLDERS_NOTE, plugin_target(config)):
+                    tell(said)
             tell("nothing to take out: Herdr Link's OpenCode plugin is not installed")
         bridge = release_location_file(location, "opencode", own=bridge_command())
     except OSError as error:

@@ -8,13 +8,14 @@ from pathlib import Path
 
 from herdr_link_control.commandline import (
     EXIT_STATUSES,
+    NOTHING_CHANGED,
     Proposal,
     UsageError,
     command_parser,
     install_dialogue,
     run_command,
 )
-from herdr_link_control.userfiles import bridge_command, location_file
+from herdr_link_control.userfiles import bridge_command, failure_reason, location_file
 
 from ._install import EXIT_DUPLICATE, InstallError, install, plan_install
 from ._paths import current_platform
@@ -95,7 +96,7 @@ def _main(argv: list[str]) -> int:
         return install_dialogue(PROG, proposal, apply, dry_run=args.dry_run, yes=args.yes, say=say)
     except InstallError as error:
         sys.stderr.write(f"{PROG}: {error}\n")
-        return 1
     except OSError as error:
-        sys.stderr.write(f"{PROG}: {error.strerror or error}: {error.filename or ''}; nothing was changed\n")
-        return 1
+        sys.stderr.write(f"{PROG}: {failure_reason(error)}; nothing was changed\n")
+    say(NOTHING_CHANGED)  # refused before anything was written
+    return 1

@@ -10,29 +10,32 @@ link or a folder at its place is refused, never written through.
 
 import os
 import shutil
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from herdr_link_control.hosts import host_extension
 from herdr_link_control.userfiles import (
     LOCATION_RELEASED,
     backups_root,
     bridge_command,
+    clear_note_partial,
     clear_partials,
     failure_reason,
+    folders_to_make,
     location_file,
+    note_made_folders,
     place_path,
-    read_note,
     release_location_file,
+    remove_made_folders,
     replace_file,
     write_location_file,
-    write_note,
 )
 
 from ._extension import ExtensionState, extension_state, packaged_extension
-from ._typescript import TypescriptPi, find_typescript, put_back, set_aside
+from ._typescript import NOTE_FILE, PartlySetAside, TypescriptPi, find_typescript, put_back, set_aside, settings_refusal
 
 __all__ = ["InstallPlan", "InstallResult", "apply", "install", "plan", "target_path", "uninstall"]
 
@@ -136,7 +139,8 @@ def target_path(home: Path, cwd: Path, *, project: bool) -> Path:
     return _pi_folder(home, cwd, project=project) / host_extension("pi").file
 
 
-def _refusal(target: Path) -> str:
+def _refusal(target: Path, settings: Path) -> str:
+    """Why the run cannot go ahead at all, found without opening anything (a FIFO would wait for ever)."""
     if target.is_symlink():
         return (
             f"{target} is a symbolic link: Herdr Link owns this file whole and does not write through a link; "
@@ -144,9 +148,12 @@ def _refusal(target: Path) -> str:
         )
     if target.is_dir():
         return f"{target} is a folder, not a file"
+    if target.exists() and not stat.S_ISREG(target.stat().st_mode):
+        return f"{target} is not a regular file (a FIFO, a device or a socket)"
     if target.exists() and not os.access(target, os.R_OK):
         return f"{target} cannot be read"
-    return ""
+    unreadable = settings_refusal(settings)
+    return f"{unreadable}: Pi cannot read its settings from it" if unreadable else ""
 
 
 def plan(
@@ -155,12 +162,12 @@ def plan(
     """Decide what installing (or, with ``uninstall``, taking out) the extension does; writes nothing."""
     target = target_path(home, cwd, project=project)
     location = location_file(environ, home)
-    refused = _refusal(target)
+    scope = pi_scope(home, cwd, project=project)
+    refused = _refusal(target, scope[0])
     if refused:
         return InstallPlan(target, uninstall, "absent", None, None, location, refused=refused)
     before = target.read_bytes() if target.exists() else None
     state = extension_state(before)
-    scope = pi_scope(home, cwd, project=project)
     decided = InstallPlan(target, uninstall, state, before, before, location, scope=scope)
     if uninstall:
         decided.after = before if state == "foreign" else None
@@ -181,9 +188,20 @@ def plan(
     return decided
 
 
-def _clear_leftovers(target: Path, backups: Path) -> None:
-    clear_partials(target, backups=backups)
-    (target.parent / OLD_PARTIAL).unlink(missing_ok=True)
+def _clear_leftovers(decided: InstallPlan, backups: Path) -> list[str]:
+    """Remove the partial copies a killed run left (beside the extension and Pi's settings, and among their
+    backups); says which."""
+    target = decided.target
+    removed = clear_partials(target, backups=backups)
+    if decided.scope is not None:
+        removed += clear_partials(decided.scope[0], backups=backups)
+    for note in (FOLDERS_NOTE, NOTE_FILE):
+        removed += clear_note_partial(backups.parent / note)
+    old = target.parent / OLD_PARTIAL
+    if old.is_file():
+        old.unlink()
+        removed.append(old)
+    return [f"removed: {left} (a partial copy a killed run left)" for left in removed]
 
 
 def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: bool = False) -> InstallResult:
@@ -210,12 +228,18 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
     if decided.typescript is not None:
         try:
             messages += set_aside(decided.typescript, backups).messages
+        except PartlySetAside as error:
+            left = f"{error.settings} is without the TypeScript Herdr Link's package entry (--uninstall puts it back)"
+            return InstallResult(target, "failed", [f"error: {error}", f"state: {left}; {target} is unchanged"])
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", "state: nothing was changed"])
-    made = [str(p) for p in (target.parent, target.parent.parent, target.parent.parent.parent) if not p.exists()]
+    made = folders_to_make(target)
+    try:
+        messages += _clear_leftovers(decided, backups)
+    except OSError as error:
+        messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.before != decided.after:
         try:
-            _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, decided.after, backups=backups)
         except OSError as error:
             messages.append(f"error: {failure_reason(error)}")
@@ -226,14 +250,14 @@ def apply(decided: InstallPlan, environ: Mapping[str, str], home: Path, *, yes: 
             messages.append(f"backup: {done.backup}")
             kept = f" (backup {done.backup})"
     messages.append(f"{action}: {target}")
-    if made:  # so that uninstall can take them out again
-        _note_folders(backups, read_note(backups.parent / FOLDERS_NOTE) | {made[0]: made})
+    note_made_folders(backups.parent / FOLDERS_NOTE, target, made)  # so that uninstall can take them out again
     try:
         command = bridge_command()
         where = f"{decided.location} -> {' '.join(command)}"
         written = write_location_file(decided.location, command, user="pi", reinstall="herdr-link-pi-bridge install")
         bridge = where if written else f"{where} (already)"
     except OSError as error:
+        messages.append(f"error: the bridge location was not written: {failure_reason(error)}")
         messages.append(
             f"state: {target} is the current extension{kept}; bridge location not written: {failure_reason(error)}"
         )
@@ -252,9 +276,12 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         )
     messages: list[str] = []
     removed = "absent (there was none)"
+    try:
+        messages += _clear_leftovers(decided, backups)
+    except OSError as error:
+        messages.append(f"could not remove a partial copy a killed run left: {failure_reason(error)}")
     if decided.state != "absent":
         try:
-            _clear_leftovers(target, backups)
             done = replace_file(target, decided.before, None, backups=backups)
         except OSError as error:
             return InstallResult(target, "failed", [f"error: {failure_reason(error)}", f"state: {target} is unchanged"])
@@ -262,13 +289,14 @@ def _take_out(decided: InstallPlan, backups: Path) -> InstallResult:
         messages += [f"backup: {done.backup}", f"removed: {target}"]
     else:
         messages.append(f"nothing to take out: no Herdr Link extension at {target}")
-    messages += _remove_made_folders(backups, target)
+    messages += remove_made_folders(backups.parent / FOLDERS_NOTE, target)
     given_back = _put_back(decided, backups)
     messages += given_back
     back = "; the TypeScript Herdr Link put back" if any(m.startswith("put back") for m in given_back) else ""
     try:
         bridge = release_location_file(decided.location, "pi", own=bridge_command())
     except OSError as error:
+        messages.append(f"error: the bridge location was not released: {failure_reason(error)}")
         messages.append(
             f"state: {target} {removed}; bridge location {decided.location} unchanged: {failure_reason(error)}"
         )
@@ -298,30 +326,6 @@ def uninstall(home: Path, cwd: Path, environ: Mapping[str, str], *, project: boo
     decided = plan(home, cwd, environ, project=project, uninstall=True)
     result = apply(decided, environ, home)
     return InstallResult(result.path, result.action, [*decided.describe(), *result.messages])
-
-
-def _note_folders(backups: Path, note: dict[str, Any]) -> None:
-    """Write the note of the folders installs made; never fails the run (uninstall then leaves them)."""
-    try:
-        write_note(backups.parent / FOLDERS_NOTE, note)
-    except OSError:
-        pass
-
-
-def _remove_made_folders(backups: Path, target: Path) -> list[str]:
-    """Take out the folders an install made for ``target``, deepest first, while they are empty."""
-    note = read_note(backups.parent / FOLDERS_NOTE)
-    made = note.pop(str(target.parent), [])
-    said = []
-    for folder in made if isinstance(made, list) else []:
-        try:
-            Path(folder).rmdir()
-        except OSError:
-            break
-        said.append(f"removed: {folder} (empty; the install had made it)")
-    if made:
-        _note_folders(backups, note)
-    return said
 
 
 def _put_back(decided: InstallPlan, backups: Path) -> list[str]:

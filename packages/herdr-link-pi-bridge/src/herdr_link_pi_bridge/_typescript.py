@@ -5,27 +5,44 @@
 Pi keeps the first tool of a name it loads, so with ours beside it one ``herdr_link`` silently
 shadows the other. Install sets it aside only with ``--yes``: the package entries are taken out of
 ``packages`` (the list kept as the file spelled it) and the folder is moved under Herdr Link's
-backups; a note of both (``pi-typescript.json`` beside the backups) lets uninstall give them back.
+backups; a note of both (``pi-typescript.json`` beside the backups) lets uninstall give them back. The
+note is written first, so nothing is set aside that uninstall cannot give back; the entries are those
+the plan found, taken out only while the settings file still holds what the plan read (a change while
+the question waited is refused: run again).
 """
 
+import contextlib
+import copy
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from herdr_link_control.userfiles import (
     MISSING,
+    ChangedMeanwhile,
     DocumentError,
     JsonDocument,
     backup_stamp,
+    failure_reason,
     read_current,
     read_note,
     replace_file,
     write_note,
 )
 
-__all__ = ["SetAside", "TypescriptPi", "find_typescript", "put_back", "set_aside"]
+__all__ = [
+    "NOTE_FILE",
+    "PartlySetAside",
+    "SetAside",
+    "TypescriptPi",
+    "find_typescript",
+    "put_back",
+    "set_aside",
+    "settings_refusal",
+]
 
 NOTE_FILE: Final = "pi-typescript.json"
 _SOURCE: Final = re.compile(
@@ -46,8 +63,10 @@ class TypescriptPi:
 
     settings: Path
     entries: list[int]
-    """Indexes in the settings' ``packages`` that are it."""
-    folder: Path | None
+    """Indexes in the settings' ``packages`` that are it, in :attr:`text`."""
+    text: bytes | None = None
+    """The settings file as the plan read it: the entries are taken out of it, only while the file holds it."""
+    folder: Path | None = None
     """Its sources copied into ``extensions/herdr-link/``."""
 
     def describe(self) -> list[str]:
@@ -59,15 +78,34 @@ class TypescriptPi:
         return lines
 
 
-def _packages(settings: Path) -> tuple[str | None, Any]:
+def settings_refusal(settings: Path) -> str:
+    """Why Pi's ``settings`` cannot be read as a file, found without opening it (a FIFO would wait for
+    ever); ``""`` when it is absent or a regular file."""
     try:
-        text = read_current(settings)
+        mode = os.stat(settings).st_mode
     except OSError:
-        return None, MISSING
-    if text is None:
+        return ""
+    if stat.S_ISREG(mode):
+        return ""
+    return f"{settings} is {'a folder' if stat.S_ISDIR(mode) else 'not a regular file (a FIFO, a device or a socket)'}"
+
+
+def _read(settings: Path) -> bytes | None:
+    """The settings' bytes; ``None`` when missing, unreadable or no regular file (never opened then)."""
+    if settings_refusal(settings):
+        return None
+    try:
+        return read_current(settings)
+    except OSError:
+        return None
+
+
+def _packages(raw: bytes | None) -> tuple[str | None, Any]:
+    """The settings' text and its ``packages`` value, from the bytes ``raw`` (``None``: no file)."""
+    if raw is None:
         return None, MISSING
     try:
-        document = JsonDocument(text.decode("utf-8"))
+        document = JsonDocument(raw.decode("utf-8"))
     except (DocumentError, UnicodeDecodeError):
         return None, MISSING
     return document.text, document.get(("packages",))
@@ -75,13 +113,14 @@ def _packages(settings: Path) -> tuple[str | None, Any]:
 
 def find_typescript(settings: Path, extensions: Path) -> TypescriptPi | None:
     """The TypeScript Herdr Link in the scope of ``settings`` and ``extensions``, or ``None``."""
-    _, packages = _packages(settings)
+    raw = _read(settings)
+    _, packages = _packages(raw)
     listed = packages if isinstance(packages, list) else []
     entries = [i for i, entry in enumerate(listed) if is_typescript_source(entry)]
     folder = extensions / "herdr-link"
     index = folder / "index.ts"
     copied = folder.is_dir() and not folder.is_symlink() and index.is_file() and "herdr_link" in _head(index)
-    return TypescriptPi(settings, entries, folder if copied else None) if entries or copied else None
+    return TypescriptPi(settings, entries, raw, folder if copied else None) if entries or copied else None
 
 
 def _head(path: Path) -> str:
@@ -90,6 +129,15 @@ def _head(path: Path) -> str:
             return file.read(1 << 20)
     except OSError:
         return ""
+
+
+class PartlySetAside(OSError):
+    """Setting aside failed, and so did giving the settings back: they are without the TypeScript Herdr
+    Link's package entry (noted: uninstall gives it back); its folder is where it was."""
+
+    def __init__(self, message: str, settings: Path) -> None:
+        super().__init__(message)
+        self.settings = settings
 
 
 @dataclass(frozen=True)
@@ -105,38 +153,54 @@ def _note_path(backups: Path) -> Path:
 
 def set_aside(found: TypescriptPi, backups: Path) -> SetAside:
     """Take the TypeScript Herdr Link out of Pi: its package entries (the settings file backed up and
-    replaced whole) and its copied folder (moved under ``backups``); noted for :func:`put_back`.
+    replaced whole, only while it holds what the plan read) and its copied folder (moved under
+    ``backups``). The note for :func:`put_back` is written first; on a failure it is given back with
+    whatever was changed.
 
     Raises:
-        OSError: nothing of it was changed (or what was changed was put back).
+        OSError: nothing of it was changed (or what was changed was put back); ``ChangedMeanwhile``: the
+        settings file changed since the plan (the question waits as long as the user likes).
     """
-    note = read_note(_note_path(backups))
-    messages: list[str] = []
-    done_settings = None
+    earlier = read_note(_note_path(backups))
+    note = copy.deepcopy(earlier)  # the earlier note is written back on a failure
+    after = None
     if found.entries:
-        before = read_current(found.settings)
-        assert before is not None
-        document = JsonDocument(before.decode("utf-8"))
+        if found.text is None:
+            raise ChangedMeanwhile(f"{found.settings} changed while this run was planning (it cannot be read now)")
+        document = JsonDocument(found.text.decode("utf-8"))
         spelled = document.source(("packages",))
         for index in reversed(found.entries):
             document.remove(("packages", index))
-        done_settings = replace_file(found.settings, before, document.text.encode("utf-8"), backups=backups)
+        after = document.text.encode("utf-8")
         note.setdefault("settings", {})[str(found.settings)] = {
             "before_text": spelled, "after": document.get(("packages",))}  # fmt: skip
-        backup = done_settings.backup
-        messages.append(f"took the TypeScript Herdr Link out of {found.settings} packages (backup {backup})")
+    moved = backups / f"pi-typescript-extension.{backup_stamp()}"
     if found.folder is not None:
-        moved = backups / f"pi-typescript-extension.{backup_stamp()}"
-        moved.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        try:
-            os.rename(found.folder, moved)
-        except OSError:
-            if done_settings is not None:  # give the settings back: nothing of it changed
-                replace_file(found.settings, done_settings.after, done_settings.before, backups=backups)
-            raise
         note.setdefault("folders", {})[str(found.folder)] = str(moved)
-        messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
-    write_note(_note_path(backups), note)
+    write_note(_note_path(backups), note)  # first: nothing is set aside that uninstall cannot give back
+    messages: list[str] = []
+    done_settings = None
+    try:
+        if after is not None:
+            done_settings = replace_file(found.settings, found.text, after, backups=backups)
+            backup = done_settings.backup
+            messages.append(f"took the TypeScript Herdr Link out of {found.settings} packages (backup {backup})")
+        if found.folder is not None:
+            moved.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.rename(found.folder, moved)
+            messages.append(f"moved {found.folder} (the TypeScript Herdr Link's extension) to {moved}")
+    except OSError as error:
+        if done_settings is not None:  # give the settings back: nothing of it changed
+            try:
+                replace_file(found.settings, done_settings.after, done_settings.before, backups=backups)
+            except OSError as undo:  # the note stays: uninstall gives the entry back
+                raise PartlySetAside(
+                    f"{failure_reason(error)}; giving {found.settings} back failed too ({failure_reason(undo)})",
+                    found.settings,
+                ) from None
+        with contextlib.suppress(OSError):  # a note naming what was not set aside: put_back skips it
+            write_note(_note_path(backups), earlier)
+        raise
     return SetAside(messages)
 
 
@@ -147,8 +211,11 @@ def put_back(settings: Path, extensions: Path, backups: Path) -> list[str]:
     messages: list[str] = []
     aside = note.get("settings", {}).pop(str(settings), None)
     if isinstance(aside, dict):
-        text, packages = _packages(settings)
-        if text is not None and packages == aside.get("after"):
+        text, packages = _packages(_read(settings))
+        spelled = JsonDocument(text).source(("packages",)) if text is not None else None
+        if spelled == aside.get("before_text"):  # never taken out (a run killed before it): nothing to give back
+            pass
+        elif text is not None and packages == aside.get("after"):
             document = JsonDocument(text)
             document.set_source(("packages",), str(aside["before_text"]))
             replace_file(settings, text.encode("utf-8"), document.text.encode("utf-8"), backups=backups)

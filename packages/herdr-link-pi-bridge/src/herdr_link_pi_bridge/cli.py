@@ -9,6 +9,7 @@ from pathlib import Path
 
 from herdr_link_control.commandline import (
     EXIT_STATUSES,
+    NOTHING_CHANGED,
     Proposal,
     UsageError,
     command_parser,
@@ -16,6 +17,7 @@ from herdr_link_control.commandline import (
     install_dialogue,
     run_command,
 )
+from herdr_link_control.userfiles import failure_reason
 
 from ._extension import build, packaged_extension
 from ._install import apply, plan
@@ -78,12 +80,19 @@ def _main(argv: list[str]) -> int:
             sys.stdout.write(f"{'stale' if args.check else 'wrote'}: {out}\n")
         return 1 if args.check and stale else 0
     taking_out = args.command == "uninstall" or getattr(args, "uninstall", False)
-    decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
+    try:
+        decided = plan(Path.home(), Path.cwd(), os.environ, project=args.project, uninstall=taking_out)
+    except OSError as error:  # a file the plan had to read could not be
+        sys.stderr.write(f"{PROG}: {failure_reason(error)}; nothing was changed\n")
+        say(NOTHING_CHANGED)
+        return 1
     asks = bool(decided.needs_yes) and not decided.uninstall
     proposal = Proposal(
         decided.describe(),
         question=decided.question if asks else "",
-        refusals=[decided.refused] if decided.refused else [],
+        refusals=[decided.refused or f"{decided.target} is not Herdr Link's: left alone"]
+        if decided.refused or (decided.uninstall and decided.state == "foreign")
+        else [],
     )
 
     def apply_plan(confirmed: bool) -> int:

@@ -24,7 +24,11 @@ if TYPE_CHECKING:
         in_source_checkout as in_source_checkout,
         run_command as run_command,
     )
-    from ._dialogue import Proposal as Proposal, install_dialogue as install_dialogue
+    from ._dialogue import (
+        NOTHING_CHANGED as NOTHING_CHANGED,
+        Proposal as Proposal,
+        install_dialogue as install_dialogue,
+    )
     from ._trace_options import add_trace_arguments as add_trace_arguments
     from ._trace_view import (
         TraceQuery as TraceQuery,
@@ -46,6 +50,7 @@ _EXPORTS = {
         "run_command",
     ],
     "_dialogue": [
+        "NOTHING_CHANGED",
         "Proposal",
         "install_dialogue",
     ],

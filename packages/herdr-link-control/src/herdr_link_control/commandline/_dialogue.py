@@ -5,8 +5,9 @@ everything a person sees is said here, the same way for ``herdr-link-mcp install
 ``herdr-link-pi-bridge install`` and ``herdr-link-opencode-install``:
 
 - the plan's lines first, then any question about them;
-- ``--dry-run``: what the real run would refuse (``would refuse: …``) or ask (``the real run asks
-  first: … (--yes confirms)``), ``dry run: nothing was written`` and ``state: nothing was changed``;
+- ``--dry-run``: what the real run would refuse (``would refuse: …``, on stderr as a refusal is) or ask
+  (``the real run asks first: … (--yes confirms)``), ``dry run: nothing was written`` and
+  ``state: nothing was changed``;
   exit 0 when the real run would go ahead, 1 when it would be refused;
 - a question is asked on the terminal (``…? [y/N]``) unless ``--yes`` answered it: no is ``declined``,
   no terminal is ``refused without confirmation``; both change nothing, say so and exit 1;
@@ -19,9 +20,10 @@ from dataclasses import dataclass
 
 from ._boundary import confirm
 
-__all__ = ["Proposal", "install_dialogue"]
+__all__ = ["NOTHING_CHANGED", "Proposal", "install_dialogue"]
 
 NOTHING_CHANGED = "state: nothing was changed"
+"""The last line of a run that wrote nothing."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,8 @@ def install_dialogue(
     for line in proposal.lines:
         say(line)
     if dry_run:
-        for refusal in proposal.refusals:
-            say(f"would refuse: {refusal}")
+        for refusal in proposal.refusals:  # the reason goes to stderr, as a real run's refusal does
+            sys.stderr.write(f"{prog}: would refuse: {refusal}\n")
         if not proposal.refusals:
             for note in proposal.dry_run_notes:
                 say(note)

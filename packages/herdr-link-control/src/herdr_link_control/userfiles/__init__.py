@@ -57,7 +57,14 @@ if TYPE_CHECKING:
         release_location_file as release_location_file,
         write_location_file as write_location_file,
     )
-    from ._notes import read_note as read_note, write_note as write_note
+    from ._notes import (
+        clear_note_partial as clear_note_partial,
+        folders_to_make as folders_to_make,
+        note_made_folders as note_made_folders,
+        read_note as read_note,
+        remove_made_folders as remove_made_folders,
+        write_note as write_note,
+    )
     from ._ownership import made_by as made_by
     from ._places import place_path as place_path, shown_path as shown_path
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
@@ -111,7 +118,11 @@ _EXPORTS = {
         "write_location_file",
     ],
     "_notes": [
+        "clear_note_partial",
+        "folders_to_make",
+        "note_made_folders",
         "read_note",
+        "remove_made_folders",
         "write_note",
     ],
     "_ownership": [

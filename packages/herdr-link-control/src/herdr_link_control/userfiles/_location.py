@@ -3,6 +3,7 @@ config directory."""
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -68,8 +69,24 @@ def location_file(environ: Mapping[str, str], home: Path, *, windows: bool = os.
     return config_dir(environ, home, windows=windows) / BRIDGE_CONFIG_FILE[1]
 
 
+def _no_file(path: Path) -> OSError | None:
+    """Why ``path`` cannot be the location file, found without opening it (a FIFO would wait for ever):
+    a folder or another non-regular file; ``None`` when it is absent or a regular file."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file (a FIFO, a device or a socket)"
+    return OSError(f"{path} is {kind}, not the bridge location file: move it aside")
+
+
 def _read(path: Path) -> tuple[str, dict[str, Any]] | None:
-    """The file's text and its JSON object, read once; ``None`` when it is missing or unreadable."""
+    """The file's text and its JSON object, read once; ``None`` when it is missing, unreadable or no
+    regular file."""
+    if _no_file(path) is not None:
+        return None
     try:
         text = path.read_text(encoding="utf-8")
         body = json.loads(text)
@@ -122,6 +139,10 @@ def _text(body: dict[str, object]) -> str:
 
 
 def _write(path: Path, body: dict[str, object]) -> None:
+    """Raises: OSError: ``path`` is no regular file (:func:`_no_file`) or the write failed."""
+    refused = _no_file(path)
+    if refused is not None:
+        raise refused
     path.parent.mkdir(parents=True, exist_ok=True)
     write_complete(path, _text(body).encode("utf-8"))
 

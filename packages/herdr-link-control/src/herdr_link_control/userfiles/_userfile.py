@@ -53,7 +53,8 @@ class NotAFileToEdit(OSError):
 
 def regular_file(path: Path) -> Path:
     """:func:`real_file`, which must be absent or one regular file with one name (checked without opening
-    it, so a FIFO never blocks, not even a ``--dry-run``).
+    it, so a FIFO never blocks, not even a ``--dry-run``); our own partial copy as its second name (left by
+    a killed run, removed by :func:`clear_partials`) is not counted.
 
     Raises:
         DanglingLinkError: a link to nothing; IsADirectoryError: a folder; NotAFileToEdit: anything else.
@@ -68,12 +69,22 @@ def regular_file(path: Path) -> Path:
         raise IsADirectoryError(21, "Is a directory", str(path))
     if not stat.S_ISREG(found.st_mode):
         raise NotAFileToEdit(f"{path}{via} is not a regular file (a device, a FIFO or a socket): nothing was written")
-    if found.st_nlink > 1:
+    if found.st_nlink - _own_partial_names(real, found) > 1:
         raise NotAFileToEdit(
             f"{path}{via} has {found.st_nlink} names (hard links): replacing it would split it from the others, "
             "so nothing was written; make it one file (or a symbolic link) first"
         )
     return real
+
+
+def _own_partial_names(real: Path, found: os.stat_result) -> int:
+    """1 when our own partial copy beside ``real`` is another name of it (a run killed between linking a
+    new file in and removing its temporary name; :func:`clear_partials` removes it), else 0."""
+    try:
+        partial = os.stat(real.with_name(real.name + PARTIAL_SUFFIX), follow_symlinks=False)
+    except OSError:
+        return 0
+    return int((partial.st_dev, partial.st_ino) == (found.st_dev, found.st_ino))
 
 
 def clear_partials(path: Path, *, backups: Path) -> list[Path]:
