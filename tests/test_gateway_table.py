@@ -26,7 +26,7 @@ from stub_harness import STUB_RUNTIMES, bridge_command, stub_bundle
 
 from herdr_link_conformance import AdapterSpec, open_adapter
 from herdr_link_protocol import GATEWAY_TOOL
-from herdr_link_testkit import HerdrSim
+from herdr_link_testkit import HerdrSim, pane_terminal
 
 ADAPTERS: Final = ("mcp", "bridge", *STUB_RUNTIMES)
 ACTIVE: Final = '{"status":"active","capabilities":["start","peers","send","close"]}'
@@ -95,8 +95,8 @@ async def _through_kit(spec: AdapterSpec, env: dict[str, str], cwd: str) -> list
 
 
 def _through_bridge(env: dict[str, str], cwd: str) -> list[Outcome]:
-    with subprocess.Popen(
-        [sys.executable, "-m", "herdr_link_control.bridge"],
+    with pane_terminal() as terminal, subprocess.Popen(  # started by a host's process in its pane
+        [*terminal, sys.executable, "-m", "herdr_link_control.bridge"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
