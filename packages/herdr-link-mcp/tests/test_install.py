@@ -41,6 +41,15 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+def test_install_help_says_what_the_readme_says():
+    """Your files are edited in place (every byte not ours kept), not "replaced whole"."""
+    done = subprocess.run([sys.executable, "-m", "herdr_link_mcp", "install", "--help"], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    said = " ".join(done.stdout.split())
+    assert "edited in place" in said and "every other byte stays as you wrote it" in said
+    assert "replaced whole" not in said
+
+
 def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -> None:
     state: dict[str, Any] = {"numStartups": 7, "projects": {"/old": {"allowedTools": ["Bash"]}}, "theme": "dark"}
     (home / ".claude.json").write_text(json.dumps(state))

@@ -294,8 +294,9 @@ def _main(args: list[str]) -> int:
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
     install = commands.add_parser(
         "install",
-        help="write a host's wiring into your files: the plan first, merged without touching other keys, "
-        "backed up, replaced whole; --uninstall takes it out again",
+        help="write a host's wiring into your files: the plan first, then a backup, then your files edited in "
+        "place (only Herdr Link's own keys change; every other byte stays as you wrote it); --uninstall takes "
+        "them out again",
     )
     install.add_argument("--host", required=True, choices=wiring_hosts(), type=_wired_host)
     install.add_argument("--dry-run", action="store_true", help="show the plan and write nothing")
