@@ -350,3 +350,13 @@ def test_an_alias_herdr_accepts_names_its_host(host, tmp_path):
     done = run("wiring", "--host", host, "--json", env={**os.environ, "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["host"] in ("copilot", "qwen", "kilo")
+
+
+def test_pis_wiring_names_an_install_of_the_extension_that_an_os_managed_python_allows():
+    """``pip install`` is refused on a PEP 668 system; ``uv tool install`` gives the command an environment."""
+    text = run("wiring", "--host", "pi").stdout
+    assert "pip install" not in text
+    assert (
+        "uv tool install herdr-link-pi-bridge, from a clone with --find-links dist, then herdr-link-pi-bridge install"
+        in text
+    )
