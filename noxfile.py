@@ -99,8 +99,13 @@ def dist(session: nox.Session) -> None:
     """
     _sync(session, "--only-group", "dist")  # what building and checking need (39 MB), not the dev tools (355 MB)
     wheelhouse = str(ROOT / "dist")
+    session.log(f"Building every sdist and wheel into {wheelhouse}")
     session.run("python", "tests/dist/build_wheelhouse.py", wheelhouse)
-    session.run("pytest", "-p", "no:cacheprovider", "tests/dist", *session.posargs,
+    session.log(
+        "dist/ is written. Checking it (a few minutes, each check named as it ends): twine, a second build "
+        "byte for byte, four distributions installed alone, the README's commands as written"
+    )
+    session.run("pytest", "-p", "no:cacheprovider", "-v", "tests/dist", *session.posargs,
                 env={"HERDR_LINK_WHEELHOUSE": wheelhouse})  # fmt: skip
 
 

@@ -4,6 +4,7 @@ one line (its traceback only with ``HERDR_LINK_DEBUG=1``), 130 interrupted. Each
 as a user runs it, through each exit it has. (The simulated ``herdr`` and ``herdr-sim`` are the
 simulator's: they keep Herdr's own exits, and the testkit depends on nothing of ours.)"""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,19 @@ def home(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     return home
+
+
+@pytest.mark.parametrize(
+    "command", ["herdr-link", "herdr-link-mcp", "herdr-link-opencode-bridge", "herdr-link-pi-bridge"]
+)
+def test_each_subcommands_own_help_says_what_it_does(command, home):
+    listed = re.search(r"\{([a-z,-]+)\}", run([str(BIN / command), "--help"], home).stdout)
+    assert listed is not None
+    for name in listed[1].split(","):
+        done = run([str(BIN / command), name, "--help"], home)
+        assert done.returncode == 0, done.stderr
+        described = done.stdout.split("\n\n")[1]  # after the usage block: a sentence, not straight the options
+        assert described[0].isupper() and not described.startswith(("options:", "positional arguments:")), name
 
 
 @pytest.mark.parametrize("command", COMMANDS)

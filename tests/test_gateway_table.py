@@ -95,14 +95,17 @@ async def _through_kit(spec: AdapterSpec, env: dict[str, str], cwd: str) -> list
 
 
 def _through_bridge(env: dict[str, str], cwd: str) -> list[Outcome]:
-    with pane_terminal() as terminal, subprocess.Popen(  # started by a host's process in its pane
-        [*terminal, sys.executable, "-m", "herdr_link_control.bridge"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        text=True,
-    ) as bridge:
+    with (
+        pane_terminal() as terminal,
+        subprocess.Popen(  # started by a host's process in its pane
+            [*terminal, sys.executable, "-m", "herdr_link_control.bridge"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            text=True,
+        ) as bridge,
+    ):
         return _ask_bridge(bridge, cwd)
 
 

@@ -29,14 +29,18 @@ def source_date_epoch() -> str:
 
 
 def build(out: Path, *, wheel_from_tree: bool = False) -> list[Path]:
-    """Build every distribution into ``out`` (emptied first); the files built.
+    """Build every distribution into ``out`` (emptied first), saying each on stderr as it starts; the
+    files built.
 
     ``wheel_from_tree``: wheels only, straight from the source tree (not through the sdist).
     """
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     env = {**os.environ, "SOURCE_DATE_EPOCH": source_date_epoch(), "UV_PYTHON_DOWNLOADS": "never"}
-    for distribution in DISTRIBUTIONS:
+    what = "its wheel from the source tree" if wheel_from_tree else "its sdist, then its wheel from that sdist"
+    for number, distribution in enumerate(DISTRIBUTIONS, 1):
+        sys.stderr.write(f"building {distribution} ({number} of {len(DISTRIBUTIONS)}): {what}\n")
+        sys.stderr.flush()
         kind = ["--wheel"] if wheel_from_tree else []
         command = ["uv", "build", "--quiet", "--package", distribution, "--out-dir", str(out), *kind]
         subprocess.run(command, cwd=ROOT, env=env, check=True)

@@ -75,8 +75,13 @@ def test_a_wheel_from_its_sdist_holds_what_one_from_the_tree_holds(wheelhouse: P
         assert f"{package}/py.typed" in listed, wheel  # every distribution is typed
 
 
-def test_two_builds_of_one_commit_are_byte_identical(wheelhouse: Path, tmp_path: Path):
+def test_two_builds_of_one_commit_are_byte_identical(wheelhouse: Path, tmp_path: Path, capsys):
     again = {path.name: path.read_bytes() for path in build_wheelhouse.build(tmp_path / "again")}
+    count = len(build_wheelhouse.DISTRIBUTIONS)
+    assert capsys.readouterr().err.splitlines() == [  # each said as it starts: a build takes minutes
+        f"building {name} ({number} of {count}): its sdist, then its wheel from that sdist"
+        for number, name in enumerate(build_wheelhouse.DISTRIBUTIONS, 1)
+    ]
     first = {path.name: path.read_bytes() for path in [*files(wheelhouse, ".whl"), *files(wheelhouse, ".tar.gz")]}
     assert sorted(again) == sorted(first)
     assert [name for name in first if first[name] != again[name]] == []

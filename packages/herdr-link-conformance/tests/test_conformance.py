@@ -13,6 +13,7 @@ import anyio
 import pytest
 
 from herdr_link_conformance import CHECKS, AdapterSpec, run_checks, selected
+from herdr_link_conformance.cli import EXIT_MISSING
 
 BIN = Path(sys.executable).parent
 BRIDGE = AdapterSpec("bridge", (str(BIN / "herdr-link-bridge"),))
@@ -106,10 +107,29 @@ def test_an_adapter_that_is_not_there_is_named_before_any_check(tmp_path):
         (("--mcp", "./no-such-server"), f"--mcp: {Path.cwd() / 'no-such-server'} is not an executable file"),
         (("--bridge", "no-such-bridge --flag"), "--bridge: no-such-bridge was not found on PATH"),
         (("--stub", f"pi:{tmp_path / 'gone.js'}"), f"--stub names {tmp_path / 'gone.js'}, which is not a file"),
+        (
+            ("--mcp", f"{sys.executable} -u {tmp_path / 'gone.py'}"),
+            f"--mcp: {tmp_path / 'gone.py'}, the file it runs, does not exist",
+        ),
+        (
+            ("--mcp", f"{sys.executable} ./gone.py"),
+            f"--mcp: {Path.cwd() / 'gone.py'}, the file it runs, does not exist",
+        ),
+        (
+            ("--mcp", f"{sys.executable} ./README.md"),
+            "--mcp: ./README.md is relative and the adapter runs in another folder: name it by absolute path",
+        ),
     ]:
         done = kit(*args)
         assert (done.returncode, done.stdout) == (4, ""), done.stdout
         assert done.stderr == f"herdr-link-conformance: {said}; no check was run\n"
+
+
+def test_the_readme_gives_each_exit_status_the_meaning_the_kit_returns_it_with():
+    paragraph = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split("Exit status: ", 1)[1]
+    meanings = dict(re.findall(r"(?:^|; )(\d+) ([^;]*)", paragraph.split("\n\n", 1)[0].replace("\n", " ")))
+    assert "missing" in meanings[str(EXIT_MISSING)] and "program" in meanings[str(EXIT_MISSING)]
+    assert "ERROR" in meanings["3"] and "missing" not in meanings["3"]
 
 
 def test_usage_errors_exit_2():

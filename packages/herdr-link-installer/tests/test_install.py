@@ -2,6 +2,8 @@
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -158,8 +160,25 @@ def test_the_v1_precheck_stops_with_guidance_after_the_plan(tmp_path, version):
     code, lines = run(tmp_path)
     assert code == 1 and lines[0].startswith("OpenCode config: ")  # the plan, then why not
     [blocker] = [line for line in lines if line.startswith("refused: ")]
-    assert "@opencode-ai/plugin ^1.18.13" in blocker and "npm install @opencode-ai/plugin" in blocker
+    assert "@opencode-ai/plugin ^1.18.13" in blocker
+    assert f"`npm install --prefix {tmp_path}/.config/opencode @opencode-ai/plugin@1.18.33`" in blocker
     assert lines[-1] == "nothing was changed" and list(plugins.iterdir()) == []
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs npm")
+def test_the_v1_remedy_runs_as_printed_before_opencode_made_its_folder(tmp_path):
+    """OpenCode has never run, so its config folder is missing; the printed command, run in another
+    folder, puts the package where the bundle resolves it and writes nothing where it ran."""
+    home, elsewhere = tmp_path / "a home", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    asked = lambda argv: "1.18.33\n" if argv[1:] == ["--version"] else None  # noqa: E731
+    [blocker] = plan_install("v1", {}, home, elsewhere, LINUX, run=asked).blockers
+    [command] = re.findall(r"`([^`]*npm [^`]*)`", blocker)
+    env = {**os.environ, "npm_config_prefer_offline": "true", "npm_config_audit": "false", "npm_config_fund": "false"}
+    done = subprocess.run(["sh", "-c", command], cwd=elsewhere, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert list(elsewhere.iterdir()) == []
+    assert plan_install("v1", {}, home, elsewhere, LINUX, run=asked).blockers == []
 
 
 @pytest.mark.parametrize(

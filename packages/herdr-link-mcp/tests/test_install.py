@@ -41,6 +41,32 @@ def home(tmp_path: Path) -> Path:
     return home
 
 
+def test_install_help_says_what_the_readme_says():
+    """Your files are edited in place (every byte not ours kept), not "replaced whole"."""
+    done = subprocess.run([sys.executable, "-m", "herdr_link_mcp", "install", "--help"], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    said = " ".join(done.stdout.split())
+    assert "edited in place" in said and "every other byte stays as you wrote it" in said
+    assert "replaced whole" not in said
+
+
+def test_a_long_value_of_yours_is_shown_cut_after_a_whole_element_with_an_ellipsis(home: Path) -> None:
+    theirs = {"command": "node", "args": ["/opt/someone-elses/herdr-link/dist/herdr-link.mcp.js"],
+              "env": {"HERDR_SOCKET_PATH": "/run/user/1000/herdr.sock", "HERDR_ENV": "1"}}  # fmt: skip
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"herdr_link": theirs}}))
+    done = install(home, "--host", "claude", "--dry-run")
+    [line] = [line.strip() for line in done.stdout.splitlines() if line.strip().startswith("! mcpServers")]
+    shown = line.removeprefix("! mcpServers.herdr_link is ").removesuffix("…, would become ours")
+    assert line.endswith("…, would become ours") and json.dumps(theirs).startswith(shown)
+    assert shown.endswith(", ") and len(shown) <= 120  # after a whole element: no word is cut
+
+
+def test_codex_trust_of_our_hook_is_said_in_words(home: Path) -> None:
+    done = install(home, "--host", "codex", "--dry-run")
+    assert "    - add Codex's trust of our hint hook in [hooks.state]" in done.stdout.splitlines()
+    assert "trusted_hash" not in done.stdout and "hooks.json:session_start" not in done.stdout
+
+
 def test_claude_is_merged_into_the_users_files_and_taken_out_again(home: Path) -> None:
     state: dict[str, Any] = {"numStartups": 7, "projects": {"/old": {"allowedTools": ["Bash"]}}, "theme": "dark"}
     (home / ".claude.json").write_text(json.dumps(state))

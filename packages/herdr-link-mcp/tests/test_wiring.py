@@ -220,6 +220,26 @@ def test_probe_says_what_happened_to_a_server_that_exits_at_once():
     assert text.rstrip().endswith("FAIL: the server did not answer in the handshake and 2026-07-28 eras")
 
 
+def test_probe_says_each_step_on_stderr_before_it_starts_and_json_stays_clean(tmp_path):
+    """Each server it starts copies what the probe had said by then (its stderr file) into a record."""
+    said, record = tmp_path / "said", tmp_path / "record"
+    server = "import sys; open(sys.argv[2], 'a').write(open(sys.argv[1]).read() + '\\f')"
+    with said.open("w") as stderr:
+        done = subprocess.run(
+            [sys.executable, "-m", "herdr_link_mcp", "probe", "--json", "--", sys.executable, "-c", server,
+             str(said), str(record)],
+            stdout=subprocess.PIPE, stderr=stderr, text=True, timeout=120,
+        )  # fmt: skip
+    assert [report["era"] for report in json.loads(done.stdout)] == ["handshake", "2026-07-28"]
+    first, second, _ = record.read_text().split("\f")
+    command = shlex.join([sys.executable, "-c", server, str(said), str(record)])
+    step = "herdr-link-mcp probe: {} of 2, the {} era: starting {} as a host would, then listing its tools and "
+    one = step.format(1, "handshake", command) + "activating them (at most 30 s)\n"
+    two = step.format(2, "2026-07-28", command) + "activating them (at most 30 s)\n"
+    assert (first, second) == (one, one + two)
+    assert said.read_text() == one + two
+
+
 def test_the_default_scope_is_the_users_and_the_project_form_is_on_request(monkeypatch, tmp_path):
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     home = tmp_path / "home"
@@ -345,3 +365,13 @@ def test_droids_approval_names_our_server_by_the_digest_droid_takes_of_its_launc
     record = data["persistentPermissions"]["servers"]["herdr_link"]
     assert record["serverIdentity"] == hashlib.sha256(launch.encode()).hexdigest()[:32]
     assert record["impactLevel"] == "high" and record["approvedAt"]
+
+
+def test_pis_wiring_names_an_install_of_the_extension_that_an_os_managed_python_allows():
+    """``pip install`` is refused on a PEP 668 system; ``uv tool install`` gives the command an environment."""
+    text = run("wiring", "--host", "pi").stdout
+    assert "pip install" not in text
+    assert (
+        "uv tool install herdr-link-pi-bridge, from a clone with --find-links dist, then herdr-link-pi-bridge install"
+        in text
+    )

@@ -172,3 +172,22 @@ def test_a_layout_kind_herdr_does_not_know_and_a_missing_simulator_are_clear_err
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert env.returncode == 1 and f"no simulator answers at {socket_path}" in env.stderr
+
+
+def test_herdr_sims_help_is_plain_words_and_a_bad_layout_file_is_named_without_errno(tmp_path):
+    def sim(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "herdr_link_testkit", *args], capture_output=True, text=True,
+                              timeout=60)  # fmt: skip
+
+    top = sim("--help").stdout
+    assert "Run a simulated Herdr in the foreground, or print a pane's environment." in top and "``" not in top
+    for command in ("serve", "env"):  # each says what it does before its options
+        assert sim(command, "--help").stdout.split("\n\n")[1][0].isupper()
+    socket_path = str(tmp_path / "s" / "herdr.sock")
+    (tmp_path / "bad.json").write_text("{bad")
+    for layout, said in [
+        (tmp_path / "gone.json", f"herdr-sim: the layout file {tmp_path / 'gone.json'} cannot be read: No such file"),
+        (tmp_path / "bad.json", f"herdr-sim: the layout file {tmp_path / 'bad.json'} is not JSON: Expecting"),
+    ]:
+        done = sim("serve", "--socket", socket_path, "--layout", str(layout))
+        assert done.returncode == 1 and done.stderr.startswith(said) and "Errno" not in done.stderr, done.stderr

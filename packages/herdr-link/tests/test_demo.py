@@ -2,13 +2,15 @@
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
-from herdr_link import run_demo
+from herdr_link import cli, run_demo
 from herdr_link_protocol import extract_envelope
 
 
@@ -59,6 +61,9 @@ async def test_the_demo_runs_the_whole_story(configured):
     text = out.getvalue()
     # typed into the pane the send resolved (its canonical id), never by name
     assert re.search(r"\$ herdr agent prompt w\d+:p\d+ '<wrapper,", text) and "Done in" in text
+    if configured:  # the configuration itself, not the temporary file it was written to
+        assert 'which holds:\n{"agents": {"worker": {"placement": {"mode": "with"}' in text
+        assert "agent_config.json)" not in text
 
 
 @pytest.mark.anyio
@@ -75,3 +80,26 @@ def test_the_command_line_runs_the_demo():
     done = subprocess.run([sys.executable, "-m", "herdr_link", "demo"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "worker's pane w1:p2 is gone" in done.stdout
+
+
+def test_the_demos_servers_trace_where_the_users_settings_file_says(tmp_path):
+    """``[trace] file = "~/…"`` in ~/.config/herdr-link/config.toml is the user's HOME, not the simulation's."""
+    (tmp_path / ".config" / "herdr-link").mkdir(parents=True)
+    (tmp_path / ".config" / "herdr-link" / "config.toml").write_text('[trace]\nfile = "~/state/trace.jsonl"\n')
+    unset = ("HERDR_LINK_TRACE", "HERDR_LINK_CONFIG", "XDG_CONFIG_HOME")
+    env = {**{k: v for k, v in os.environ.items() if k not in unset}, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "herdr_link", "demo"], capture_output=True, text=True, timeout=300, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    trace = tmp_path / "state" / "trace.jsonl"
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert {"herdr_link_start", "herdr_link_send", "herdr_link_close"} <= {line.get("tool") for line in lines}
+    assert f"The servers trace into {trace} (your trace setting)." in done.stdout
+
+
+def test_the_closing_time_counts_from_the_commands_start(monkeypatch, capsys):
+    """What ran before the demo (loading it) is counted: here the command "started" 1000 s ago."""
+    monkeypatch.setattr(cli, "STARTED", time.perf_counter() - 1000)
+    assert cli.main(["demo"]) == 0
+    assert re.search(r"\nDone in 1\d\d\d\.\d s, from the command's start\.\n$", capsys.readouterr().out)

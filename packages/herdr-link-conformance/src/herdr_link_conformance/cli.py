@@ -20,7 +20,7 @@ from ._checks import CHECKS, CheckSpec
 from ._runner import Result, list_json, run_checks, selected, to_json
 
 EXIT_MISSING = 4
-"""No check was run: the adapter's program or stub file, or Node for a stub, is missing."""
+"""No check was run: the adapter's program, the file it runs or its stub file, or Node for a stub, is missing."""
 
 __all__ = ["main"]
 
@@ -42,7 +42,8 @@ def _main(argv: list[str]) -> int:
         "runs in the simulated workspace's folder, so name files in its arguments by absolute path.",
         epilog="Exit status: 0 every check passed or was skipped; 1 a check failed; 3 also when the kit itself "
         "failed on a check (ERROR: a bug in herdr-link-conformance, not in the adapter); 4 no check was run: what "
-        f"it needs is missing (the adapter's program or stub file, Node for --stub); {EXIT_STATUSES}",
+        "it needs is missing (the adapter's program, the file it runs or the stub file, Node for --stub); "
+        f"{EXIT_STATUSES}",
     )
     parser.add_argument(
         "--version", action="version", version=f"herdr-link-conformance {version('herdr-link-conformance')}"
@@ -154,4 +155,23 @@ def _located(spec: AdapterSpec) -> AdapterSpec | str:
         if which is None:
             return f"--{spec.kind}: {program} was not found on PATH"
         found = os.path.abspath(which)
+    script = _script_missing(spec.argv[1:])
+    if script is not None:
+        return f"--{spec.kind}: {script}"
     return dataclasses.replace(spec, argv=(found, *spec.argv[1:]))
+
+
+def _script_missing(arguments: Sequence[str]) -> str | None:
+    """What is wrong with the file the program runs (``node /path/x.js``), if anything: the first argument
+    that is not an option, when it is written as a path (``/…``, ``./…``, ``../…``, ``~…``)."""
+    script = next((argument for argument in arguments if not argument.startswith("-")), None)
+    if script is None or not script.startswith(("/", "./", "../", "~")):
+        return None
+    if script.startswith("~"):
+        return f"{script} would reach the adapter as written (no shell runs to expand ~): name it by absolute path"
+    path = Path(script)
+    if not path.exists():
+        return f"{path.absolute()}, the file it runs, does not exist"
+    if not path.is_absolute():
+        return f"{script} is relative and the adapter runs in another folder: name it by absolute path"
+    return None

@@ -416,8 +416,9 @@ HOSTS: Final[tuple[Host, ...]] = (
         ),
         notes=(
             'Pi\'s default exposure ("codemode") hides MCP tools from the model: keep "exposure": "direct".',
-            "Pi has no hook for the Tier 0 hint: the native extension (pip install herdr-link-pi-bridge, then "
-            "herdr-link-pi-bridge install) gives it, and is the recommended way to wire Pi.",
+            "Pi has no hook for the Tier 0 hint: the native extension (uv tool install herdr-link-pi-bridge, "
+            "from a clone with --find-links dist, then herdr-link-pi-bridge install) gives it, and is the "
+            "recommended way to wire Pi.",
         ),
     ),
     Host(

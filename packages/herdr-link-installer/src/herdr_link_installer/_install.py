@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import stat
 import subprocess
@@ -338,13 +339,20 @@ def plan_install(
             plan.blockers.append(
                 f"the V1 bundle needs @opencode-ai/plugin {V1_PLUGIN_RANGE} resolvable from {target.parent} "
                 f"({where}): start OpenCode once while online (it installs the package into {config}), or run "
-                f"`npm install @opencode-ai/plugin@1.18.33` in {config}"
+                f"`{_npm_install_command(config, platform)}`"
             )
     every = herdr_link_plugins(environ, home, cwd, platform, run=run, config=config)  # asked once, above
     plan.duplicates = [item.path for item in every if item.path != target]
     if runtime == "v2":
         plan.notes.append("OpenCode 2 support is experimental.")
     return plan
+
+
+def _npm_install_command(config: Path, platform: Platform) -> str:
+    """One command that puts the V1 plugin package into ``config`` from any folder (npm makes the
+    folder when OpenCode has not yet)."""
+    argv = ["npm", "install", "--prefix", str(config), "@opencode-ai/plugin@1.18.33"]
+    return subprocess.list2cmdline(argv) if platform.system == "windows" else shlex.join(argv)
 
 
 def _export_shape_ok(data: bytes) -> bool:

@@ -154,6 +154,14 @@ class Claim:
     def shown(self) -> str:
         return ".".join(self.path)
 
+    @property
+    def said(self) -> str:
+        """How a plan names it: the key path, or in words where the path says little to a reader (Codex's
+        trust of our hook is keyed by the hooks file's absolute path and the hook's place in it)."""
+        if self.kind == "value" and self.path[:2] == ("hooks", "state") and self.path[-1] == "trusted_hash":
+            return "Codex's trust of our hint hook in [hooks.state]"
+        return self.shown
+
 
 def claims(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[Claim]:
     """The claims a wiring's ``data`` makes, in order."""

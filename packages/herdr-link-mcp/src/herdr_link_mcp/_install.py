@@ -48,8 +48,17 @@ class InstallError(Exception):
     """The install cannot go ahead; the message says why, and nothing was changed."""
 
 
-def _short(value: object) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)[:120]
+def _short(value: object, limit: int = 120) -> str:
+    """``value`` as JSON, cut past ``limit`` characters after a whole element or word, with an ellipsis."""
+    text = json.dumps(value, default=str, ensure_ascii=False)
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    for mark in (", ", " "):  # after a whole element, else after a whole word
+        cut = head.rfind(mark)
+        if cut >= limit // 2:
+            return head[: cut + len(mark)] + "…"
+    return head + "…"
 
 
 Document = JsonDocument | TomlDocument
@@ -168,7 +177,7 @@ class _Editor:
             self._create(claim.path, claim.value, table=claim.kind == "entry")
             if claim.kind == "entry":
                 record.note_entry_keys(self.new, claim.path, list(claim.value))
-            self.changes.append(f"add {claim.shown}")
+            self.changes.append(f"add {claim.said}")
         elif current == claim.value:
             self._adopt(claim)
             if claim.kind == "entry":
@@ -178,12 +187,12 @@ class _Editor:
             self._update_entry(claim, current)
         elif claim.kind == "value" and claim.path[-1] == "trusted_hash" and self.hook_was_there:
             self._set(claim.path, claim.value)  # Codex's trust of our own hook, changed with it
-            self.changes.append(f"set {claim.shown}")
+            self.changes.append(f"set {claim.said}")
         else:
-            self.yes_needed.append(f"{claim.shown} is {_short(current)}, would become ours")
+            self.yes_needed.append(f"{claim.said} is {_short(current)}, would become ours")
             spelled = self._source(claim.path)
             self._set(claim.path, claim.value)
-            self.changes.append(f"replace {claim.shown}")
+            self.changes.append(f"replace {claim.said}")
             if record.replaced_at(self.entry, claim.path) is None:
                 replaced = {"path": list(claim.path), "before": current, "wrote": self.document.get(claim.path)}
                 self.new["replaced"].append(replaced | ({"before_text": spelled} if spelled is not None else {}))
@@ -213,24 +222,24 @@ class _Editor:
                 for inner_key, inner_value in value.items():  # e.g. env: the user's variables stay
                     if mine.get(inner_key, MISSING) != inner_value:
                         self._set((*claim.path, key, inner_key), inner_value)
-                        self.changes.append(f"set {claim.shown}.{key}.{inner_key}")
+                        self.changes.append(f"set {claim.said}.{key}.{inner_key}")
             elif mine != value:
                 self._set((*claim.path, key), value)
-                self.changes.append(f"set {claim.shown}.{key}")
+                self.changes.append(f"set {claim.said}.{key}")
         record.note_entry_keys(self.new, claim.path, list(claim.value))
         wrote = record.entry_keys(self.entry, claim.path)  # None: an earlier release wrote the entry
         for key in current:
             if key in OUR_ENTRY_KEYS and key not in claim.value and (wrote is None or key in wrote):
                 self._remove((*claim.path, key))
-                self.changes.append(f"remove {claim.shown}.{key} (no longer wired)")
+                self.changes.append(f"remove {claim.said}.{key} (no longer wired)")
 
     def _install_element(self, claim: Claim, current: Any) -> None:
         if current is MISSING:
             self._create(claim.path, [claim.value])
-            self.changes.append(f"add {claim.shown}: {self._label(claim)}")
+            self.changes.append(f"add {claim.said}: {self._label(claim)}")
             return
         if not isinstance(current, list):
-            raise DocumentError(f"{claim.shown} is not a list here, so nothing of ours can go in it")
+            raise DocumentError(f"{claim.said} is not a list here, so nothing of ours can go in it")
         if claim.kind == "hook":
             found = find_hook(current)
             if found is not None:
@@ -242,7 +251,7 @@ class _Editor:
                 self._adopt(claim, current[group])
                 if self.document.get(where) != ours:  # type: ignore[arg-type]
                     self._set(where, ours)
-                    self.changes.append(f"replace our hint hook in {claim.shown}")
+                    self.changes.append(f"replace our hint hook in {claim.said}")
                 return
         elif claim.value in current:
             self._adopt(claim, claim.value)
@@ -251,7 +260,7 @@ class _Editor:
         assert isinstance(self.document, JsonDocument), "lists are only appended to in JSON files"
         self.document.append(claim.path, claim.value)
         self.new["items"].append({"path": list(claim.path), "value": claim.value, "inner": inner})
-        self.changes.append(f"add to {claim.shown}: {self._label(claim)}")
+        self.changes.append(f"add to {claim.said}: {self._label(claim)}")
 
     def _take_out_typescript_hooks(self, claim: Claim, current: Any) -> dict[str, Any] | None:
         """Take the TypeScript Herdr Link's hint hooks out of the event list ``current`` (shown with ``!``:
@@ -266,9 +275,9 @@ class _Editor:
         spelled = self.document.source(claim.path)
         for place in reversed(places):
             self._remove((*claim.path, *place))
-        self.yes_needed.append(f"{claim.shown} runs the TypeScript Herdr Link's hint hook: taken out, or a session "
+        self.yes_needed.append(f"{claim.said} runs the TypeScript Herdr Link's hint hook: taken out, or a session "
                                "is told twice")  # fmt: skip
-        self.changes.append(f"take the TypeScript Herdr Link's hint hook out of {claim.shown}")
+        self.changes.append(f"take the TypeScript Herdr Link's hint hook out of {claim.said}")
         return earlier or {"path": list(claim.path), "before": current, "before_text": spelled}
 
     @staticmethod
@@ -285,9 +294,9 @@ class _Editor:
         if aside is not None and isinstance(self.document, JsonDocument):
             if current == aside["after"]:  # as install left it: the list goes back as the file spelled it
                 self.document.set_source(claim.path, aside["before_text"])
-                self.changes.append(f"put back {claim.shown} as it was, with the TypeScript Herdr Link's hint hook")
+                self.changes.append(f"put back {claim.said} as it was, with the TypeScript Herdr Link's hint hook")
                 return
-            self.kept.append(f"{claim.shown} changed since install: the TypeScript Herdr Link's hint hook stays out "
+            self.kept.append(f"{claim.said} changed since install: the TypeScript Herdr Link's hint hook stays out "
                              "(the backup of this file holds it)")  # fmt: skip
         if claim.kind in ("item", "hook"):
             self._uninstall_element(claim, current)
@@ -299,21 +308,21 @@ class _Editor:
         if replaced is not None:
             spelled = replaced.get("before_text")
             if current == replaced["wrote"] and spelled is not None and self._put_source(claim.path, spelled):
-                self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
+                self.changes.append(f"put back {claim.said} as it was before install: {_short(replaced['before'])}")
             elif current == replaced["wrote"] or (claim.kind == "entry" and is_our_entry(current)):
                 self._set(claim.path, replaced["before"])
-                self.changes.append(f"put back {claim.shown} as it was before install: {_short(replaced['before'])}")
+                self.changes.append(f"put back {claim.said} as it was before install: {_short(replaced['before'])}")
             else:
-                self.kept.append(f"{claim.shown} changed since install: left as it is")
+                self.kept.append(f"{claim.said} changed since install: left as it is")
         elif not ours_now:
             what = "does not run herdr-link-mcp" if claim.kind == "entry" else f"is {_short(current)}, not ours"
-            self.kept.append(f"{claim.shown} {what}: left alone")
+            self.kept.append(f"{claim.said} {what}: left alone")
         elif self.legacy or record.covers(self.entry, claim.path) or record.taken_out(self.entry, claim.path, current):
             self._remove(claim.path)
             self.removed.append({"path": list(claim.path), "value": current})
-            self.changes.append(f"remove {claim.shown}")
+            self.changes.append(f"remove {claim.said}")
         else:
-            self.kept.append(f"{claim.shown} was there before install: kept")
+            self.kept.append(f"{claim.said} was there before install: kept")
 
     def _uninstall_element(self, claim: Claim, current: Any) -> None:
         if not isinstance(current, list):
@@ -327,9 +336,9 @@ class _Editor:
                 or record.appended(self.entry, claim.path, claim.value)
             ):
                 self._remove((*claim.path, current.index(claim.value)))  # type: ignore[arg-type]
-                self.changes.append(f"remove ours from {claim.shown}")
+                self.changes.append(f"remove ours from {claim.said}")
             else:
-                self.kept.append(f"{claim.shown} held {_short(claim.value)} before install: kept")
+                self.kept.append(f"{claim.said} held {_short(claim.value)} before install: kept")
             return
         found = find_hook(current)
         if found is None:
@@ -342,7 +351,7 @@ class _Editor:
             )
         )
         if not ours:
-            self.kept.append(f"our hint hook in {claim.shown} was there before install: kept")
+            self.kept.append(f"our hint hook in {claim.said} was there before install: kept")
             return
         group, item = found
         rest = dict(current[group]) if item is not None else {}
@@ -354,7 +363,7 @@ class _Editor:
             self._remove((*claim.path, group))  # type: ignore[arg-type]
         else:
             self._remove((*claim.path, group, "hooks", item))  # type: ignore[arg-type]
-        self.changes.append(f"remove our hint hook from {claim.shown}")
+        self.changes.append(f"remove our hint hook from {claim.said}")
 
     def clean_up(self) -> None:
         """Containers install made (or an earlier uninstall took out, put back by another program) that

@@ -4,9 +4,10 @@ both MCP eras."""
 import contextlib
 import json
 import os
+import shlex
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 import anyio
@@ -119,12 +120,18 @@ def _stderr_kept() -> Iterator[list[str]]:
             lines.extend(scratch.read().decode("utf-8", "replace").splitlines())
 
 
-async def probe(command: Sequence[str], env: Mapping[str, str]) -> list[dict[str, Any]]:
+async def probe(
+    command: Sequence[str], env: Mapping[str, str], *, say: Callable[[str], None] = lambda line: None
+) -> list[dict[str, Any]]:
     """Spawn ``command`` twice (once per era) with ``env`` and report what a host would see, and what
-    the server wrote to its stderr (``server_log``)."""
+    the server wrote to its stderr (``server_log``); ``say`` hears each era's start, before the server's."""
     params = StdioServerParameters(command=command[0], args=list(command[1:]), env=dict(env))
     reports = []
-    for era, walk in ((HANDSHAKE_ERA, _handshake), (MODERN_ERA, _modern)):
+    for number, (era, walk) in enumerate(((HANDSHAKE_ERA, _handshake), (MODERN_ERA, _modern)), 1):
+        say(
+            f"{number} of 2, the {era} era: starting {shlex.join(command)} as a host would, then listing its "
+            f"tools and activating them (at most {PROBE_TIMEOUT:g} s)"
+        )
         with _stderr_kept() as log:
             try:
                 with anyio.fail_after(PROBE_TIMEOUT):

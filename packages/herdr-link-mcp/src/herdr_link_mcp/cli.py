@@ -56,6 +56,7 @@ def _serve(namespace: str) -> int:
 
 
 def _probe(command: list[str], as_json: bool) -> int:
+    import functools
     import json
 
     import anyio
@@ -65,7 +66,11 @@ def _probe(command: list[str], as_json: bool) -> int:
     from ._probe import probe, render_probe
     from ._wiring import server_command
 
-    reports = anyio.run(probe, command or server_command(), dict(os.environ))
+    def say(line: str) -> None:  # on stderr, so --json's stdout stays one JSON document
+        sys.stderr.write(f"herdr-link-mcp probe: {line}\n")
+        sys.stderr.flush()
+
+    reports = anyio.run(functools.partial(probe, command or server_command(), dict(os.environ), say=say))
     sys.stdout.write(json.dumps(reports, indent=2) + "\n" if as_json else render_probe(reports))
     if in_herdr_core_terminal(os.environ):
         sys.stderr.write(f"herdr-link-mcp probe: {HERDR_CORE_NOTE}\n")
@@ -291,8 +296,9 @@ def _main(args: list[str]) -> int:
     wiring.add_argument("--json", action="store_true", help="machine-readable output")
     install = commands.add_parser(
         "install",
-        help="write a host's wiring into your files: the plan first, merged without touching other keys, "
-        "backed up, replaced whole; --uninstall takes it out again",
+        help="write a host's wiring into your files: the plan first, then a backup, then your files edited in "
+        "place (only Herdr Link's own keys change; every other byte stays as you wrote it); --uninstall takes "
+        "them out again",
     )
     install.add_argument("--host", required=True, choices=wiring_hosts(), type=_wired_host)
     install.add_argument("--dry-run", action="store_true", help="show the plan and write nothing")

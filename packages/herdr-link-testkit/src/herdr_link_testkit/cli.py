@@ -31,6 +31,26 @@ visible to Herdr only through a hook report.
 Exit status: 0 done (serve: when stopped with Ctrl-C or SIGTERM); 1 an error, on stderr; 2 usage error."""
 
 
+def _read_layout(path: Path) -> dict[str, Any]:
+    """The layout file's JSON, or a ``ValueError`` that names the file and what is wrong with it."""
+    try:
+        layout = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(f"the layout file {path} cannot be read: {error.strerror or error}") from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"the layout file {path} is not JSON: {error}") from error
+    if not isinstance(layout, dict):
+        raise ValueError(f'the layout file {path} must hold an object, such as {{"workspaces": [...]}}')
+    return layout
+
+
+def _said(error: BaseException) -> str:
+    """An error in words: an OS error as its reason and the file it concerns, never ``[Errno N]``."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
+    return str(error)
+
+
 def _apply_layout(sim: HerdrSim, layout: dict[str, Any]) -> None:
     kinds = [p.get("agent") for w in layout.get("workspaces", []) for p in w.get("panes") or [] if p.get("agent")]
     unknown = sorted({str(kind) for kind in kinds if not isinstance(kind, str) or canonical_kind(kind) is None})
@@ -81,13 +101,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``herdr-sim``; returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="herdr-sim",
-        description=__doc__.split("\n")[0],
+        description="Run a simulated Herdr in the foreground, or print a pane's environment.",
         epilog=_LAYOUT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"herdr-sim {version('herdr-link-testkit')}")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run the simulator in the foreground")
+    serve = commands.add_parser(
+        "serve",
+        help="run the simulator in the foreground",
+        description="Run a simulated Herdr in the foreground until Ctrl-C or SIGTERM, printing its panes.",
+    )
     serve.add_argument("--socket", required=True, help="socket path (keep it under ~100 bytes)")
     serve.add_argument("--layout", type=Path, help="JSON layout file to set up first")
     serve.add_argument(
@@ -98,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="make every pane a real terminal running $SHELL (Linux; needs herdr-link-testkit[real-panes])",
     )
-    env = commands.add_parser("env", help="print the export lines of a process in a pane")
+    env = commands.add_parser(
+        "env",
+        help="print the export lines of a process in a pane",
+        description="Print the export lines a process in that pane of a running simulator sees.",
+    )
     env.add_argument("--socket", required=True)
     env.add_argument("--pane", required=True)
     args = parser.parse_args(argv)
@@ -119,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             real_panes=args.real_panes,
         ) as sim:
             if args.layout is not None:
-                _apply_layout(sim, json.loads(args.layout.read_text(encoding="utf-8")))
+                _apply_layout(sim, _read_layout(args.layout))
             for pane_id in sim.pane_ids():
                 print(f"pane {pane_id}", flush=True)  # noqa: T201
             print(f"serving on {args.socket}; HERDR_BIN_PATH={sim.bin_path}", flush=True)  # noqa: T201
@@ -131,5 +159,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 130
         return 0
     except (OSError, ValueError, KeyError, RuntimeError, HerdrError) as error:
-        print(f"herdr-sim: {error}", file=sys.stderr)  # noqa: T201
+        print(f"herdr-sim: {_said(error)}", file=sys.stderr)  # noqa: T201
         return 1

@@ -7,9 +7,10 @@ the Herdr commands it caused and its time are printed.
 """
 
 import json
+import os
 import shlex
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 import mcp.types as types
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from herdr_link_control import LinkSettings, settings_path
 from herdr_link_mcp import server_command
 from herdr_link_protocol import extract_envelope
 from herdr_link_testkit import HerdrSim, pane_terminal
@@ -112,11 +114,29 @@ def _receive(log: Transcript, agent: str, pane: str) -> Any:
     return envelope
 
 
+def _users_settings(environ: Mapping[str, str]) -> dict[str, str]:
+    """The user's settings file, and its trace file, for servers whose ``HOME`` is the simulated Herdr's
+    (so named by absolute path: a ``~/`` would be read in the simulation's home)."""
+    path = settings_path(environ)
+    trace = LinkSettings.load(environ).trace_file
+    return {
+        **({"HERDR_LINK_CONFIG": str(path)} if path is not None else {}),
+        **({"HERDR_LINK_TRACE": str(trace)} if trace is not None else {}),
+    }
+
+
 async def run_demo(
-    out: TextIO, *, configured: bool = False, show_envelopes: bool = False, workdir: Path | None = None
+    out: TextIO,
+    *,
+    configured: bool = False,
+    show_envelopes: bool = False,
+    workdir: Path | None = None,
+    started: float | None = None,
 ) -> list[DemoEvent]:
-    """Run the story and print its transcript to ``out``; returns the events."""
-    begun = time.perf_counter()
+    """Run the story and print its transcript to ``out``; returns the events. ``started`` is the
+    ``time.perf_counter()`` the closing time counts from (the command's start; default: now)."""
+    begun = time.perf_counter() if started is None else started
+    settings = _users_settings(os.environ)
     with HerdrSim() as sim:
         project = workdir or sim.root / "project"
         project.mkdir(parents=True, exist_ok=True)
@@ -125,6 +145,8 @@ async def run_demo(
         log = Transcript(out, sim, show_envelopes)
         log.write("Herdr Link demo: a simulated Herdr 0.8.2 (herdr-link-testkit), real herdr-link-mcp servers,")
         log.write("and two agents whose model turns are scripted.")
+        if "HERDR_LINK_TRACE" in settings:
+            log.write(f"The servers trace into {settings['HERDR_LINK_TRACE']} (your trace setting).")
         log.write(f"workspace w1 in {project}: brain (claude) in {brain_pane}\n")
         start_args: dict[str, Any] = {"name": "worker", "kind": "claude", "args": [], "with": "brain"}
         if configured:
@@ -132,8 +154,9 @@ async def run_demo(
             config = {"agents": {"worker": {"placement": {"mode": "with"}, "variants": [{"kind": "claude"}]}}}
             (project / ".agents" / "agent_config.json").write_text(json.dumps(config, indent=2))
             start_args = {"name": "worker", "config_agent": "worker", "with": "brain"}
-            log.write(f"(configured start: {project / '.agents' / 'agent_config.json'})\n")
-        async with agent_session(sim.env(brain_pane)) as brain:
+            log.write("The worker is started from the project's .agents/agent_config.json, which holds:")
+            log.write(f"{json.dumps(config)}\n")
+        async with agent_session({**sim.env(brain_pane), **settings}) as brain:
             await _list(log, "brain", brain)
             await _call(log, "brain", brain, "herdr_link", {})
             await _list(log, "brain", brain)
@@ -142,7 +165,7 @@ async def run_demo(
             await _call(log, "brain", brain, "herdr_link_peers", {})
             await _call(log, "brain", brain, "herdr_link_send", {"to": "worker", "message": TASK})
             task = _receive(log, "worker", worker_pane)
-            async with agent_session(sim.env(worker_pane)) as worker:
+            async with agent_session({**sim.env(worker_pane), **settings}) as worker:
                 await _call(log, "worker", worker, "herdr_link", {})
                 words = len(task.message.split(":", 1)[1].split())
                 await _call(log, "worker", worker, "herdr_link_send", {"to": task.from_, "message": f"{words} words"})
@@ -152,5 +175,5 @@ async def run_demo(
         log.record(
             DemoEvent("herdr", "note", result=f"worker's pane {worker_pane} is {'gone' if gone else 'STILL THERE'}")
         )
-        log.write(f"\nDone in {time.perf_counter() - begun:.1f} s.")
+        log.write(f"\nDone in {time.perf_counter() - begun:.1f} s, from the command's start.")
         return log.events

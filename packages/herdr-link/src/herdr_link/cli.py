@@ -3,10 +3,15 @@
 
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from herdr_link_control.commandline import EXIT_STATUSES, add_trace_arguments, command_parser, run_command, run_trace
+
+STARTED = time.perf_counter()
+"""Soon after the command started (the interpreter's start and the few imports above are before it): the
+demo's closing time counts from here, so loading what it runs is counted too."""
 
 __all__ = ["main"]
 
@@ -57,7 +62,11 @@ def _main(argv: list[str]) -> int:
 
         from ._demo import run_demo
 
-        events = anyio.run(lambda: run_demo(sys.stdout, configured=args.configured, show_envelopes=args.show_envelopes))
+        events = anyio.run(
+            lambda: run_demo(
+                sys.stdout, configured=args.configured, show_envelopes=args.show_envelopes, started=STARTED
+            )
+        )
         return 0 if events and "gone" in events[-1].result else 1
     if args.command == "doctor":
         from ._doctor import diagnose, render, to_json

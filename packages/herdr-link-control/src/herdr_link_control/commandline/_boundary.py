@@ -91,7 +91,25 @@ def command_parser(prog: str, **options: Any) -> argparse.ArgumentParser:
     :class:`UsageError` with argparse's message (which names the valid choices) and where help is."""
     import argparse
 
+    if TYPE_CHECKING:
+        subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+    else:
+        subparsers = argparse._SubParsersAction  # not subscriptable at run time
+
+    class DescribedSubParsers(subparsers):
+        """A command's ``help`` (its line in the list of commands) is also its own ``--help``'s description."""
+
+        def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+            said = kwargs.get("help")
+            if said and "description" not in kwargs:
+                kwargs["description"] = said[0].upper() + said[1:] + ("" if said.endswith(".") else ".")
+            return super().add_parser(name, **kwargs)
+
     class OneLineParser(argparse.ArgumentParser):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.register("action", "parsers", DescribedSubParsers)
+
         def error(self, message: str) -> Any:  # argparse's signature says NoReturn
             for action in self._actions:  # a missing command: name the commands there are
                 if isinstance(action, argparse._SubParsersAction) and f"required: {action.dest}" in message:
