@@ -580,6 +580,7 @@ class ClineCli:
         self.workdir = workdir
         self.home = workdir / "home"
         self.data = self.home / ".cline" / "data"
+        self.home.mkdir(parents=True, exist_ok=True)
         self.installed = install_wiring("cline", self.home)
 
     def configure(self, model_url: str) -> None:
