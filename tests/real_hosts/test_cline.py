@@ -10,6 +10,7 @@ re-lists, so the activation result teaches the gateway's dispatch. Every test st
 """
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,17 +55,18 @@ class Panes:
 
     def __init__(self, models: dict[str, ScriptedModel], hold: str = "", hold_after: int = 0) -> None:
         self.models, self.hold, self.hold_after = models, hold, hold_after
-        self.dialect = DIALECT
+        self.dialect = next(iter(models.values())).dialect
         self.lock = threading.Lock()  # FakeModelServer's; each request is decided by its own pane's model
         self.requests: list[Body] = []
         self.arrivals: list[float] = []
         self.holding, self.release = threading.Event(), threading.Event()
 
     def decide(self, body: Body) -> Decision:
-        marker = next(m for m in self.models if m in DIALECT.prompt(body))
+        marker = next(m for m in self.models if m in self.dialect.prompt(body))
         model = self.models[marker]
         model.requests.append(body)
-        if marker == self.hold and len(DIALECT.calls(body)) == self.hold_after:
+        model.arrivals.append(time.monotonic())
+        if marker == self.hold and len(self.dialect.calls(body)) == self.hold_after:
             self.holding.set()
             self.lock.release()  # the other panes' requests go on meanwhile
             try:
@@ -106,9 +108,9 @@ def test_a_headless_cline_speaks_as_its_pane_and_a_claude_code_pane_answers(herd
     record(row("activate, peers, send to Claude Code, its reply back", done, model))
 
 
-def _peers_result(model: ScriptedModel) -> str:
+def peers_result(model: ScriptedModel) -> str:
     """What the pane's ``peers`` call (the second call of its script) returned to its model."""
-    return next(r for body in model.requests for r in DIALECT.results(body)[1:2])
+    return next(r for body in model.requests for r in model.dialect.results(body)[1:2])
 
 
 def test_two_cline_panes_at_once_each_speak_as_themselves_or_are_refused(herdr_sim, tmp_path, cline):
@@ -138,12 +140,10 @@ def test_two_cline_panes_at_once_each_speak_as_themselves_or_are_refused(herdr_s
         panes.release.set()
         first.join(WAIT)
     assert all(done.returncode == 0 for done in runs.values()), {k: v.stderr[-1500:] for k, v in runs.items()}
-    assert '"self":{"name":"alpha"' in _peers_result(models["pane-alpha"])
+    assert '"self":{"name":"alpha"' in peers_result(models["pane-alpha"])
     refused = str(LinkError(Cause.SELF_UNPROVEN))
-    assert refused in _peers_result(models["pane-beta-plain"]), _peers_result(
-        models["pane-beta-plain"]
-    )  # never as alpha
-    assert '"self":{"name":"beta"' in _peers_result(models["pane-beta-own"])
+    assert refused in peers_result(models["pane-beta-plain"]), peers_result(models["pane-beta-plain"])  # never as alpha
+    assert '"self":{"name":"beta"' in peers_result(models["pane-beta-own"])
     assert herdr_sim.deliveries(alpha) == [] and herdr_sim.deliveries(beta) == []
     record(row("two panes at once (beta's plain `cline` in alpha's hub refused, with --data-dir itself)", runs["alpha"],
                models["pane-alpha"]))  # fmt: skip
