@@ -540,11 +540,11 @@ class CopilotCli:
 
     package = HOSTS["copilot"]
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *install_args: str) -> None:
         self.workdir = workdir
         self.home = workdir / "home"
         self.home.mkdir(parents=True, exist_ok=True)
-        self.installed = install_wiring("copilot", self.home)
+        self.installed = install_wiring("copilot", self.home, *install_args)
 
     def environment(self, env: dict[str, str], model_url: str) -> dict[str, str]:
         """``env`` with the rig's keys: a bring-your-own-key Chat Completions model, offline mode (no
