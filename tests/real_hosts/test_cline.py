@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from fake_model import Anthropic, Body, ClineChat, Decision, FakeModelServer, ScriptedModel, Step
 from hosts import ClineCli, HostRun
-from matrix import Run, record
+from matrix import SCENARIOS, Run, record
 from scenarios import CANONICAL, activation_text, reply_steps, scenario_row, sent_to_reviewer
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, Cause, LinkError, extract_envelope
@@ -32,10 +32,11 @@ WAIT = 120.0
 
 @pytest.fixture
 def allowed_lookups() -> frozenset[str]:
-    """Cline 3.0.65 fetches its PostHog feature flags from data.cline.bot at every start; only its test
-    switches (``E2E_TEST``, ``IS_TEST``) turn that off, no setting does. Offline it fails and nothing
-    waits for it (telemetry, ``otel.cline.bot``, is off by ``telemetryOptOut``)."""
-    return frozenset({"data.cline.bot"})
+    """Cline 3.0.65 fetches its PostHog feature flags from data.cline.bot at every start, and its TUI also
+    its model catalogue (models.dev) and account (api.cline.bot); only its test switches (``E2E_TEST``,
+    ``IS_TEST``) turn off the first, nothing found the others. Offline they fail and nothing waits for
+    them (telemetry, ``otel.cline.bot``, is off by ``telemetryOptOut``)."""
+    return frozenset({"data.cline.bot", "models.dev", "api.cline.bot"})
 
 
 @pytest.fixture
@@ -147,3 +148,74 @@ def test_two_cline_panes_at_once_each_speak_as_themselves_or_are_refused(herdr_s
     assert herdr_sim.deliveries(alpha) == [] and herdr_sim.deliveries(beta) == []
     record(row("two panes at once (beta's plain `cline` in alpha's hub refused, with --data-dir itself)", runs["alpha"],
                models["pane-alpha"]))  # fmt: skip
+
+
+def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline, monkeypatch):
+    """The user ran ``herdr-link-mcp install --host cline`` and once set Cline up (its provider, the two
+    notices its first TUI starts show, dismissed). A lead's Link starts a Cline worker in a real pane (Herdr
+    types ``cline --data-dir <HOME>/.cline/data``, the row's per-pane arguments); its TUI reads the wrapper
+    typed into its composer, and its model replies to ``from`` from the worker's own pane."""
+    import asyncio
+    import json
+
+    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, settled, status
+    from test_copilot import IN_LEAD, stand_in_lead
+
+    from herdr_link_control import Link
+    from herdr_link_testkit import HerdrSim
+
+    worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer(worker_model) as api:
+        cline.configure(api.url)
+        shown = {"shown": {"cline-cli-cline-pass-intro": True, "cline-cli-desktop-launch": True}}
+        (cline.data / "settings" / "cli-notices.json").write_text(json.dumps(shown))  # the user dismissed them once
+        env = {**cline.environment({"SHELL": "/bin/bash", "LANG": "C.UTF-8"}), "HOME": str(cline.home)}
+        env["PATH"] = f"{cline.package.executable.parent}:{our_commands()}:{env['PATH']}"
+        with HerdrSim(real_panes=True, env=env) as sim:
+            lead, _ = lead_pane(sim, project)
+            link = Link(sim.env(lead, env), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
+            monkeypatch.setenv("HOME", str(cline.home))  # its process runs as the user (Link reads HOME there)
+            at_prompt(sim, lead)
+            sim.type_text(lead, f"{stand_in_lead(tmp_path)}\r")
+            started = asyncio.run(link.start({"name": "worker", "kind": "cline", "args": []}))
+            pane = sim.agent("worker")["pane_id"]
+            idle = "What can I do for you?"
+            try:
+                sim.wait_for(lambda: idle in sim.read(pane), timeout=SCREEN_WAIT * 2, what="its composer")
+            except TimeoutError:
+                raise AssertionError(
+                    f"no composer; typed {sim.received(pane)[-300:]!r}; screen:\n{sim.read(pane)}"
+                ) from None
+            settled(sim, pane, quiet=2.0)
+            sent = asyncio.run(link.send("worker", "ping"))
+            try:
+                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=SCREEN_WAIT * 2, what="the worker's reply")
+            except TimeoutError:
+                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
+                results = [DIALECT.results(b) for b in worker_model.primary_requests[-1:]]
+                raise AssertionError(
+                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}, results "
+                    f"{results}; typed {sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
+                ) from None
+            screen = sim.read(pane)
+            [reply] = sim.deliveries(lead)
+            asyncio.run(link.close("worker"))
+            assert status(sim, "worker") is None
+    assert started.agent == "worker"
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
+    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
+    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
+    assert "Approve tool call?" not in screen, screen
+    SCENARIOS.append(
+        {
+            "host": HOST,
+            "case": "a worker started by a lead's Link (explicit, a new tab; README set-up only)",
+            "outcome": "came up in its own process (`--data-dir <HOME>/.cline/data` from its row), activated, "
+            "answered the lead's message and was closed; no question on its screen. Set-up: `herdr-link-mcp "
+            "install --host cline`",
+            "prompts": [],
+        }
+    )

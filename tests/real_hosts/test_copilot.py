@@ -118,7 +118,7 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
         env["PATH"] = f"{copilot.package.executable.parent}:{our_commands()}:{env['PATH']}"
         with HerdrSim(real_panes=True, env=env) as sim:
             lead, _ = lead_pane(sim, project)
-            link = Link(sim.env(lead), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
+            link = Link(sim.env(lead, env), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
             at_prompt(sim, lead)
             sim.type_text(lead, f"{stand_in_lead(tmp_path)}\r")  # Herdr types a reply only to a running agent
             started = asyncio.run(link.start({"name": "worker", "kind": "copilot", "args": []}))
