@@ -13,7 +13,7 @@ import threading
 
 from fake_model import Anthropic, ChatCompletions, FakeModelServer, ScriptedModel, Step
 from hosts import HostRun, KiloCli
-from matrix import Run, record
+from matrix import SCENARIOS, Run, record
 from scenarios import CANONICAL, activation_text, reply_steps, scenario_row, sent_to_reviewer
 from test_cline import Panes, peers_result
 
@@ -89,3 +89,67 @@ def test_two_kilo_panes_at_once_speak_as_themselves_and_a_claude_code_pane_answe
     assert herdr_sim.deliveries(beta) == []
     record(row("activate, peers, send to Claude Code, its reply back (a second Kilo pane at once)", runs["brain"],
                model))  # fmt: skip
+
+
+def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch):
+    """The user ran ``herdr-link-mcp install --host kilo`` and has their model in Kilo's config. A lead's
+    Link starts a Kilo worker in a real pane (Herdr types ``kilo``); its TUI reads the wrapper typed into
+    its composer, and its model replies to ``from`` from the worker's own pane."""
+    import asyncio
+
+    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, reads_its_composer, status
+    from test_copilot import IN_LEAD, stand_in_lead
+
+    from herdr_link_control import Link
+    from herdr_link_testkit import HerdrSim
+
+    worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer(worker_model) as api:
+        kilo = KiloCli(tmp_path)
+        env = kilo.environment({"SHELL": "/bin/bash", "LANG": "C.UTF-8"}, api.url)
+        env["PATH"] = f"{kilo.package.executable.parent}:{our_commands()}:{env['PATH']}"
+        with HerdrSim(real_panes=True, env=env) as sim:
+            lead, _ = lead_pane(sim, project)
+            link = Link(sim.env(lead, env), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
+            monkeypatch.setenv("HOME", str(kilo.home))  # its process runs as the user
+            at_prompt(sim, lead)
+            sim.type_text(lead, f"{stand_in_lead(tmp_path)}\r")
+            started = asyncio.run(link.start({"name": "worker", "kind": "kilo", "args": []}))
+            pane = sim.agent("worker")["pane_id"]
+            try:
+                # Kilo draws its composer long before it reads what is typed (a person tries a letter).
+                reads_its_composer(sim, pane, placeholder="Ask anything")
+            except (TimeoutError, AssertionError) as error:
+                raise AssertionError(
+                    f"{error}; typed {sim.received(pane)[-300:]!r}; screen:\n{sim.read(pane)}"
+                ) from None
+            sent = asyncio.run(link.send("worker", "ping"))
+            try:
+                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=SCREEN_WAIT * 3, what="the worker's reply")
+            except TimeoutError:
+                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
+                raise AssertionError(
+                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}; typed "
+                    f"{sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
+                ) from None
+            screen = sim.read(pane)
+            [reply] = sim.deliveries(lead)
+            asyncio.run(link.close("worker"))
+            assert status(sim, "worker") is None
+    assert started.agent == "worker"
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
+    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
+    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
+    assert "Permission required" not in screen, screen
+    SCENARIOS.append(
+        {
+            "host": HOST,
+            "case": "a worker started by a lead's Link (explicit, a new tab; README set-up only)",
+            "outcome": "came up wired, activated, answered the lead's message and was closed; no question on its "
+            "screen. Set-up: `herdr-link-mcp install --host kilo`",
+            "prompts": [],
+        }
+    )
