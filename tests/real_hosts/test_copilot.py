@@ -106,7 +106,7 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
 
     from interactive import WAIT, at_prompt, lead_pane, our_commands, settled, status
 
-    from herdr_link_control import Link
+    from herdr_link_control import Link, surface_violation
     from herdr_link_testkit import HerdrSim
 
     worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
@@ -139,7 +139,9 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
             [reply] = sim.deliveries(lead)
             asyncio.run(link.close("worker"))
             assert status(sim, "worker") is None
+            commands = sim.log.commands()
     assert started.agent == "worker"
+    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
     answer = extract_envelope(reply.text)
     assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
     asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))

@@ -100,7 +100,7 @@ def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch)
     from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, reads_its_composer, status
     from test_copilot import IN_LEAD, stand_in_lead
 
-    from herdr_link_control import Link
+    from herdr_link_control import Link, surface_violation
     from herdr_link_testkit import HerdrSim
 
     worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
@@ -138,7 +138,9 @@ def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch)
             [reply] = sim.deliveries(lead)
             asyncio.run(link.close("worker"))
             assert status(sim, "worker") is None
+            commands = sim.log.commands()
     assert started.agent == "worker"
+    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
     answer = extract_envelope(reply.text)
     assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
     asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
