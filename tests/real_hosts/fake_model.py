@@ -747,3 +747,29 @@ class SearchingChat(ChatCompletions):
                 self.form.bridge, {self.form.name_key: decision.name, self.form.input_key: decision.arguments}
             )
         return super().respond(decision, body, number)
+
+
+# --- Cline (issue 71, item 4): Chat Completions whose tool results are the MCP result as JSON ------
+
+
+class ClineChat(ChatCompletions):
+    """Cline 3.0.65's Chat Completions: a tool message carries the whole MCP result object as a JSON
+    string (``{"content":[{"type":"text","text":…}],"isError":false}``); its model reads the texts."""
+
+    def results(self, body: Body) -> list[str]:
+        texts = []
+        for raw in super().results(body):
+            try:
+                value = json.loads(raw)
+            except ValueError:
+                value = None
+            content = value.get("content") if isinstance(value, dict) else None
+            texts.append(
+                "".join(_texts([c.get("text", "") for c in content if isinstance(c, dict)]))
+                if isinstance(content, list)
+                else raw
+            )
+        return texts
+
+
+# --- end of Cline ----------------------------------------------------------------------------------

