@@ -1,7 +1,6 @@
 """herdr_link_start with scripted Herdr replies (TypeScript herdr.test.ts cases 28-50 and more)."""
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -395,7 +394,7 @@ async def test_not_in_herdr_is_never_relabelled_within_start():
         ("codex", ["--remote=ws://127.0.0.1:7"], ("--remote=ws://127.0.0.1:7",)),
         ("codex", ["--remote", "ws://127.0.0.1:7"], ("--remote", "ws://127.0.0.1:7")),
         ("pi", [], ()),  # a host that spawns per pane gets nothing added
-        ("cline", [], ("--data-dir", os.environ["HOME"] + "/.cline/data")),  # written out: Herdr quotes arguments
+        ("cline", [], ("--data-dir", "/home/u/.cline/data")),  # under the user's HOME, written out: Herdr quotes
         ("cline", ["--data-dir", "/srv/cline"], ("--data-dir", "/srv/cline")),
         ("copilot", [], ("--allow-tool", "herdr_link")),  # Copilot CLI asks before every MCP call otherwise
         ("copilot", ["--model", "gpt-5.4"], ("--allow-tool", "herdr_link", "--model", "gpt-5.4")),
@@ -403,7 +402,8 @@ async def test_not_in_herdr_is_never_relabelled_within_start():
 )
 async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(kind, args, typed, tmp_path):
     runner = scripted(BASE)
-    await link(runner).start({"name": "w", "kind": kind, "args": args}, context=CallContext(directory=str(tmp_path)))
+    started = {"name": "w", "kind": kind, "args": args}
+    await link(runner, HOME="/home/u").start(started, context=CallContext(directory=str(tmp_path)))
     start = runner.calls[-1]
     assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed
 

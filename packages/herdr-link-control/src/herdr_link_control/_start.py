@@ -130,7 +130,8 @@ class Starter:
             pane_id, rollback = await self._beside(me, kind, args, placement)
         host = host_for_kind(kind)
         if host is not None and host.shared is not None:  # its own process, so it answers as its own pane
-            args = host.shared.worker_args(args, os.environ.get("HOME", ""))  # the worker's user is ours
+            home = self.questions.home if self.questions is not None else None  # our user's, from Link's environment
+            args = host.shared.worker_args(args, str(home or ""))
         if host is not None and host.worker_args:
             args = (*host.worker_args, *args)
         async with self._undone_on_failure(rollback):
