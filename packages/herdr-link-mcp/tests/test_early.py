@@ -287,8 +287,10 @@ def test_the_activation_answered_early_follows_the_rules_the_sdk_path_keeps():
     assert early.release() is None  # given with the re-list: nothing left to give up
     again = early.answer(call(5, {}))
     assert again is not None and again.write == again.answer and again.hold == 0  # active: no second signal
-    codex = open_connection(client="codex-mcp-client", pane_problem=lambda client: None).answer(call(3, {}))
-    assert codex is not None and codex.write.startswith(LIST_CHANGED) and codex.hold == 0  # known never to re-list
+    never_relists = open_connection(client="codex-mcp-client")
+    codex = never_relists.answer(call(3, {}))
+    assert codex is not None and codex.write == LIST_CHANGED + codex.answer  # known never to re-list: no wait
+    assert codex.hold == 0 and never_relists.release() is None  # nothing held for a re-list that never comes
     held = open_connection()
     held.answer(call(3, {}))
     assert held.release() is not None and held.release() is None  # the timer gives it up once
