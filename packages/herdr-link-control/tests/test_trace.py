@@ -265,3 +265,10 @@ async def test_concurrent_calls_of_two_hosts_each_trace_their_own_context(tmp_pa
         (c.host, c.session, "bridge") for c in contexts
     )
     assert not hasattr(subject, "host") and not hasattr(subject, "adapter")
+
+
+def test_every_argument_herdr_is_given_to_start_an_agent_with_is_hidden_the_first_too():
+    shown = redact_argv(["agent", "start", "w", "--kind", "pi", "--", "secret-first", "--model", "secret-model"])
+    assert shown[:6] == ["agent", "start", "w", "--kind", "pi", "--"]
+    assert [arg.startswith("<") and arg.endswith(">") for arg in shown[6:]] == [True, True, True]
+    assert "secret" not in json.dumps(shown)
