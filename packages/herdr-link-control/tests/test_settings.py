@@ -52,3 +52,11 @@ def test_half_a_message_is_not_a_loop_guard_setting(tmp_path, caplog):
     settings = load(tmp_path, "[loop_guard]\nmessages = 0.5\n")
     assert settings.loop_messages == DEFAULT_LOOP_MESSAGES and "loop_guard.messages" in caplog.text
     assert "loop guard off" not in settings.describe()
+
+
+def test_the_doctors_lines_say_whether_the_trace_and_the_loop_guard_are_on(tmp_path):
+    on = load(tmp_path, '[trace]\nfile = "~/trace.jsonl"\n[loop_guard]\nmessages = 1\nseconds = 30\n')
+    assert on.describe_trace().startswith("trace on:") and str(tmp_path / "trace.jsonl") in on.describe_trace()
+    assert on.describe().startswith("loop guard: at most 1 ") and "within 30 s" in on.describe()
+    off = load(tmp_path, "[loop_guard]\nmessages = 0\n")
+    assert off.describe_trace().startswith("trace off") and off.describe().startswith("loop guard off")
