@@ -45,11 +45,13 @@ def evidence_in(
     own_env: dict[str, str] | None = None,
     tty: bool = True,
     window: dict[str, str] | None = None,
+    handed_off: bool = False,
 ) -> str:
     """What a process sees: its session led by a shell Herdr would start for ``leader_pane`` (``setsid -c``
     on a fresh pseudo-terminal whose master this process, the server, holds, as portable-pty does),
     ``command`` run there with ``own_env`` on top. ``window``: the shell instead starts a multiplexer
-    (these variables on top), and ``command`` runs in a window of it, led by a shell the multiplexer started."""
+    (these variables on top), and ``command`` runs in a window of it, led by a shell the multiplexer started.
+    ``handed_off``: the leader is not a child of the server (as after Herdr's live handoff)."""
     leader_env = {**os.environ, "HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": herdr_socket,
                   "HERDR_PANE_ID": leader_pane}  # fmt: skip
     child = " ".join(f"{k}={v}" for k, v in (own_env or {}).items())
@@ -58,7 +60,7 @@ def evidence_in(
         done = subprocess.run(["sh", "-c", script], env=leader_env, capture_output=True, text=True, timeout=60,
                               start_new_session=True, stdin=subprocess.DEVNULL)  # fmt: skip
         return done.stdout.strip()
-    argv = ["setsid", "-c", "sh", "-c", script]
+    argv = ["setsid", *(["--fork"] if handed_off else []), "-c", "sh", "-c", script]
     if window is not None:
         multiplexer = shlex.join([sys.executable, "-c", MULTIPLEXER, script])
         argv = ["setsid", "-c", "sh", "-c", f"env {' '.join(f'{k}={v}' for k, v in window.items())} {multiplexer}"]
@@ -102,6 +104,13 @@ def test_a_multiplexers_window_started_in_a_pane_shows_no_pane(herdr_socket, win
     pane = window.get("HERDR_PANE_ID", "w1:p1")
     assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": pane},
                        window=window) == "FOREIGN"  # fmt: skip
+
+
+def test_after_a_live_handoff_a_server_that_is_not_the_leaders_parent_still_proves_its_panes(herdr_socket):
+    """Herdr's live handoff passes the terminals to a new server whose children the panes' processes are
+    not: the server is found among all the processes, not only as the leader's parent."""
+    own = {"HERDR_PANE_ID": "w1:p1"}
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env=own, handed_off=True) == "SAME"
 
 
 def test_a_terminal_whose_socket_no_process_serves_is_not_a_pane(tmp_path):
