@@ -392,6 +392,18 @@ def test_only_requests_before_the_first_left_to_the_sdk_are_answered_early():
     assert early.answer(read(line(4, "tools/list"))) is None and not early.answering
 
 
+def test_a_request_cut_for_its_length_is_left_to_the_sdk_though_its_method_and_id_were_read():
+    """The transport answers a line past the size limit with its error: never an early answer read from
+    the line's first members, and nothing after it is answered early."""
+    early = EarlyAnswers(in_herdr=True)
+    assert early.answer(read(initialize("2025-11-25"))) is not None
+    padded = line(2, "tools/list", {"cursor": "x" * 200}).encode() + b"\n"
+    [cut] = JsonLineReader(max_line_bytes=80).feed(padded)
+    assert cut.message is not None and cut.message.get("method") == "tools/list" and cut.fault is not None
+    assert early.answer(cut) is None and not early.answering
+    assert early.answer(read(line(3, "tools/list"))) is None
+
+
 @pytest.mark.parametrize(
     "later",
     [
