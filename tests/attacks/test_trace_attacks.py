@@ -235,3 +235,20 @@ def test_another_users_trace_or_key_is_never_used_even_by_root(tmp_path, caplog,
     assert not tracer.enabled and "belongs to another user" in caplog.text
     assert theirs.read_bytes() == before and theirs.stat().st_uid == OTHER_UID
     assert whose == "trace.jsonl" or not (folder / "trace.jsonl").exists()  # their key: no trace written with it
+
+
+@pytest.mark.parametrize(
+    ("mode", "written"),
+    [(0o700, True), (0o711, True), (0o755, True), (0o720, False), (0o702, False)],
+    ids=["private", "others-may-enter", "others-may-read", "group-may-write", "others-may-write"],
+)
+def test_only_a_folder_no_one_else_may_write_to_holds_the_trace(tmp_path, caplog, mode, written):
+    """Reading or entering the folder is harmless (the file itself is private); writing to it is not."""
+    caplog.set_level(logging.WARNING, "herdr_link")
+    folder = tmp_path / "state"
+    folder.mkdir()
+    folder.chmod(mode)
+    tracer = Tracer(folder / "trace.jsonl")
+    tracer.event("note")
+    assert tracer.enabled is written and (folder / "trace.jsonl").exists() is written
+    assert ("may be written by others" in caplog.text) is not written

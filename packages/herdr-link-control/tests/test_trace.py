@@ -272,3 +272,11 @@ def test_every_argument_herdr_is_given_to_start_an_agent_with_is_hidden_the_firs
     assert shown[:6] == ["agent", "start", "w", "--kind", "pi", "--"]
     assert [arg.startswith("<") and arg.endswith(">") for arg in shown[6:]] == [True, True, True]
     assert "secret" not in json.dumps(shown)
+
+
+async def test_a_trace_in_folders_that_do_not_exist_yet_makes_them_private(tmp_path):
+    """``~/.local/state/herdr-link/trace.jsonl`` on a machine where ``~/.local/state`` is not there yet."""
+    path = tmp_path / "local" / "state" / "herdr-link" / "trace.jsonl"
+    await link(scripted(TABLE), HERDR_LINK_TRACE=str(path)).send("reviewer", "hi")
+    assert [e["event"] for e in _lines(path)].count("call") == 1
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
