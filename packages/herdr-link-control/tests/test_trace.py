@@ -280,3 +280,14 @@ async def test_a_trace_in_folders_that_do_not_exist_yet_makes_them_private(tmp_p
     await link(scripted(TABLE), HERDR_LINK_TRACE=str(path)).send("reviewer", "hi")
     assert [e["event"] for e in _lines(path)].count("call") == 1
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_a_writer_whose_file_another_process_rotated_writes_into_the_new_file(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    first, second = Tracer(path), Tracer(path)  # two processes' writers of one trace
+    first.event("note", index=1)
+    path.rename(tmp_path / "trace.jsonl.1")  # another process rotated it ...
+    second.event("note", index=2)  # ... and began the new file
+    first.event("note", index=3)
+    assert [e["index"] for e in _lines(path)] == [2, 3]
+    assert [e["index"] for e in _lines(tmp_path / "trace.jsonl.1")] == [1]
