@@ -205,3 +205,50 @@ def _wait(lines: list[str], event: str, timeout: float = 60.0) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+def test_a_folder_others_may_write_to_is_refused_even_for_an_event_that_needs_no_key(tmp_path, caplog):
+    """The folder is judged when the trace is opened, not only when a message's hash needs the key."""
+    caplog.set_level(logging.WARNING, "herdr_link")
+    open_folder = tmp_path / "open"
+    open_folder.mkdir()
+    open_folder.chmod(0o777)
+    tracer = Tracer(open_folder / "trace.jsonl")
+    tracer.event("herdr", argv=["agent", "list"], exit=0)  # no message, no redaction: no key asked for
+    assert list(open_folder.iterdir()) == [] and "may be written by others" in caplog.text and not tracer.enabled
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a file to another user needs root (CI has it)")
+@pytest.mark.parametrize("whose", ["trace.jsonl", "trace.jsonl.key"])
+def test_another_users_trace_or_key_is_never_used_even_by_root(tmp_path, caplog, whose):
+    """Root may open any file: the trace still takes only the running user's own."""
+    caplog.set_level(logging.WARNING, "herdr_link")
+    folder = tmp_path / "state"
+    folder.mkdir(mode=0o700)
+    theirs = folder / whose
+    before = b"k" * 32 if whose.endswith(".key") else b"their own line\n"
+    theirs.write_bytes(before)
+    theirs.chmod(0o600)
+    os.chown(theirs, OTHER_UID, OTHER_UID)
+    tracer = Tracer(folder / "trace.jsonl")
+    tracer.event("call", message=tracer.message("approved"))
+    assert not tracer.enabled and "belongs to another user" in caplog.text
+    assert theirs.read_bytes() == before and theirs.stat().st_uid == OTHER_UID
+    assert whose == "trace.jsonl" or not (folder / "trace.jsonl").exists()  # their key: no trace written with it
+
+
+@pytest.mark.parametrize(
+    ("mode", "written"),
+    [(0o700, True), (0o711, True), (0o755, True), (0o720, False), (0o702, False)],
+    ids=["private", "others-may-enter", "others-may-read", "group-may-write", "others-may-write"],
+)
+def test_only_a_folder_no_one_else_may_write_to_holds_the_trace(tmp_path, caplog, mode, written):
+    """Reading or entering the folder is harmless (the file itself is private); writing to it is not."""
+    caplog.set_level(logging.WARNING, "herdr_link")
+    folder = tmp_path / "state"
+    folder.mkdir()
+    folder.chmod(mode)
+    tracer = Tracer(folder / "trace.jsonl")
+    tracer.event("note")
+    assert tracer.enabled is written and (folder / "trace.jsonl").exists() is written
+    assert ("may be written by others" in caplog.text) is not written

@@ -361,3 +361,25 @@ async def test_a_send_pins_the_resolved_pane_by_its_canonical_id_never_the_name(
     runner = scripted({SELF: BRAIN, ("agent", "get", "reviewer"): pinned, ("agent", "prompt"): ok({"result": {}})})
     await link(runner).send("reviewer", "hello")
     assert runner.calls[-2:][0] == ("agent", "get", "w1:p2") and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [err("server_not_running", "no server"), RunResult(101, "", "thread 'main' panicked")],
+    ids=["server-gone", "cli-crashed"],
+)
+async def test_herdr_failing_during_the_occupant_check_is_herdrs_failure_not_a_changed_target(failure):
+    """The send's re-check of its target's pane is answered by Herdr's own failure: the caller is told Herdr
+    failed (nothing typed), never that another agent took the pane."""
+    runner = scripted(
+        {
+            SELF: BRAIN,
+            ("agent", "get", "reviewer"): got(agent("reviewer", pane="w1:p2", terminal_id="term_2a")),
+            ("agent", "get", "w1:p2"): failure,
+            ("agent", "prompt"): ok({"result": {}}),
+        }
+    )
+    with pytest.raises(LinkError) as caught:
+        await link(runner).send("reviewer", "hello")
+    assert caught.value.code is ErrorCode.NOT_IN_HERDR and caught.value.cause is not Cause.SEND_TARGET_CHANGED
+    assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]

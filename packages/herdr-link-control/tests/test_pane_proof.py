@@ -45,11 +45,13 @@ def evidence_in(
     own_env: dict[str, str] | None = None,
     tty: bool = True,
     window: dict[str, str] | None = None,
+    handed_off: bool = False,
 ) -> str:
     """What a process sees: its session led by a shell Herdr would start for ``leader_pane`` (``setsid -c``
     on a fresh pseudo-terminal whose master this process, the server, holds, as portable-pty does),
     ``command`` run there with ``own_env`` on top. ``window``: the shell instead starts a multiplexer
-    (these variables on top), and ``command`` runs in a window of it, led by a shell the multiplexer started."""
+    (these variables on top), and ``command`` runs in a window of it, led by a shell the multiplexer started.
+    ``handed_off``: the leader is not a child of the server (as after Herdr's live handoff)."""
     leader_env = {**os.environ, "HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": herdr_socket,
                   "HERDR_PANE_ID": leader_pane}  # fmt: skip
     child = " ".join(f"{k}={v}" for k, v in (own_env or {}).items())
@@ -58,7 +60,7 @@ def evidence_in(
         done = subprocess.run(["sh", "-c", script], env=leader_env, capture_output=True, text=True, timeout=60,
                               start_new_session=True, stdin=subprocess.DEVNULL)  # fmt: skip
         return done.stdout.strip()
-    argv = ["setsid", "-c", "sh", "-c", script]
+    argv = ["setsid", *(["--fork"] if handed_off else []), "-c", "sh", "-c", script]
     if window is not None:
         multiplexer = shlex.join([sys.executable, "-c", MULTIPLEXER, script])
         argv = ["setsid", "-c", "sh", "-c", f"env {' '.join(f'{k}={v}' for k, v in window.items())} {multiplexer}"]
@@ -104,6 +106,13 @@ def test_a_multiplexers_window_started_in_a_pane_shows_no_pane(herdr_socket, win
                        window=window) == "FOREIGN"  # fmt: skip
 
 
+def test_after_a_live_handoff_a_server_that_is_not_the_leaders_parent_still_proves_its_panes(herdr_socket):
+    """Herdr's live handoff passes the terminals to a new server whose children the panes' processes are
+    not: the server is found among all the processes, not only as the leader's parent."""
+    own = {"HERDR_PANE_ID": "w1:p1"}
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env=own, handed_off=True) == "SAME"
+
+
 def test_a_terminal_whose_socket_no_process_serves_is_not_a_pane(tmp_path):
     gone = str(tmp_path / "gone.sock")  # Herdr's socket path, with no server listening on it
     assert evidence_in(READ, gone, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "FOREIGN"
@@ -122,10 +131,12 @@ if os.fork() == 0:
 """
 
 
-def test_a_process_that_lost_its_terminal_no_longer_shows_its_pane(herdr_socket, tmp_path):
-    """The witness reads the evidence again once the terminal went (issue 70: it said SAME for ever)."""
+@pytest.mark.parametrize("platform", ["linux", "darwin"])
+def test_a_process_that_lost_its_terminal_no_longer_shows_its_pane(herdr_socket, tmp_path, platform):
+    """The witness reads the evidence again once the terminal went (issue 70: it said SAME for ever); off
+    Linux too, where only the terminal's presence is read."""
     script = tmp_path / "loses.py"
-    script.write_text(LOSES_TERMINAL)
+    script.write_text(LOSES_TERMINAL.replace("import os,", f"import sys; sys.platform = {platform!r}\nimport os,"))
     env = {**os.environ, "HERDR_ENV": "1", "HERDR_BIN_PATH": "/mock/herdr", "HERDR_SOCKET_PATH": herdr_socket,
            "HERDR_PANE_ID": "w1:p1"}  # fmt: skip
     out = tmp_path / "out"
@@ -233,3 +244,81 @@ def test_the_operator_log_names_a_client_the_host_table_does_not_know(caplog):
     problem = link.own_pane_problem("some-editor-mcp-client")
     assert problem is not None and "some-editor-mcp-client" not in str(problem)
     assert "'some-editor-mcp-client' is not in the host table" in caplog.text and "PROTOCOL.md §6.1" in caplog.text
+
+
+def test_a_leader_whose_environment_holds_values_with_equals_signs_is_still_read(herdr_socket, monkeypatch):
+    """``LS_COLORS=rs=0:di=01;34`` and the like are in most shells' environments: only the first ``=`` of
+    each entry ends its name."""
+    monkeypatch.setenv("LS_COLORS", "rs=0:di=01;34:ln=01;36")
+    monkeypatch.setenv("HERDR_LINK_TEST_PAIR", "a=b=c")
+    assert evidence_in(READ, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == "SAME"
+
+
+IN_OWN_GROUP = "import os; os.setpgid(0, 0); " + READ
+"""What a shell's job control does to each job: it leads a process group of its own, in the same session."""
+
+
+@pytest.mark.parametrize("own_pane", ["w1:p1", "w1:p2"])
+def test_a_job_in_its_own_process_group_is_judged_by_its_sessions_leader(herdr_socket, own_pane):
+    """Under job control a command leads its own process group: the pane is still the one the session's
+    leader was started for, so a job that names another pane in its own environment proves nothing."""
+    expected = "SAME" if own_pane == "w1:p1" else "OTHER"
+    assert evidence_in(IN_OWN_GROUP, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": own_pane}) == expected
+
+
+UNREADABLE = """
+import os
+from herdr_link_control import PaneWitness, _pane_proof, read_pane_evidence
+def refused(*args):
+    raise PermissionError(13, "Permission denied", "/proc/...")
+setattr(_pane_proof, "{reader}", refused)
+print(read_pane_evidence(os.environ).terminal.name, PaneWitness(os.environ).current().terminal.name)
+"""
+
+
+@pytest.mark.parametrize(
+    ("reader", "answer"),  # (the script is run as `python -c '…'`: no single quotes in it)
+    [
+        ("stat_fields", "NONE"),  # its own stat: no terminal can be shown
+        ("start_environment", "FOREIGN"),  # the session leader's environment
+        ("listening_unix_inodes", "FOREIGN"),  # /proc/net/unix: who serves the socket
+        ("holders", "FOREIGN"),  # the processes holding the socket
+    ],
+)
+def test_an_unreadable_proc_is_an_answer_that_proves_no_pane(herdr_socket, reader, answer):
+    """/proc mounted with ``hidepid``, a process gone between two reads, a sandbox: the proof answers that it
+    cannot show the pane, and never raises out of the caller."""
+    command = UNREADABLE.replace("{reader}", reader)
+    assert evidence_in(command, herdr_socket, leader_pane="w1:p1", own_env={"HERDR_PANE_ID": "w1:p1"}) == (
+        f"{answer} {answer}"
+    )
+
+
+ELSEWHERE_THAN_LINUX = """
+import os, sys
+from herdr_link_control import PaneWitness, read_pane_evidence
+sys.platform = "darwin"  # /proc is not read: only whether a controlling terminal exists
+evidence = read_pane_evidence(os.environ)
+print(evidence.terminal.name, PaneWitness(os.environ).current().terminal.name)
+"""
+
+
+@pytest.mark.parametrize(
+    ("tty", "own_env", "window", "expected"),
+    [
+        (True, {"HERDR_PANE_ID": "w1:p1"}, None, "SAME SAME"),
+        (True, {"HERDR_PANE_ID": "w1:p2"}, None, "SAME SAME"),
+        (True, {"HERDR_PANE_ID": "w1:p1"}, {}, "SAME SAME"),
+        (False, {"HERDR_PANE_ID": "w1:p1"}, None, "NONE NONE"),
+    ],
+    ids=["its-pane", "another-panes-environment", "a-multiplexers-window", "no-terminal"],
+)
+def test_off_linux_the_proof_is_only_whether_a_controlling_terminal_exists(
+    herdr_socket, tty, own_env, window, expected
+):
+    """macOS has no ``/proc``: a process with a controlling terminal shows the pane its environment names
+    (whatever the terminal is), one without shows none."""
+    assert (
+        evidence_in(ELSEWHERE_THAN_LINUX, herdr_socket, leader_pane="w1:p1", own_env=own_env, tty=tty, window=window)
+        == expected
+    )

@@ -309,3 +309,29 @@ async def test_concurrent_calls_of_two_hosts_each_trace_their_own_context(tmp_pa
         (c.host, c.session, "bridge") for c in contexts
     )
     assert not hasattr(subject, "host") and not hasattr(subject, "adapter")
+
+
+def test_every_argument_herdr_is_given_to_start_an_agent_with_is_hidden_the_first_too():
+    shown = redact_argv(["agent", "start", "w", "--kind", "pi", "--", "secret-first", "--model", "secret-model"])
+    assert shown[:6] == ["agent", "start", "w", "--kind", "pi", "--"]
+    assert [arg.startswith("<") and arg.endswith(">") for arg in shown[6:]] == [True, True, True]
+    assert "secret" not in json.dumps(shown)
+
+
+async def test_a_trace_in_folders_that_do_not_exist_yet_makes_them_private(tmp_path):
+    """``~/.local/state/herdr-link/trace.jsonl`` on a machine where ``~/.local/state`` is not there yet."""
+    path = tmp_path / "local" / "state" / "herdr-link" / "trace.jsonl"
+    await link(scripted(TABLE), HERDR_LINK_TRACE=str(path)).send("reviewer", "hi")
+    assert [e["event"] for e in _lines(path)].count("call") == 1
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_a_writer_whose_file_another_process_rotated_writes_into_the_new_file(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    first, second = Tracer(path), Tracer(path)  # two processes' writers of one trace
+    first.event("note", index=1)
+    path.rename(tmp_path / "trace.jsonl.1")  # another process rotated it ...
+    second.event("note", index=2)  # ... and began the new file
+    first.event("note", index=3)
+    assert [e["index"] for e in _lines(path)] == [2, 3]
+    assert [e["index"] for e in _lines(tmp_path / "trace.jsonl.1")] == [1]

@@ -287,8 +287,10 @@ def test_the_activation_answered_early_follows_the_rules_the_sdk_path_keeps():
     assert early.release() is None  # given with the re-list: nothing left to give up
     again = early.answer(call(5, {}))
     assert again is not None and again.write == again.answer and again.hold == 0  # active: no second signal
-    codex = open_connection(client="codex-mcp-client", pane_problem=lambda client: None).answer(call(3, {}))
-    assert codex is not None and codex.write.startswith(LIST_CHANGED) and codex.hold == 0  # known never to re-list
+    never_relists = open_connection(client="codex-mcp-client")
+    codex = never_relists.answer(call(3, {}))
+    assert codex is not None and codex.write == LIST_CHANGED + codex.answer  # known never to re-list: no wait
+    assert codex.hold == 0 and never_relists.release() is None  # nothing held for a re-list that never comes
     held = open_connection()
     held.answer(call(3, {}))
     assert held.release() is not None and held.release() is None  # the timer gives it up once
@@ -388,6 +390,18 @@ def test_only_requests_before_the_first_left_to_the_sdk_are_answered_early():
     assert early.answer(read(line(2, "tools/list"))) is not None
     assert early.answer(read(initialize("2025-11-25", 3))) is None  # a second initialize is the SDK's
     assert early.answer(read(line(4, "tools/list"))) is None and not early.answering
+
+
+def test_a_request_cut_for_its_length_is_left_to_the_sdk_though_its_method_and_id_were_read():
+    """The transport answers a line past the size limit with its error: never an early answer read from
+    the line's first members, and nothing after it is answered early."""
+    early = EarlyAnswers(in_herdr=True)
+    assert early.answer(read(initialize("2025-11-25"))) is not None
+    padded = line(2, "tools/list", {"cursor": "x" * 200}).encode() + b"\n"
+    [cut] = JsonLineReader(max_line_bytes=80).feed(padded)
+    assert cut.message is not None and cut.message.get("method") == "tools/list" and cut.fault is not None
+    assert early.answer(cut) is None and not early.answering
+    assert early.answer(read(line(3, "tools/list"))) is None
 
 
 @pytest.mark.parametrize(
