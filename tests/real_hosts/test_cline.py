@@ -150,7 +150,7 @@ def test_two_cline_panes_at_once_each_speak_as_themselves_or_are_refused(herdr_s
                models["pane-alpha"]))  # fmt: skip
 
 
-def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline, monkeypatch):
+def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline):
     """The user ran ``herdr-link-mcp install --host cline`` and once set Cline up (its provider, the two
     notices its first TUI starts show, dismissed). A lead's Link starts a Cline worker in a real pane (Herdr
     types ``cline --data-dir <HOME>/.cline/data``, the row's per-pane arguments); its TUI reads the wrapper
@@ -158,10 +158,11 @@ def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline, monk
     import asyncio
     import json
 
-    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, settled, status
+    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, settled
+    from link_worker import assert_acked, ping_and_close
     from test_copilot import IN_LEAD, stand_in_lead
 
-    from herdr_link_control import Link, surface_violation
+    from herdr_link_control import Link
     from herdr_link_testkit import HerdrSim
 
     worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
@@ -175,8 +176,7 @@ def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline, monk
         env["PATH"] = f"{cline.package.executable.parent}:{our_commands()}:{env['PATH']}"
         with HerdrSim(real_panes=True, env=env) as sim:
             lead, _ = lead_pane(sim, project)
-            link = Link(sim.env(lead, env), pane_evidence=IN_LEAD)  # an adapter in the lead's pane
-            monkeypatch.setenv("HOME", str(cline.home))  # its process runs as the user (Link reads HOME there)
+            link = Link(sim.env(lead), pane_evidence=IN_LEAD)  # an adapter in the lead's pane, as it was started
             at_prompt(sim, lead)
             sim.type_text(lead, f"{stand_in_lead(tmp_path)}\r")
             started = asyncio.run(link.start({"name": "worker", "kind": "cline", "args": []}))
@@ -189,28 +189,10 @@ def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline, monk
                     f"no composer; typed {sim.received(pane)[-300:]!r}; screen:\n{sim.read(pane)}"
                 ) from None
             settled(sim, pane, quiet=2.0)
-            sent = asyncio.run(link.send("worker", "ping"))
-            try:
-                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=SCREEN_WAIT * 2, what="the worker's reply")
-            except TimeoutError:
-                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
-                results = [DIALECT.results(b) for b in worker_model.primary_requests[-1:]]
-                raise AssertionError(
-                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}, results "
-                    f"{results}; typed {sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
-                ) from None
-            screen = sim.read(pane)
-            [reply] = sim.deliveries(lead)
-            asyncio.run(link.close("worker"))
-            assert status(sim, "worker") is None
-            commands = sim.log.commands()
+            answered = ping_and_close(sim, link, lead, pane, worker_model, DIALECT, SCREEN_WAIT * 2)
     assert started.agent == "worker"
-    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
-    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
-    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
-    assert "Approve tool call?" not in screen, screen
+    assert_acked(answered, worker_model, DIALECT)
+    assert "Approve tool call?" not in answered.screen, answered.screen
     SCENARIOS.append(
         {
             "host": HOST,

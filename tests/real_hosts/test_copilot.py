@@ -104,9 +104,10 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
     the wrapper typed into its composer, and its model replies to ``from``."""
     import asyncio
 
-    from interactive import WAIT, at_prompt, lead_pane, our_commands, settled, status
+    from interactive import WAIT, at_prompt, lead_pane, our_commands, settled
+    from link_worker import assert_acked, ping_and_close
 
-    from herdr_link_control import Link, surface_violation
+    from herdr_link_control import Link
     from herdr_link_testkit import HerdrSim
 
     worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
@@ -125,28 +126,12 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
             pane = sim.agent("worker")["pane_id"]
             sim.wait_for(lambda: sim.bracketed_paste(pane) and "❯" in sim.read(pane), timeout=WAIT, what="its composer")
             settled(sim, pane, quiet=2.0)
-            sent = asyncio.run(link.send("worker", "ping"))
-            try:
-                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=WAIT * 2, what="the worker's reply")
-            except TimeoutError:
-                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
-                results = [DIALECT.results(b) for b in worker_model.primary_requests[-1:]]
-                raise AssertionError(
-                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}, results "
-                    f"{results}; typed {sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
-                ) from None
-            shown = sim.read(pane)
-            [reply] = sim.deliveries(lead)
-            asyncio.run(link.close("worker"))
-            assert status(sim, "worker") is None
-            commands = sim.log.commands()
+            answered = ping_and_close(sim, link, lead, pane, worker_model, DIALECT, WAIT * 2)
     assert started.agent == "worker"
-    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
-    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
-    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
-    assert "Do you want to use this tool?" not in shown and "Confirm folder trust" not in shown, shown
+    assert_acked(answered, worker_model, DIALECT)
+    assert "Do you want to use this tool?" not in answered.screen and "Confirm folder trust" not in answered.screen, (
+        answered.screen
+    )
     SCENARIOS.append(
         {
             "host": HOST,

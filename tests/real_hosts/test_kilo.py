@@ -97,10 +97,11 @@ def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch)
     its composer, and its model replies to ``from`` from the worker's own pane."""
     import asyncio
 
-    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, reads_its_composer, status
+    from interactive import WAIT as SCREEN_WAIT, at_prompt, lead_pane, our_commands, reads_its_composer
+    from link_worker import assert_acked, ping_and_close
     from test_copilot import IN_LEAD, stand_in_lead
 
-    from herdr_link_control import Link, surface_violation
+    from herdr_link_control import Link
     from herdr_link_testkit import HerdrSim
 
     worker_model = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
@@ -125,27 +126,10 @@ def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch)
                 raise AssertionError(
                     f"{error}; typed {sim.received(pane)[-300:]!r}; screen:\n{sim.read(pane)}"
                 ) from None
-            sent = asyncio.run(link.send("worker", "ping"))
-            try:
-                sim.wait_for(lambda: bool(sim.deliveries(lead)), timeout=SCREEN_WAIT * 3, what="the worker's reply")
-            except TimeoutError:
-                calls = [DIALECT.calls(b) for b in worker_model.primary_requests]
-                raise AssertionError(
-                    f"no reply; its model saw {len(worker_model.requests)} request(s), calls {calls}; typed "
-                    f"{sim.received(pane)[-300:]!r}; its screen:\n{sim.read(pane)}"
-                ) from None
-            screen = sim.read(pane)
-            [reply] = sim.deliveries(lead)
-            asyncio.run(link.close("worker"))
-            assert status(sim, "worker") is None
-            commands = sim.log.commands()
+            answered = ping_and_close(sim, link, lead, pane, worker_model, DIALECT, SCREEN_WAIT * 3)
     assert started.agent == "worker"
-    assert [reason for argv in commands if (reason := surface_violation(argv))] == []  # spec §8
-    answer = extract_envelope(reply.text)
-    assert answer is not None and (answer.from_, answer.to) == ("worker", "lead"), reply.text
-    asked = extract_envelope(DIALECT.prompt(worker_model.primary_requests[0]))
-    assert asked is not None and asked.id == sent.id and answer.message == f"ack {asked.id}"
-    assert "Permission required" not in screen, screen
+    assert_acked(answered, worker_model, DIALECT)
+    assert "Permission required" not in answered.screen, answered.screen
     SCENARIOS.append(
         {
             "host": HOST,
