@@ -63,6 +63,22 @@ def _kind_of(sim: HerdrSim, name: str) -> str | None:
         return None
 
 
+def answered_and_closed(sim: HerdrSim, lead: ScriptedModel, worker: ScriptedModel, worker_pane: str, kind: str) -> str:
+    """Wait for the worker's reply to reach the lead's model and for the lead's close to be answered; the
+    worker's screen as it was once it had replied."""
+    try:
+        sim.wait_for(lambda: any(_replied(b) for b in lead.primary_requests), timeout=WAIT * 3, what="a reply")
+    except TimeoutError:
+        calls = [worker.dialect.calls(b) for b in worker.primary_requests]
+        raise AssertionError(
+            f"no reply from the {kind} worker; its model saw {len(worker.requests)} request(s), calls {calls}; "
+            f"it received {sim.received(worker_pane)[-300:]!r}; its screen:\n{sim.read(worker_pane)}"
+        ) from None
+    shown = sim.read(worker_pane)
+    sim.wait_for(lambda: _closed(lead), timeout=WAIT, what="the lead's close answered")
+    return shown
+
+
 def _closed(model: ScriptedModel) -> bool:
     return any('"status":"closed"' in text for body in model.primary_requests for text in model.dialect.results(body))
 
@@ -223,16 +239,7 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
             else:
                 settled(sim, worker_pane, quiet=1.0)
             lead.worker_ready.set()
-            try:
-                sim.wait_for(lambda: any(_replied(b) for b in lead.primary_requests), timeout=WAIT * 3, what="a reply")
-            except TimeoutError:
-                calls = [worker.dialect.calls(b) for b in worker.primary_requests]
-                raise AssertionError(
-                    f"no reply from the {kind} worker; its model saw {len(worker.requests)} request(s), calls {calls}; "
-                    f"it received {sim.received(worker_pane)[-300:]!r}; its screen:\n{sim.read(worker_pane)}"
-                ) from None
-            shown = sim.read(worker_pane)
-            sim.wait_for(lambda: _closed(lead), timeout=WAIT, what="the lead's close answered")
+            shown = answered_and_closed(sim, lead, worker, worker_pane, kind)
             assert status(sim, WORKER) is None  # the worker's pane is gone
             blocked = sim.blocking_screens()
             commands_run = sim.log.commands()

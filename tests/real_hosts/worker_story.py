@@ -18,7 +18,7 @@ from typing import Any
 from fake_model import Anthropic, FakeModelServer, Gate, ScriptedModel, Step
 from hosts import install_wiring
 from interactive import WAIT, Machine, at_prompt, reads_its_composer, say, settled, status, user_machine
-from test_workers import HINT_START, LEAD, NAMES, REQUEST, WORKER, PacedLead, _closed, _kind_of, _replied
+from test_workers import HINT_START, LEAD, NAMES, REQUEST, WORKER, PacedLead, _kind_of, _replied, answered_and_closed
 
 from herdr_link_control import surface_violation
 from herdr_link_protocol import extract_envelope
@@ -71,16 +71,7 @@ def a_lead_starts_a_worker(
             # A person types once the TUI shows what is typed: keys typed earlier are lost (Qwen Code).
             reads_its_composer(sim, worker_pane, placeholder=placeholder)
             lead.worker_ready.set()
-            try:
-                sim.wait_for(lambda: any(_replied(b) for b in lead.primary_requests), timeout=WAIT * 3, what="a reply")
-            except TimeoutError:
-                calls = [worker.dialect.calls(b) for b in worker.primary_requests]
-                raise AssertionError(
-                    f"no reply from the {kind} worker; its model saw {len(worker.requests)} request(s), calls {calls}; "
-                    f"it received {sim.received(worker_pane)[-300:]!r}; its screen:\n{sim.read(worker_pane)}"
-                ) from None
-            shown = sim.read(worker_pane)
-            sim.wait_for(lambda: _closed(lead), timeout=WAIT, what="the lead's close answered")
+            shown = answered_and_closed(sim, lead, worker, worker_pane, kind)
             gone = status(sim, WORKER) is None
             blocked = [shot.screen for shot in sim.blocking_screens()]
             violations = [reason for argv in sim.log.commands() if (reason := surface_violation(argv))]
