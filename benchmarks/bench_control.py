@@ -15,12 +15,14 @@ from typing import Any
 
 import anyio
 
-from herdr_link_control import Link, RunResult, ScriptedRunner
+from herdr_link_control import Link, PaneEvidence, RunResult, ScriptedRunner, TerminalPane
 
 _SETTINGS = Path(tempfile.mkdtemp(prefix="hl-bench-")) / "config.toml"
 _SETTINGS.write_text("[loop_guard]\nmessages = 0\n")  # an operation's overhead, repeated: not the guard's limit
 ENV = {"HERDR_ENV": "1", "HERDR_BIN_PATH": "/bench/herdr", "HERDR_PANE_ID": "w1:p1"}
 ENV["HERDR_LINK_CONFIG"] = str(_SETTINGS)
+IN_PANE = PaneEvidence(TerminalPane.SAME, "bench: the scripted adapter runs in its pane")
+"""What a host's adapter in its own pane shows (the pane proof, PROTOCOL.md §6.1): this process has no pane."""
 
 
 def _ok(value: Any) -> RunResult:
@@ -109,7 +111,7 @@ async def measure(
 ) -> dict[str, Any]:
     fake = FakeHerdr(named)
     runner = ScriptedRunner(_missing_aware(fake))
-    await op(Link(env, runner=runner))
+    await op(Link(env, runner=runner, pane_evidence=IN_PANE))
     calls = len(runner.calls)
     step = 0.02
     delayed = _missing_aware(FakeHerdr(named))
@@ -119,10 +121,10 @@ async def measure(
         return delayed(argv)
 
     started = time.perf_counter()
-    await op(Link(env, runner=ScriptedRunner(slow)))
+    await op(Link(env, runner=ScriptedRunner(slow), pane_evidence=IN_PANE))
     depth = round((time.perf_counter() - started) / step)
     samples = []
-    link = Link(env, runner=ScriptedRunner(_missing_aware(FakeHerdr(True))))
+    link = Link(env, runner=ScriptedRunner(_missing_aware(FakeHerdr(True))), pane_evidence=IN_PANE)
     for _ in range(runs):
         begun = time.perf_counter()
         await op(link)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, servers
+from servers import OURS, OUTSIDE_HERDR, TYPESCRIPT, in_a_terminal, servers
 
 from herdr_link_testkit import HerdrSim
 
@@ -58,8 +58,7 @@ def spawn_to_answers(command: list[str], env: dict[str, str], *, activate: bool)
     then the dormant ``tools/list``, then (``activate``) the ``herdr_link {}`` call, re-listing when the
     change is signalled."""
     started = time.perf_counter()
-    pipe = subprocess.PIPE
-    process = subprocess.Popen(command, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env)
+    process, terminal = in_a_terminal(command, env)  # a server in a pane shows its pane (the pane proof)
     assert process.stdin is not None and process.stdout is not None
     stdin, stdout = process.stdin, process.stdout
 
@@ -92,6 +91,7 @@ def spawn_to_answers(command: list[str], env: dict[str, str], *, activate: bool)
     stdin.close()
     process.wait(timeout=30)
     stdout.close()
+    os.close(terminal)
     return figures
 
 

@@ -38,6 +38,28 @@ def servers() -> dict[str, list[str]]:
     return found
 
 
+def in_a_terminal(command: list[str], env: dict[str, str]) -> tuple["subprocess.Popen[bytes]", int]:
+    """``command`` on pipes, leading a session on a pseudo-terminal of its own, as a host in a Herdr pane runs
+    its MCP servers (its pane is then shown, not assumed: ``PROTOCOL.md`` §6.1); the process and the
+    terminal's other side, for the caller to close."""
+    import fcntl
+    import pty
+    import termios
+
+    terminal, pane_side = pty.openpty()
+
+    def own_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(pane_side, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+        preexec_fn=own_terminal, pass_fds=(pane_side,),
+    )  # fmt: skip
+    os.close(pane_side)
+    return process, terminal
+
+
 class StdioServer:
     """One fresh MCP server process on pipes; requests and answers are compact JSON lines.
 
@@ -46,21 +68,7 @@ class StdioServer:
     every client name, Codex's included."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        import fcntl
-        import pty
-        import termios
-
-        self._terminal, pane_side = pty.openpty()
-
-        def own_terminal() -> None:
-            os.setsid()
-            fcntl.ioctl(pane_side, termios.TIOCSCTTY, 0)
-
-        self.process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
-            preexec_fn=own_terminal, pass_fds=(pane_side,),
-        )  # fmt: skip
-        os.close(pane_side)
+        self.process, self._terminal = in_a_terminal(command, env)
         self._next_id = 0
 
     def send(self, message: dict[str, Any]) -> None:

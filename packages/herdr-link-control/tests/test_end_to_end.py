@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scripted_herdr import IN_PANE
 
-from herdr_link_control import Link, Timeouts
+from herdr_link_control import HerdrEnvironment, Link, ProcessRunner, RunResult, Timeouts
 from herdr_link_protocol import Cause, ErrorCode, LinkError, extract_envelope
 from herdr_link_testkit import Fault, HerdrSim, StartScript
 
@@ -44,11 +44,69 @@ async def test_peers_send_and_close_end_to_end(herdr_sim: HerdrSim, team):
     envelope = extract_envelope(delivery.text)
     assert envelope is not None and envelope.id == receipt.id and envelope.from_ == "brain"
     assert delivery.raw_controls == () and delivery.submitted_lines == 1
-    assert sorted(herdr_sim.log.commands()[:2]) == sorted([("agent", "get", brain), ("agent", "get", "reviewer")])
-    # typed into the pane resolved, once it still holds that agent (PROTOCOL.md §4.4)
-    assert herdr_sim.log.commands()[2:4] == [("agent", "get", reviewer), ("agent", "prompt", reviewer, delivery.text)]
+    # one list shows caller and target; typed into the pane resolved, once it still holds that agent (§4.4)
+    assert herdr_sim.log.commands() == [
+        ("agent", "list"),
+        ("agent", "get", reviewer),
+        ("agent", "prompt", reviewer, delivery.text),
+    ]
     closed = await subject.close("reviewer")
     assert closed.agent == "reviewer" and not herdr_sim.exists(reviewer)
+
+
+class _ChangeAfterLookup(ProcessRunner):
+    """The real runner; ``change`` runs once, as soon as a lookup of the target by name (the send's
+    ``agent list``, or an ``agent get reviewer``) has answered."""
+
+    def __init__(self, environ: dict[str, str], change) -> None:
+        found = HerdrEnvironment.detect(environ)
+        assert found is not None
+        super().__init__(found.bin_path, found.variables)
+        self.change = change
+
+    async def run(self, argv, *, timeout: float) -> RunResult:  # noqa: ASYNC109 (the Runner interface)
+        result = await super().run(argv, timeout=timeout)
+        by_name = list(argv[:2]) == ["agent", "list"] or list(argv) == ["agent", "get", "reviewer"]
+        if by_name and self.change is not None:
+            self.change, change = None, self.change
+            change()
+        return result
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"),
+    [
+        ("claude", "reviewer"),  # another kind took the pane and the name
+        ("codex", "intruder"),  # another agent of the same kind
+        ("codex", None),  # the same kind, not (yet) named
+    ],
+)
+async def test_a_send_never_types_into_a_pane_whose_occupant_changed_after_the_lookup(
+    herdr_sim: HerdrSim, team, kind, name
+):
+    brain, reviewer, _ = team
+
+    def replace() -> None:
+        herdr_sim.exit_agent(reviewer)
+        herdr_sim.add_agent(reviewer, kind, name=name)
+
+    environ = herdr_sim.env(brain)
+    subject = Link(environ, runner=_ChangeAfterLookup(environ, replace), pane_evidence=IN_PANE)
+    with pytest.raises(LinkError) as caught:
+        await subject.send("reviewer", "for the agent that was looked up")
+    assert caught.value.cause is Cause.SEND_TARGET_CHANGED
+    assert herdr_sim.deliveries(reviewer) == [] and herdr_sim.deliveries(brain) == []
+    assert ("agent", "prompt") not in [command[:2] for command in herdr_sim.log.commands()]
+
+
+async def test_a_send_whose_target_is_unchanged_after_the_lookup_is_typed_there(herdr_sim: HerdrSim, team):
+    brain, reviewer, _ = team
+    environ = herdr_sim.env(brain)
+    subject = Link(environ, runner=_ChangeAfterLookup(environ, lambda: None), pane_evidence=IN_PANE)
+    receipt = await subject.send("reviewer", "for the agent that was looked up")
+    [delivery] = herdr_sim.deliveries(reviewer)
+    envelope = extract_envelope(delivery.text)
+    assert envelope is not None and envelope.id == receipt.id
 
 
 async def test_other_workspaces_are_invisible(herdr_sim: HerdrSim, team):

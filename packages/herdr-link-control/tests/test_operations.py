@@ -98,7 +98,7 @@ async def test_send_delivers_the_wrapper_as_one_argument_without_wait():
     assert receipt.to_json() == json.dumps(
         {"status": "sent", "id": envelope.id, "to": "reviewer"}, separators=(",", ":")
     )
-    assert sorted(runner.calls[:2]) == [("agent", "get", "reviewer"), SELF]
+    assert runner.calls[:2] == [LIST, ("agent", "get", "w1:p2")]  # one list shows caller and target; the pin
 
 
 async def test_send_to_another_workspace_is_indistinguishable_from_a_missing_peer():
@@ -131,7 +131,7 @@ async def test_a_blank_message_is_refused_after_resolution_and_nothing_is_delive
     with pytest.raises(LinkError) as caught:
         await link(runner).send("reviewer", message)
     assert str(caught.value) == str(LinkError(Cause.MESSAGE_EMPTY))
-    assert len(runner.calls) == 2
+    assert runner.calls == [LIST]
 
 
 async def test_the_size_limit_is_exact_at_the_boundary():
@@ -383,3 +383,34 @@ async def test_herdr_failing_during_the_occupant_check_is_herdrs_failure_not_a_c
         await link(runner).send("reviewer", "hello")
     assert caught.value.code is ErrorCode.NOT_IN_HERDR and caught.value.cause is not Cause.SEND_TARGET_CHANGED
     assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
+
+
+async def test_a_send_reads_its_caller_and_target_from_one_list_and_pins_the_target_before_typing():
+    rows = listing(agent("brain"), agent("reviewer", pane="w1:p2", terminal_id="term_2a", agent="codex"))
+    runner = scripted({LIST: rows, ("agent", "prompt"): ok({"result": {}})})
+    await link(runner).send("reviewer", "hello")
+    assert [call[:3] for call in runner.calls] == [LIST, ("agent", "get", "w1:p2"), ("agent", "prompt", "w1:p2")]
+
+
+async def test_a_name_the_list_shows_twice_is_no_peer_and_nothing_is_typed():
+    rows = listing(agent("brain"), agent("reviewer", pane="w1:p2"), agent("reviewer", pane="w1:p3"))
+    runner = scripted({LIST: rows, ("agent", "prompt"): ok({"result": {}})})
+    with pytest.raises(LinkError) as caught:
+        await link(runner).send("reviewer", "hello")
+    assert caught.value.code is ErrorCode.PEER_NOT_FOUND and runner.calls == [LIST]
+
+
+@pytest.mark.parametrize("own", [agent(None), agent("brain", pane="w1:p9")])  # unnamed; moved (another id)
+async def test_a_send_whose_list_shows_no_named_own_row_asks_herdr_for_the_caller(own):
+    rows = listing(own, agent("reviewer", pane="w1:p2"))
+    runner = scripted({LIST: rows, SELF: BRAIN, ("agent", "prompt"): ok({"result": {}})})
+    await link(runner).send("reviewer", "hello")
+    envelope = extract_envelope(runner.calls[-1][3])
+    assert envelope is not None and envelope.from_ == "brain" and runner.calls[1] == SELF
+
+
+async def test_a_refused_list_refuses_the_send_as_it_refuses_peers():
+    runner = scripted({LIST: err("internal_error"), ("agent", "prompt"): ok({"result": {}})})
+    with pytest.raises(LinkError) as caught:
+        await link(runner).send("reviewer", "hello")
+    assert caught.value.cause is Cause.PEERS_REFUSED and runner.calls == [LIST]

@@ -57,7 +57,7 @@ async def test_a_send_is_traced_with_the_commands_under_it_and_no_message_text(t
     assert call["message"]["hash"] != fingerprint(SECRET)  # unkeyed, a short text is found by guessing
     assert call["caller"] == "brain" and isinstance(call["ms"], float)
     herdr = [e for e in events if e["event"] == "herdr"]
-    assert {e["role"] for e in herdr} == {"self", "target", "prompt"} and call["call"]
+    assert [e["role"] for e in herdr] == ["peers", "target", "prompt"] and call["call"]  # list, pin, prompt
     assert all(e["call"] == call["call"] for e in herdr)
     prompt = next(e for e in herdr if e["role"] == "prompt")
     assert prompt["exit"] == 0 and prompt["timeout"] is False and prompt["argv"][3].startswith("<")

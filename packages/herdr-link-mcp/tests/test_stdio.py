@@ -226,7 +226,7 @@ def _serve_once(env: dict[str, str], calls: list[dict[str, object]], terminal: t
 
 def test_a_failed_call_leaves_herdrs_diagnostic_in_the_operator_log(herdr_sim: HerdrSim, team, herdr_pane_terminal):
     calls: list[dict[str, object]] = [
-        {"name": "herdr_link_send", "arguments": {"to": "ghost", "message": "x"}},
+        {"name": "herdr_link_close", "arguments": {"agent": "ghost"}},  # Herdr's agent get refuses it
         {"name": "herdr_link_peers", "arguments": {}},
     ]
     stderr = _serve_once(herdr_sim.env(team[0]), calls, herdr_pane_terminal).decode()

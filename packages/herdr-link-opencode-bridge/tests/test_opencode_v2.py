@@ -330,9 +330,10 @@ def test_a_send_costs_the_sessions_pane_check_plus_the_send(drive_v2, herdr_sim:
     drive_v2(herdr_sim.env(team[0]), steps, {"s1": at(project)})
     commands = [command[:2] for command in herdr_sim.log.commands()]
     assert commands[0] == ("agent", "list")  # the activation placed the session by its directory, once
-    send = commands[commands.index(("agent", "prompt")) - 4 :]
-    # the pane it was placed on still holds it; the send as that pane: self ∥ target, the target pinned, the prompt
-    assert send == [("agent", "get"), ("agent", "get"), ("agent", "get"), ("agent", "get"), ("agent", "prompt")]
+    send = commands[commands.index(("agent", "prompt")) - 3 :]
+    # the pane it was placed on still holds it; the send as that pane: one list (caller and target), the target
+    # pinned, the prompt
+    assert send == [("agent", "get"), ("agent", "list"), ("agent", "get"), ("agent", "prompt")]
 
 
 @pytest.fixture

@@ -53,13 +53,13 @@ __all__ = [
 class Role(enum.Enum):
     """The step a Herdr call is in an operation; with the Herdr code, it decides the Link error."""
 
-    SELF = "self"  # agent get <own pane> for peers and send (bootstrap may follow)
+    SELF = "self"  # agent get <own pane> for peers, and for a send whose list shows no named own row
     CALLER_WORKSPACE = "caller_workspace"  # agent get <own pane> for close, which needs only the workspace
     START_CALLER = "start_caller"  # agent get <own pane> at the beginning of a start
     BOOTSTRAP_RENAME = "bootstrap_rename"  # agent rename <own pane> <hl-…>
-    TARGET = "target"  # agent get <name> for send or close
+    TARGET = "target"  # agent get <name> for close; agent get <pane id> that pins a send's target
     ANCHOR = "anchor"  # agent get <with> inside start
-    PEERS = "peers"  # agent list
+    PEERS = "peers"  # agent list (peers, send: the caller's and the target's rows)
     PROMPT = "prompt"  # agent prompt
     CLOSE = "close"  # pane close for herdr_link_close
     TAB_CREATE = "tab_create"

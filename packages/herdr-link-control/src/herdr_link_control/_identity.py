@@ -5,6 +5,7 @@ callers share so that at most one rename runs at a time; it clears as soon as it
 """
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -98,6 +99,22 @@ class Identity:
         except LinkError:
             return None
         return current if isinstance(current, str) and current else None
+
+    async def context_among(self, rows: Sequence[AgentRecord]) -> SelfContext:
+        """The caller's context from rows an ``agent list`` just read: its own pane's row when that row
+        is there once and named, else :meth:`context`'s own lookups (a moved pane, an unnamed or
+        undetected occupant). The row is what ``agent get <own pane>`` reads: Herdr resolves a pane id
+        only as a current canonical id, which no other pane ever had.
+
+        Raises:
+            LinkError: as :meth:`context`.
+        """
+        mine = [row for row in rows if row.pane_id == self.pane_id]
+        name = mine[0].name if len(mine) == 1 else None
+        if name is None:
+            return await self.context()
+        self.last_name = name
+        return SelfContext(name, mine[0].workspace_id, mine[0].pane_id, mine[0].state)
 
     async def context(self) -> SelfContext:
         """The caller's name and workspace, bootstrapping a name first if it has none.

@@ -37,7 +37,7 @@ from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._questions import HostQuestions
 
-__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "resolve_peer", "workspace_peers"]
+__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "named_in", "resolve_peer", "workspace_peers"]
 
 
 def _platform_delivery_limit() -> int:
@@ -67,6 +67,18 @@ async def resolve_peer(cli: HerdrCLI, name: AgentName, role: Role) -> AgentRecor
     if record is None or record.name != name:
         raise LinkError(Cause.NOT_A_PEER, f"agent get {name} returned another agent or none")
     return record
+
+
+def named_in(rows: list[AgentRecord], name: AgentName) -> AgentRecord:
+    """The one row of an ``agent list`` that carries ``name``, as ``agent get <name>`` resolves it.
+
+    Raises:
+        LinkError: ``PEER_NOT_FOUND`` when no row or several carry it.
+    """
+    found = [row for row in rows if row.name == name]
+    if len(found) != 1:
+        raise LinkError(Cause.NOT_A_PEER, f"agent list shows {len(found)} agents named {name}")
+    return found[0]
 
 
 def _real(path: str) -> str:
@@ -176,9 +188,10 @@ class Operations:
         return Survey(me, workspace, tuple(workspace_peers(rows, workspace, pane, me.name if me else None)))
 
     async def send(self, call: SendCall, session: str = "") -> SentReceipt:
-        """Deliver the call's message to its recipient inside the inbound wrapper (self ∥ target, then
-        prompt). The parse proved the recipient's name and knows whether the message is blank: nothing is
-        checked twice.
+        """Deliver the call's message to its recipient inside the inbound wrapper: one ``agent list``
+        shows the caller and the target, ``agent get <the target's pane>`` pins its occupant, then
+        ``agent prompt <that pane>`` (three calls, as the TypeScript server's). The parse proved the
+        recipient's name and knows whether the message is blank: nothing is checked twice.
 
         Raises:
             LinkError: ``PEER_NOT_FOUND``, ``SELF_UNNAMED``, ``SEND_FAILED`` (blank, too large, the
@@ -186,7 +199,9 @@ class Operations:
                 ``NOT_IN_HERDR`` (a timed-out prompt may have been delivered: never retry it).
         """
         to = call.to
-        me, target = await both(self.identity.context, lambda: resolve_peer(self.cli, to, Role.TARGET))
+        rows = parse_agent_rows(await self.cli.call(agent_list(), Role.PEERS))
+        me = await self.identity.context_among(rows)
+        target = named_in(rows, to)
         check_same_workspace(me.workspace_id, target)
         if call.blank:
             raise LinkError(Cause.MESSAGE_EMPTY)
