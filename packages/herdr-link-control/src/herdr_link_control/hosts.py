@@ -576,6 +576,11 @@ HOSTS: Final[tuple[Host, ...]] = (
             (("command", COMMAND), ("args", ARGS)),
             project_question="Grok Build uses a project's servers only once it trusts the folder",
         ),
+        notes=(
+            'Grok Build asks before every MCP call ("Allow (Herdr Link) Herdr Link?"): allow it always once, or '
+            'add [permission] allow = ["MCPTool(herdr_link__*)"] to ~/.grok/config.toml yourself (install does '
+            "not write it yet).",
+        ),
     ),
     Host(
         "droid",
