@@ -72,6 +72,7 @@ def test_copilots_trusted_folders_cover_the_folders_below_them(tmp_path):
     (work / "app").mkdir(parents=True)
     home = _home_with(tmp_path, ".copilot/config.json", json.dumps({"trustedFolders": [str(work)], "banner": "never"}))
     copilot = find_host("copilot")
+    assert copilot is not None
     assert folder_trust(copilot, work / "app", environ={}, home=home) is True
     assert folder_trust(copilot, tmp_path, environ={}, home=home) is None  # it would ask
 
@@ -85,5 +86,6 @@ def test_droids_trusted_folder_is_that_folder_only(tmp_path):
     trusted = {"trustedFolders": {str(work): {"trustedAt": "x"}}}
     home = _home_with(tmp_path, ".factory/settings.json", json.dumps(trusted))
     droid = find_host("droid")
+    assert droid is not None
     assert folder_trust(droid, work, environ={}, home=home) is True
     assert folder_trust(droid, work / "app", environ={}, home=home) is None  # not seen to cover its children

@@ -4,6 +4,7 @@ which pane owns a call's thread (PROTOCOL.md §6.1)."""
 
 import json
 import os
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -41,6 +42,9 @@ def _running(host: Host, environ: Mapping[str, str], home: Path) -> int | None:
 
 
 def _owned(process: Path) -> bool:
+    """Whether the ``/proc`` entry ``process`` is one of this user's processes (no ``/proc`` on Windows)."""
+    if sys.platform == "win32":
+        return False
     try:
         return process.stat().st_uid == os.getuid()
     except OSError:
