@@ -16,7 +16,7 @@ from herdr_link_testkit import HerdrSim
 HERE = Path(__file__).parent
 
 
-def test_the_typescript_sdk_client_runs_the_whole_flow(herdr_sim: HerdrSim, tmp_path):
+def test_the_typescript_sdk_client_runs_the_whole_flow(herdr_sim: HerdrSim, tmp_path, herdr_pane_terminal):
     assert (HERE / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir(), "run: npm ci (the nox session does)"
     node = shutil.which("node")
     assert node is not None
@@ -26,7 +26,8 @@ def test_the_typescript_sdk_client_runs_the_whole_flow(herdr_sim: HerdrSim, tmp_
     herdr_sim.add_agent(reviewer, "codex", name="reviewer")
     server = json.dumps([sys.executable, "-m", "herdr_link_mcp"])
     done = subprocess.run(
-        [node, str(HERE / "ts_client.mjs"), server],
+        [*herdr_pane_terminal, node, str(HERE / "ts_client.mjs"), server],  # a host in its pane (its client,
+        # `ts-sdk-check`, is in no host table: the server it spawns shows its pane by the terminal it inherits)
         env=herdr_sim.env(brain),
         cwd=HERE,
         capture_output=True,
