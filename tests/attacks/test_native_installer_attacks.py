@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_control.userfiles import backup_folder, backups_root, replace_file as replace_file_of_userfiles
+from herdr_link_control.userfiles import backup_folder, backups_root
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="FIFOs and modes as Linux has them")
 BIN = Path(sys.executable).parent
@@ -114,7 +114,7 @@ def typescript_pi(home: Path) -> tuple[Path, Path]:
     ids=["shifted", "shorter"],
 )
 def test_pi_settings_changed_while_the_question_waited_are_never_edited_by_stale_indexes(home, meanwhile):
-    from herdr_link_pi_bridge._install import apply, plan
+    from herdr_link_pi_bridge import apply, plan
 
     settings, folder = typescript_pi(home)
     decided = plan(home, home, {})  # what the run asks about: [y/N] waits as long as the user likes
@@ -309,31 +309,3 @@ def test_a_codex_install_killed_at_any_write_is_healed_by_the_next(tmp_path):
         assert again.stdout.splitlines()[-1].startswith("state: "), kill_at
         hooks = home / ".codex" / "hooks.json"
         assert os.stat(hooks).st_nlink == 1 and b"herdr" in hooks.read_bytes() and not no_partials(home), kill_at
-
-
-def test_a_set_aside_that_fails_and_cannot_be_undone_says_what_changed_and_uninstall_gives_it_back(home, monkeypatch):
-    from herdr_link_pi_bridge import _typescript
-    from herdr_link_pi_bridge._install import apply, plan, uninstall
-
-    settings, folder = typescript_pi(home)
-    decided = plan(home, home, {})
-    real_replace, calls = replace_file_of_userfiles, []
-
-    def replace_file(*args, **kwargs):
-        calls.append(args)
-        if len(calls) > 1:  # giving the settings back fails (a full disk)
-            raise OSError(28, "No space left on device", str(settings))
-        return real_replace(*args, **kwargs)
-
-    def rename(*args):
-        raise OSError(13, "Permission denied", str(folder))  # moving the copied folder fails
-
-    with monkeypatch.context() as patched:
-        patched.setattr(_typescript, "replace_file", replace_file)
-        patched.setattr(os, "rename", rename)
-        result = apply(decided, {}, home, yes=True)
-    assert result.action == "failed" and result.messages[-1] != "state: nothing was changed", result.messages
-    assert "without the TypeScript Herdr Link's package entry" in result.messages[-1]
-    assert "npm:herdr-link" not in settings.read_text() and (folder / "index.ts").is_file()
-    uninstall(home, home, {})
-    assert settings.read_text() == SETTINGS  # the note was written first: uninstall gives the entry back

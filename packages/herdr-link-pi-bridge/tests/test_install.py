@@ -318,3 +318,50 @@ def test_a_refused_plan_says_why_once_in_a_dry_run_and_in_the_real_run(tmp_path,
         out, err = capsys.readouterr()
         assert (out + err).count("symbolic link") == 1, out + err  # the plan says "refused", the reason once
         assert f"  {target}: refused\n" in out and out.endswith("state: nothing was changed\n")
+
+
+_SETTINGS = '{\n  "theme": "dark",\n  "packages": ["npm:first", "npm:herdr-link", "npm:last"]\n}\n'
+"""Pi's settings with the TypeScript Herdr Link listed between two other packages."""
+
+
+def _typescript_pi(home: Path) -> tuple[Path, Path]:
+    """The TypeScript Herdr Link wired into the user's Pi as its README does: a package entry and a copy."""
+    settings = home / ".pi" / "agent" / "settings.json"
+    folder = home / ".pi" / "agent" / "extensions" / "herdr-link"
+    folder.mkdir(parents=True)
+    (folder / "index.ts").write_text('pi.registerTool({ name: "herdr_link" });\n')
+    settings.write_text(_SETTINGS)
+    return settings, folder
+
+
+def test_a_set_aside_that_fails_and_cannot_be_undone_says_what_changed_and_uninstall_gives_it_back(
+    tmp_path, monkeypatch
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    from herdr_link_control.userfiles import replace_file as replace_file_of_userfiles
+    from herdr_link_pi_bridge import _typescript
+    from herdr_link_pi_bridge._install import apply, plan, uninstall
+
+    settings, folder = _typescript_pi(home)
+    decided = plan(home, home, {})
+    real_replace, calls = replace_file_of_userfiles, []
+
+    def replace_file(*args, **kwargs):
+        calls.append(args)
+        if len(calls) > 1:  # giving the settings back fails (a full disk)
+            raise OSError(28, "No space left on device", str(settings))
+        return real_replace(*args, **kwargs)
+
+    def rename(*args):
+        raise OSError(13, "Permission denied", str(folder))  # moving the copied folder fails
+
+    with monkeypatch.context() as patched:
+        patched.setattr(_typescript, "replace_file", replace_file)
+        patched.setattr(os, "rename", rename)
+        result = apply(decided, {}, home, yes=True)
+    assert result.action == "failed" and result.messages[-1] != "state: nothing was changed", result.messages
+    assert "without the TypeScript Herdr Link's package entry" in result.messages[-1]
+    assert "npm:herdr-link" not in settings.read_text() and (folder / "index.ts").is_file()
+    uninstall(home, home, {})
+    assert settings.read_text() == _SETTINGS  # the note was written first: uninstall gives the entry back

@@ -39,6 +39,7 @@ from ._version import __version__
 __all__ = [
     "ALLOW_RULE",
     "SCOPES",
+    "UV_INSTALL",
     "Wiring",
     "WiringFile",
     "codex_session_start",
