@@ -63,6 +63,16 @@ def _kind_of(sim: HerdrSim, name: str) -> str | None:
         return None
 
 
+def started_worker(sim: HerdrSim, lead: ScriptedModel, pane: str, kind: str) -> str:
+    """Wait for the lead in ``pane`` to have started a ``kind`` worker; the worker's pane."""
+    try:
+        sim.wait_for(lambda: _kind_of(sim, WORKER) == kind, timeout=WAIT * 2, what=f"a {kind} worker")
+    except TimeoutError:
+        results = [t for b in lead.primary_requests for t in lead.dialect.results(b)]
+        raise AssertionError(f"no {kind} worker; the lead saw {results}; its screen:\n{sim.read(pane)}") from None
+    return str(sim.agent(WORKER)["pane_id"])
+
+
 def answered_and_closed(sim: HerdrSim, lead: ScriptedModel, worker: ScriptedModel, worker_pane: str, kind: str) -> str:
     """Wait for the worker's reply to reach the lead's model and for the lead's close to be answered; the
     worker's screen as it was once it had replied."""
@@ -219,14 +229,7 @@ def test_a_claude_code_lead_starts_a_worker_that_answers(kind: str, tmp_path: Pa
             settled(sim, pane)
             sim.request("agent.rename", target=pane, name=LEAD)  # the user names the pane in Herdr
             say(sim, pane, REQUEST)
-            try:
-                sim.wait_for(lambda: _kind_of(sim, WORKER) == kind, timeout=WAIT * 2, what=f"a {kind} worker")
-            except TimeoutError:
-                results = [t for b in lead.primary_requests for t in lead.dialect.results(b)]
-                raise AssertionError(
-                    f"no {kind} worker; the lead saw {results}; its screen:\n{sim.read(pane)}"
-                ) from None
-            worker_pane = sim.agent(WORKER)["pane_id"]
+            worker_pane = started_worker(sim, lead, pane, kind)
             # The worker's TUI reads its composer: it switched bracketed paste on and drew a screen that has
             # settled. (Herdr declares an agent ready earlier when no screen rule matches: see PacedLead.)
             drawn = lambda: sim.bracketed_paste(worker_pane) and bool(sim.read(worker_pane).strip())  # noqa: E731

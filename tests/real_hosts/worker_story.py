@@ -18,7 +18,17 @@ from typing import Any
 from fake_model import Anthropic, FakeModelServer, Gate, ScriptedModel, Step
 from hosts import install_wiring
 from interactive import WAIT, Machine, at_prompt, reads_its_composer, say, settled, status, user_machine
-from test_workers import HINT_START, LEAD, NAMES, REQUEST, WORKER, PacedLead, _kind_of, _replied, answered_and_closed
+from test_workers import (
+    HINT_START,
+    LEAD,
+    NAMES,
+    REQUEST,
+    WORKER,
+    PacedLead,
+    _replied,
+    answered_and_closed,
+    started_worker,
+)
 
 from herdr_link_control import surface_violation
 from herdr_link_protocol import extract_envelope
@@ -60,14 +70,7 @@ def a_lead_starts_a_worker(
             settled(sim, pane)
             sim.request("agent.rename", target=pane, name=LEAD)
             say(sim, pane, REQUEST)
-            try:
-                sim.wait_for(lambda: _kind_of(sim, WORKER) == kind, timeout=WAIT * 2, what=f"a {kind} worker")
-            except TimeoutError:
-                results = [t for b in lead.primary_requests for t in lead.dialect.results(b)]
-                raise AssertionError(
-                    f"no {kind} worker; the lead saw {results}; its screen:\n{sim.read(pane)}"
-                ) from None
-            worker_pane = sim.agent(WORKER)["pane_id"]
+            worker_pane = started_worker(sim, lead, pane, kind)
             # A person types once the TUI shows what is typed: keys typed earlier are lost (Qwen Code).
             reads_its_composer(sim, worker_pane, placeholder=placeholder)
             lead.worker_ready.set()
