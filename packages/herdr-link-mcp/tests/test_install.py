@@ -336,3 +336,45 @@ def test_nothing_to_do_goes_through_the_one_dialogue_and_a_dry_run_says_it_wrote
         "nothing to do: every file already holds it\ndry run: nothing was written\nstate: nothing was changed\n"
     )
     assert dry.stdout.startswith(again.stdout.split("nothing to do")[0])  # the same plan first
+
+
+_COUNTED = """
+import sys
+from pathlib import Path
+
+reads, cleared = [], []
+hooks = str(Path(sys.argv[1]))
+sys.addaudithook(lambda event, args: reads.append(args[1:]) if event == "open" and str(args[0]) == hooks else None)
+import herdr_link_mcp._install as install
+from herdr_link_mcp.cli import main
+
+clear = install.clear_partials
+install.clear_partials = lambda path, **kw: cleared.append(str(path)) or clear(path, **kw)
+sys.argv[1:2] = []
+try:
+    main()
+finally:
+    read = [mode in ("r", "rb") or mode is None and not flags & 3 for mode, flags in reads]  # open() or os.open()
+    sys.stderr.write(f"reads {sum(read)} cleared {len(cleared)} "
+                     f"paths {len(set(cleared))}\\n")
+"""
+
+
+def test_codex_hooks_file_is_read_once_and_leftovers_cleared_once_per_run(home: Path) -> None:
+    """One reading of Codex's hook file makes the trust entry's key, the edit and the config's repairs, and
+    each file's partial copies are looked for once, whether the run writes or has nothing to do."""
+    hooks = home / ".codex" / "hooks.json"
+    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
+
+    def counted(*args: str) -> list[int]:
+        argv = [sys.executable, "-c", _COUNTED, str(hooks), "install", "--host", "codex", *args]
+        done = subprocess.run(argv, env=env, cwd=home, capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        words = done.stderr.splitlines()[-1].split()
+        return [int(words[1]), int(words[3]), int(words[5])]
+
+    reads, cleared, paths = counted("--yes")  # creates both files and the record
+    assert (reads, cleared, paths) == (2, 3, 3)  # the plan's, and the compare just before the replace
+    assert counted("--yes") == [1, 3, 3]  # nothing to do
+    assert counted("--uninstall", "--yes")[1:] == [3, 3]

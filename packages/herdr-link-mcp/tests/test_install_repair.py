@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_mcp import codex_damage_at, command_hook_hash, wiring
+from herdr_link_mcp import Damage, codex_damage_at, command_hook_hash, wiring
 from herdr_link_mcp._install import apply, plan
 
 USERS_HOOK = {"hooks": [{"type": "command", "command": "echo mine"}]}
@@ -59,6 +59,11 @@ MOVED_INTO_TRUST = """hooks.state."/x:session_start:0:0".trusted_hash = "sha256:
 {server}"""
 
 
+def _doctor_damage(config: Path) -> list[Damage]:
+    """What the doctor reports of ``config``, with Codex's hook file beside it (as in these homes)."""
+    return codex_damage_at(config, config.with_name("hooks.json"))
+
+
 def _run(home: Path, *, uninstall: bool = False, yes: bool = True) -> tuple[int, list[str]]:
     decided = plan(wiring("codex", home=home, environ={}), home, home, uninstall=uninstall, environ={})
     said = decided.describe()
@@ -72,7 +77,7 @@ def test_a_key_0_1_0_moved_into_our_table_goes_back_with_yes(tmp_path: Path, lay
     home = tmp_path / "home"
     config, _ = _damaged(home, layout, users_hook=False)
     damaged = config.read_bytes()
-    assert [d.kind for d in codex_damage_at(config)] == ["moved"]  # what the doctor reports
+    assert [d.kind for d in _doctor_damage(config)] == ["moved"]  # what the doctor reports
     status, said = _run(home, yes=False)
     assert status == 1 and config.read_bytes() == damaged
     assert any(line.strip().startswith("! model sits in [") for line in said), said
@@ -81,7 +86,7 @@ def test_a_key_0_1_0_moved_into_our_table_goes_back_with_yes(tmp_path: Path, lay
     parsed = tomllib.loads(config.read_text())
     assert parsed["model"] == "gpt-5" and "model" not in parsed["mcp_servers"]["herdr_link"]
     assert all("model" not in entry for entry in parsed["hooks"]["state"].values())
-    assert codex_damage_at(config) == []
+    assert _doctor_damage(config) == []
     status, said = _run(home, uninstall=True)
     assert status == 0, said
     assert tomllib.loads(config.read_text()).get("model") == "gpt-5"  # uninstall no longer takes it
@@ -98,7 +103,7 @@ def test_the_users_own_file_comes_back_byte_for_byte(tmp_path: Path) -> None:
 def test_a_trust_entry_0_1_0_wrote_on_the_users_hook_is_taken_out_with_yes(tmp_path: Path) -> None:
     home = tmp_path / "home"
     config, hooks_file = _damaged(home, MOVED_INTO_SERVER, users_hook=True)
-    damage = codex_damage_at(config)
+    damage = _doctor_damage(config)
     assert [d.kind for d in damage] == ["moved", "stray"]
     assert "group 0, handler 0" in damage[1].problem
     status, said = _run(home, yes=False)
@@ -106,7 +111,7 @@ def test_a_trust_entry_0_1_0_wrote_on_the_users_hook_is_taken_out_with_yes(tmp_p
     assert _run(home)[0] == 0
     state = tomllib.loads(config.read_text())["hooks"]["state"]
     assert list(state) == [f"{hooks_file}:session_start:1:0"]  # only our hook's, at its real place
-    assert codex_damage_at(config) == []
+    assert _doctor_damage(config) == []
 
 
 def test_a_users_own_keys_and_trust_are_not_damage(tmp_path: Path) -> None:
@@ -119,7 +124,7 @@ def test_a_users_own_keys_and_trust_are_not_damage(tmp_path: Path) -> None:
         "default_tools_approval_mode", "startup_timeout_sec = 30\nenabled = true\ndefault_tools_approval_mode"
     )
     config.write_text(text + f'\n[hooks.state."{user_key}"]\ntrusted_hash = "sha256:users"\n')
-    assert codex_damage_at(config) == []
+    assert _doctor_damage(config) == []
     before = (codex / "config.toml").read_bytes()
     status, said = _run(home, yes=False)
     assert status == 0 and config.read_bytes() == before, said

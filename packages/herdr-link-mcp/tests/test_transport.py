@@ -17,7 +17,7 @@ import pytest
 from mcp.shared.message import SessionMessage
 from stdio_probe import holds_null_stdin_and_stderr_stdout
 
-from herdr_link_mcp._transport import StdioCodec, decode_line
+from herdr_link_mcp._transport import Decoded, StdioCodec
 from herdr_link_protocol import extract_envelope, parse_json_line
 from herdr_link_testkit import HerdrSim
 
@@ -32,6 +32,13 @@ INITIALIZE = {
     },  # a per-pane host
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def decode_line(line: str | bytes) -> Decoded:
+    """One input line decided on its own, as the server's reader decides it (a fresh codec); ``None`` blank."""
+    data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
+    read = parse_json_line(data.removesuffix(b"\n"))
+    return None if read is None else StdioCodec().decode(read)
 
 
 def request(request_id: object, method: str, params: object = None, **extra: Any) -> str:

@@ -8,12 +8,20 @@ from herdr_link_protocol import (
     LinkError,
     NewTabPlacement,
     NewTabPlacementConfig,
+    StartCall,
     WithPlacement,
     WithPlacementConfig,
     check_agent_kind,
+    parse_call,
     resolve_placement,
 )
-from herdr_link_protocol._start import validate_start_input
+
+
+def validate_start_input(raw: object) -> ExplicitStart | ConfiguredStart:
+    """The start request the one inbound parse reads from ``raw``."""
+    call = parse_call("herdr_link_start", raw).call
+    assert isinstance(call, StartCall)
+    return call.request
 
 
 def test_explicit_start_is_validated_into_a_request():
@@ -50,7 +58,6 @@ def test_configured_start_is_validated_into_a_request():
         {"name": "w", "kind": "pi", "args": [], "with": "Bad"},
         {"name": "w", "kind": "pi", "args": [], "cwd": " "},
         {"name": "w", "kind": "pi", "args": [], "cwd": 5},
-        "not an object",
     ],
 )
 def test_bad_start_input_is_start_input_invalid(raw):

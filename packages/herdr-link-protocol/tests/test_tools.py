@@ -9,8 +9,10 @@ from herdr_link_protocol import (
     TIER1_TOOLS,
     TOOL_SPECS,
     ActiveReceipt,
+    AgentName,
     AgentState,
     Cause,
+    CloseCall,
     ClosedReceipt,
     ErrorCode,
     ExplicitStart,
@@ -18,21 +20,26 @@ from herdr_link_protocol import (
     LinkError,
     PeerEntry,
     PeersReceipt,
+    SendCall,
     SentReceipt,
+    StartCall,
     StartedReceipt,
+    agent_name,
+    parse_call,
     tools_list,
     tools_list_json,
 )
 from herdr_link_protocol._arguments import TOOL_FIELDS, TOPOLOGY_KEYS, normalize_arguments
-from herdr_link_protocol._tools import (
-    parse_gateway_call,
-    validate_close_input,
-    validate_send_input,
-    validate_start_arguments,
-)
+from herdr_link_protocol._tools import parse_gateway_call
 
 DORMANT_BUDGET = 400
 ACTIVE_BUDGET = 2400
+
+
+def _name(text: str) -> AgentName:
+    name = agent_name(text)
+    assert name is not None
+    return name
 
 
 def test_dormant_list_is_the_gateway_alone_and_matches_golden(golden):
@@ -104,12 +111,13 @@ def test_activation_receipt_matches_typescript(ts_fixtures):
 )
 def test_send_argument_errors_follow_the_table(arguments, code):
     with pytest.raises(LinkError) as caught:
-        validate_send_input(arguments)
+        parse_call("herdr_link_send", arguments)
     assert caught.value.code is code
 
 
-def test_send_arguments_pass_through_unchanged():
-    assert validate_send_input({"to": "Bad Name", "message": " "}) == {"to": "Bad Name", "message": " "}
+def test_a_blank_send_message_passes_the_parse_unchanged():
+    """Whether a message is blank is the operation's to say (``SEND_FAILED`` there, after the target)."""
+    assert parse_call("herdr_link_send", {"to": "b", "message": " "}).call == SendCall(_name("b"), " ")
 
 
 @pytest.mark.parametrize(
@@ -123,15 +131,15 @@ def test_send_arguments_pass_through_unchanged():
 )
 def test_close_argument_errors_follow_the_table(arguments, code):
     with pytest.raises(LinkError) as caught:
-        validate_close_input(arguments)
+        parse_call("herdr_link_close", arguments)
     assert caught.value.code is code
 
 
-@pytest.mark.parametrize("validate", [validate_send_input, validate_close_input, validate_start_arguments])
+@pytest.mark.parametrize("tool", ["herdr_link_send", "herdr_link_close", "herdr_link_start"])
 @pytest.mark.parametrize("arguments", [None, [], "x", 3])
-def test_non_object_arguments_are_protocol_errors(validate, arguments):
+def test_non_object_arguments_are_protocol_errors(tool, arguments):
     with pytest.raises(InvalidToolCall):
-        validate(arguments)
+        parse_call(tool, arguments)
 
 
 @pytest.mark.parametrize(
@@ -139,10 +147,11 @@ def test_non_object_arguments_are_protocol_errors(validate, arguments):
     [{"wait_for_previous": True}, {"reply_to": "hl_1_a"}, {"_meta": {"x": 1}}, {"force": True}, {"Pane": "w1:p2"}],
 )
 def test_keys_a_host_adds_are_ignored_never_an_error(extra):
-    assert validate_send_input({"to": "b", "message": "x", **extra}) == {"to": "b", "message": "x"}
-    assert validate_close_input({"agent": "w", **extra}) == {"agent": "w"}
-    request = validate_start_arguments({"name": "w", "kind": "pi", "args": [], **extra})
-    assert request == ExplicitStart(name="w", kind="pi", args=())
+    send = parse_call("herdr_link_send", {"to": "b", "message": "x", **extra})
+    assert send.call == SendCall(_name("b"), "x") and send.ignored == tuple(extra)
+    assert parse_call("herdr_link_close", {"agent": "w", **extra}).call == CloseCall(_name("w"))
+    start = parse_call("herdr_link_start", {"name": "w", "kind": "pi", "args": [], **extra})
+    assert start.call == StartCall(ExplicitStart(name="w", kind="pi", args=()))
     normalized = normalize_arguments("herdr_link_peers", extra)
     assert normalized.values == {} and normalized.ignored == tuple(extra)
 
@@ -175,7 +184,7 @@ def test_raw_id_keys_on_peers_and_the_gateway_are_protocol_errors(key):
 
 def test_the_mode_rules_stay_when_extra_keys_are_ignored():
     with pytest.raises(LinkError) as caught:
-        validate_start_arguments({"name": "w", "config_agent": "x", "kind": "pi", "wait_for_previous": True})
+        parse_call("herdr_link_start", {"name": "w", "config_agent": "x", "kind": "pi", "wait_for_previous": True})
     assert str(caught.value) == str(LinkError(Cause.START_MODES_MIXED))
 
 
@@ -187,10 +196,10 @@ def test_tool_fields_are_exactly_the_schema_properties():
 
 def test_argument_error_reasons_name_the_field():
     with pytest.raises(LinkError) as caught:
-        validate_send_input({"to": "b", "message": 3})
+        parse_call("herdr_link_send", {"to": "b", "message": 3})
     assert str(caught.value) == 'SEND_FAILED: "message" must be a string'
     with pytest.raises(LinkError) as caught:
-        validate_close_input({"agent": 7})
+        parse_call("herdr_link_close", {"agent": 7})
     assert str(caught.value) == 'PEER_NOT_FOUND: "agent" must be an Agent Name'
 
 

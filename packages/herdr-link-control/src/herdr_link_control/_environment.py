@@ -3,8 +3,6 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from herdr_link_protocol import Cause, LinkError
-
 from ._gate import in_herdr_pane
 
 __all__ = ["HerdrEnvironment"]
@@ -29,15 +27,3 @@ class HerdrEnvironment:
         if not in_herdr_pane(environ):
             return None
         return cls(environ["HERDR_BIN_PATH"], environ["HERDR_PANE_ID"], dict(environ))
-
-    @classmethod
-    def require(cls, environ: Mapping[str, str]) -> "HerdrEnvironment":
-        """Like :meth:`detect`, but fails closed.
-
-        Raises:
-            LinkError: ``NOT_IN_HERDR`` when a gate variable is missing; nothing was run.
-        """
-        environment = cls.detect(environ)
-        if environment is None:
-            raise LinkError(Cause.ENVIRONMENT_MISSING, "HERDR_ENV=1, HERDR_BIN_PATH and HERDR_PANE_ID are required")
-        return environment

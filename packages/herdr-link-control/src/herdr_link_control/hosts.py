@@ -19,6 +19,7 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 
 from herdr_link_protocol import PresentationForm
 
+from ._gate import GATE_VARIABLES
 from ._host_forms import (
     Allow,
     Approval,
@@ -80,7 +81,7 @@ __all__ = [
 
 SERVER_NAMESPACE: Final = "herdr_link"
 """The name every host registers our server under (its tools are ``mcp__herdr_link__…`` and the like)."""
-FORWARDED_VARIABLES: Final = ("HERDR_ENV", "HERDR_BIN_PATH", "HERDR_PANE_ID", "HERDR_SOCKET_PATH")
+FORWARDED_VARIABLES: Final = (*GATE_VARIABLES, "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 COMMAND: Final = "$command"
 """In a server entry: the server's command."""

@@ -39,7 +39,7 @@ from herdr_link_control.userfiles import (
 from . import _record as record
 from ._claims import OUR_ENTRY_KEYS, Claim, claims, find_hook, hook_of, is_our_entry, typescript_hook_places
 from ._repair import Damage, codex_damage
-from ._wiring import Wiring, WiringFile, codex_session_start, trust_hosts
+from ._wiring import HookFile, Wiring, WiringFile, trust_hosts
 
 __all__ = ["FilePlan", "InstallError", "InstallPlan", "apply", "plan"]
 
@@ -471,12 +471,14 @@ def _document(path: Path, raw: bytes | None, kind: str, jsonc: bool) -> Document
 
 
 def _plan_file(
-    item: WiringFile, home: Path, cwd: Path, uninstall: bool, entries: dict[str, record.FileRecord], legacy: bool
-) -> FilePlan:
+    item: WiringFile, home: Path, cwd: Path, uninstall: bool, entries: dict[str, record.FileRecord], legacy: bool,
+    hook_file: HookFile | None,
+) -> FilePlan:  # fmt: skip
     path = _expand(item.path, home, cwd)
     if item.format == "text":
         raise InstallError(f"{item.path}: a text file is not merged")
-    before = _read(path)
+    seen = hook_file is not None and hook_file.readable and os.path.abspath(hook_file.path) == os.path.abspath(path)
+    before = hook_file.raw if seen and hook_file is not None else _read(path)  # the hook file: as the wiring read it
     document = _document(path, before, item.format, item.jsonc)
     if not uninstall and isinstance(document, JsonDocument) and not isinstance(document.value, dict):
         raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
@@ -486,11 +488,12 @@ def _plan_file(
     new = entry if entry is not None else record.empty_record(before is not None, blank)
     new = json.loads(json.dumps(new))  # a copy this run may add to
     editor = _Editor(document, entry, new, legacy=legacy, consents=item.consents)
-    editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and _our_hook_was_there(path)
+    groups = hook_file.groups if hook_file is not None else None
+    # its trust entry is ours to change with our hook when the hook file held that hook before this run
+    editor.hook_was_there = bool(item.data.get("hooks", {}).get("state")) and find_hook(groups) is not None
     try:
-        if item.repairs and isinstance(document, TomlDocument):  # first what 0.1.0 left wrong in it
-            hooks_file = path.parent / "hooks.json"
-            for damage in codex_damage(document, hooks_file, codex_session_start(hooks_file)):
+        if item.repairs and hook_file is not None and isinstance(document, TomlDocument):  # what 0.1.0 left wrong
+            for damage in codex_damage(document, hook_file.path, groups):
                 editor.repair(damage)
         for claim in claims(item.data):
             (editor.uninstall if uninstall else editor.install)(claim)
@@ -554,12 +557,6 @@ def _still_there(
     return kept if held else None
 
 
-def _our_hook_was_there(config: Path) -> bool:
-    """For Codex's config: whether ``hooks.json`` beside it held our hook before this run (its trust
-    entry is then ours to change with it)."""
-    return find_hook(codex_session_start(config.parent / "hooks.json")) is not None
-
-
 def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False, environ: Mapping[str, str] | None = None
          ) -> InstallPlan:  # fmt: skip
     """Decide what installing (or uninstalling) ``wiring`` does to each of its files.
@@ -577,7 +574,7 @@ def plan(wiring: Wiring, home: Path, cwd: Path, *, uninstall: bool = False, envi
             "nothing was changed (remove it, or give it back to you, and run again)"
         ) from error
     legacy = record_before is None
-    files = [_plan_file(f, home, cwd, uninstall, entries, legacy) for f in wiring.files]
+    files = [_plan_file(f, home, cwd, uninstall, entries, legacy, wiring.hook_file) for f in wiring.files]
     record_after = record.dump_record(entries) if any(f.action != "unchanged" for f in files) else record_before
     return InstallPlan(wiring.host, uninstall, files, wiring.trusted, record_path, record_before, record_after)
 

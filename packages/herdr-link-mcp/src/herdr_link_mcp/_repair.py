@@ -94,12 +94,12 @@ def codex_damage(document: TomlDocument, hooks_file: Path, groups: object) -> li
     return damage + stray
 
 
-def codex_damage_at(config_file: Path) -> list[Damage]:
-    """:func:`codex_damage` of the ``config.toml`` at ``config_file`` and the ``hooks.json`` beside it
-    (nothing when the file is missing, unreadable or not TOML: other checks say so)."""
+def codex_damage_at(config_file: Path, hooks_file: Path) -> list[Damage]:
+    """:func:`codex_damage` of the ``config.toml`` at ``config_file`` and Codex's hook file at ``hooks_file``
+    (its place in the host table; nothing when the config is missing, unreadable or not TOML: other checks
+    say so)."""
     try:
         document = TomlDocument(real_file(config_file).read_bytes().decode("utf-8", errors="surrogateescape"))
     except (OSError, DocumentError):
         return []
-    hooks_file = config_file.parent / "hooks.json"
     return codex_damage(document, hooks_file, codex_session_start(hooks_file))

@@ -38,14 +38,14 @@ import mcp_types as types
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault, parse_json_line
+from herdr_link_protocol import MAX_JSON_DEPTH, MAX_LINE_BYTES, JsonLine, LineFault
 
 from ._wire import Seal, SharedWriter
 
 if TYPE_CHECKING:
     from ._wire import Inbox
 
-__all__ = ["Decoded", "StdioCodec", "answered_early", "decode_line", "inbox_transport"]
+__all__ = ["Decoded", "StdioCodec", "answered_early", "inbox_transport"]
 
 log: Final = logging.getLogger("herdr_link")
 
@@ -217,13 +217,6 @@ class StdioCodec:
             log.warning("the SDK answered request %r otherwise than the early answer: %s", original, line[:500])
             self._seal.close(f"the SDK answered request {original!r} otherwise than the front")
         return b""
-
-
-def decode_line(line: str | bytes) -> Decoded:
-    """Decide one input line on its own (a fresh :class:`StdioCodec`); ``None`` for a blank line."""
-    data = line.encode("utf-8", "surrogatepass") if isinstance(line, str) else line
-    read = parse_json_line(data.removesuffix(b"\n"))
-    return None if read is None else StdioCodec().decode(read)
 
 
 @asynccontextmanager

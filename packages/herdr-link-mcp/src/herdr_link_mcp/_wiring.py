@@ -39,6 +39,7 @@ from ._version import __version__
 __all__ = [
     "ALLOW_RULE",
     "SCOPES",
+    "HookFile",
     "UV_INSTALL",
     "Wiring",
     "WiringFile",
@@ -46,6 +47,7 @@ __all__ = [
     "off_hosts",
     "required_hosts",
     "server_command",
+    "session_start",
     "trust_hosts",
     "wiring",
     "wiring_hosts",
@@ -149,6 +151,8 @@ class Wiring:
     scope: str = "user"
     trusted: bool = False
     """Whether folder-trust entries were asked for (``trust``) and are among the files' data."""
+    hook_file: HookFile | None = field(default=None, compare=False, repr=False)
+    """For a host that trusts its hook by hash (Codex): its hook file, as read for the trust entry's key."""
 
     def render(self) -> str:
         """Human-readable, ready to paste."""
@@ -234,19 +238,59 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
     assert_never(rule)
 
 
-def codex_session_start(hooks_file: Path) -> object:
-    """The SessionStart groups of a ``hooks.json`` as they are now; ``None`` when unreadable."""
-    from herdr_link_control import read_host_file  # here: only a Codex wiring reads a file
-
-    document, _ = read_host_file(hooks_file, "json")  # as the doctor reads it: through links, no exception
-    hooks = (document or {}).get("hooks")
+def session_start(document: object) -> object:
+    """The SessionStart groups of a hook file's object (``None`` when it holds none)."""
+    hooks = document.get("hooks") if isinstance(document, dict) else None
     return hooks.get("SessionStart") if isinstance(hooks, dict) else None
 
 
-def _hook_position(hooks_file: Path) -> tuple[int, int]:
-    """Where our hook is in a ``hooks.json`` (group, handler), or will be once install appends its group
-    after the user's: the place a hash-trusting host's trust entry names."""
-    groups = without_typescript_hooks(codex_session_start(hooks_file))  # as install leaves the list
+def codex_session_start(hooks_file: Path) -> object:
+    """The SessionStart groups of a hook file as they are now; ``None`` when unreadable."""
+    from herdr_link_control import read_host_file  # here: only a Codex wiring reads a file
+
+    document, _ = read_host_file(hooks_file, "json")  # as the doctor reads it: through links, no exception
+    return session_start(document)
+
+
+@dataclass(frozen=True)
+class HookFile:
+    """A hash-trusting host's hook file as its wiring read it, once per install: the trust entry's key
+    names a place in these bytes, ``install`` edits them and judges the config's trust entries by them."""
+
+    path: Path
+    raw: bytes | None
+    """What it held (``None``: no file)."""
+    readable: bool = True
+    """``False``: it could not be read as one regular file (``install`` reads it again and says why)."""
+
+    @property
+    def groups(self) -> object:
+        """Its SessionStart groups; ``None`` when it is missing, unreadable or not a JSON object."""
+        if self.raw is None:
+            return None
+        from herdr_link_control.userfiles import json_value
+
+        try:
+            return session_start(json_value(self.raw.decode("utf-8", errors="surrogateescape"), jsonc=False))
+        except (ValueError, RecursionError):
+            return None
+
+
+def _read_hook_file(path: Path) -> HookFile:
+    from herdr_link_control.userfiles import regular_file  # stat first: a FIFO there is never opened
+
+    try:
+        return HookFile(path, regular_file(path).read_bytes())
+    except FileNotFoundError:
+        return HookFile(path, None)
+    except OSError:
+        return HookFile(path, None, readable=False)
+
+
+def _hook_position(groups: object) -> tuple[int, int]:
+    """Where our hook is in a hook file's SessionStart ``groups`` (group, handler), or will be once install
+    appends its group after the user's: the place a hash-trusting host's trust entry names."""
+    groups = without_typescript_hooks(groups)  # as install leaves the list
     found = find_hook(groups)
     if found is not None:
         return found[0], found[1] or 0
@@ -421,14 +465,14 @@ def wiring(
         for level in reversed(record.allow.key):
             allowed = {level: allowed}
         files.add(record.allow.place, scope, allowed)
-    hook = record.hook
+    hook, hook_file = record.hook, None
     if hook is not None:
         hint = _hint_command(record.name, [command, *args])
         files.add(hook.place, scope, _hook_document(hook, hint))
         if hook.trusted_by_hash is not None:
-            hooks_file = place_path(hook.place, scope, environ, home, Path.cwd())
+            hook_file = _read_hook_file(place_path(hook.place, scope, environ, home, Path.cwd()))
             label = event_label(hook.event)
-            key = hook_trust_key(hooks_file, label, *_hook_position(hooks_file))
+            key = hook_trust_key(hook_file.path, label, *_hook_position(hook_file.groups))
             trusted_hash = command_hook_hash(label, hint, HOOK_TIMEOUT)
             files.add(hook.trusted_by_hash, "user", {"hooks": {"state": {key: {"trusted_hash": trusted_hash}}}})
     if folders and record.trust is not None:
@@ -440,4 +484,5 @@ def wiring(
         key = ".".join(off.key)
         consent = f"{key} = {str(off.value).lower()} (asked for by --no-shared-daemon): {off.costs}"
         files.add(servers.place, "user", _nested(off.key, off.value), consent=consent)
-    return Wiring(record.name, files.files(), notes=_notes(record, scope, required), scope=scope, trusted=bool(folders))
+    return Wiring(record.name, files.files(), notes=_notes(record, scope, required), scope=scope, trusted=bool(folders),
+                  hook_file=hook_file)  # fmt: skip

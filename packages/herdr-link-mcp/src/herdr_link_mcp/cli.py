@@ -161,8 +161,6 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
                 f"({UV_INSTALL}), or install without --launcher uvx"
             )
     lines = [*decided.describe(), *(f"  ! {warning}" for warning in warnings)]
-    if not options.dry_run:
-        clear_leftovers(decided, os.environ, Path.home())
     from herdr_link_control.commandline import Proposal, install_dialogue
 
     if not decided.changed:  # the dialogue still shows the plan, and a dry run says it wrote nothing
@@ -170,6 +168,7 @@ def _install(options: Namespace, say: Callable[[str], None]) -> int:
                    else "nothing to do: every file already holds it")  # fmt: skip
 
         def apply_nothing(_confirmed: bool) -> int:
+            clear_leftovers(decided, os.environ, Path.home())  # what a killed run left (apply does it otherwise)
             say(nothing)
             say("state: nothing was changed")
             return 0

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ._arguments import TOOL_FIELDS, refuse_topology
+from ._arguments import TOOL_FIELDS
 from ._config import NewTabPlacementConfig, WithPlacementConfig
 from ._constants import START_TOOL
 from ._errors import Cause, LinkError
@@ -26,7 +26,6 @@ __all__ = [
     "check_agent_kind",
     "resolve_placement",
     "start_request",
-    "validate_start_input",
 ]
 
 START_FIELDS: Final = TOOL_FIELDS[START_TOOL]
@@ -101,25 +100,16 @@ def _optional_text(raw: dict[str, object], key: str) -> str | None:
     return value
 
 
-def validate_start_input(raw: object) -> StartRequest:
-    """Validate ``herdr_link_start`` arguments without reading any file.
+def start_request(raw: dict[str, Any]) -> StartRequest:
+    """Validate ``herdr_link_start`` arguments the one inbound parse has already read (an object, raw id
+    and layout keys refused, keys outside :data:`START_FIELDS` dropped) without reading any file.
 
-    Key presence decides the mode, as in the TypeScript implementation: ``config_agent`` with
-    ``kind`` or ``args`` is refused even when a value is empty. Raw id and layout keys are refused;
-    other keys outside :data:`START_FIELDS` are ignored.
+    Key presence decides the mode, as in the TypeScript implementation: ``config_agent`` with ``kind`` or
+    ``args`` is refused even when a value is empty.
 
     Raises:
         LinkError: ``START_INPUT_INVALID`` with the first problem found.
     """
-    if not isinstance(raw, dict):
-        raise LinkError(Cause.START_INPUT, "start input is not an object")
-    refuse_topology(START_TOOL, raw)
-    return start_request(raw)
-
-
-def start_request(raw: dict[str, Any]) -> StartRequest:
-    """:func:`validate_start_input` for arguments the one inbound parse has already read (an object,
-    raw ids refused): the fields and the mode rules."""
     name = raw.get("name")
     if not is_valid_agent_name(name):
         raise LinkError(Cause.START_FIELD_INVALID, field="name")

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Final, NotRequired, Required
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from typing_extensions import TypedDict
 
-from ._arguments import ARGUMENT_ERRORS, normalize_arguments, refuse_topology
+from ._arguments import ARGUMENT_ERRORS, refuse_topology
 from ._constants import (
     ACTION_TOOLS,
     CAPABILITIES,
@@ -26,7 +26,6 @@ from ._constants import (
 )
 from ._dormant import GATEWAY_DESCRIPTION
 from ._errors import Cause, InvalidToolCall, LinkError
-from ._start import StartRequest, validate_start_input
 
 __all__ = [
     "DISPATCH_ACTION_DESCRIPTION",
@@ -44,9 +43,6 @@ __all__ = [
     "tools_list",
     "tools_list_json",
     "typed_arguments",
-    "validate_close_input",
-    "validate_send_input",
-    "validate_start_arguments",
 ]
 
 GATEWAY_ACTIVATE: Final = "activate"
@@ -195,10 +191,6 @@ _ADAPTERS: Final[Mapping[str, TypeAdapter[Any]]] = {
 }
 
 
-def _validate(tool: str, arguments: object) -> Any:
-    return typed_arguments(tool, normalize_arguments(tool, arguments).values)
-
-
 def typed_arguments(tool: str, values: Mapping[str, Any]) -> Any:
     """Validate the fields of already normalised ``values`` for ``herdr_link_send`` or ``herdr_link_close``.
 
@@ -213,40 +205,6 @@ def typed_arguments(tool: str, values: Mapping[str, Any]) -> Any:
         cause = ARGUMENT_ERRORS[tool][key]
         assert isinstance(cause, Cause)
         raise LinkError(cause, f"argument {key}: {first['type']}", field=key) from None
-
-
-def validate_send_input(arguments: object) -> SendInput:
-    """Check ``herdr_link_send`` arguments' shape; the name and blank checks belong to the operation.
-
-    Keys outside the schema are dropped (:func:`normalize_arguments`).
-
-    Raises:
-        InvalidToolCall: when ``arguments`` is not an object.
-        LinkError: per :data:`ARGUMENT_ERRORS`.
-    """
-    result: SendInput = _validate(SEND_TOOL, arguments)
-    return result
-
-
-def validate_close_input(arguments: object) -> CloseInput:
-    """Check ``herdr_link_close`` arguments' shape.
-
-    Raises:
-        InvalidToolCall: when ``arguments`` is not an object.
-        LinkError: per :data:`ARGUMENT_ERRORS`.
-    """
-    result: CloseInput = _validate(CLOSE_TOOL, arguments)
-    return result
-
-
-def validate_start_arguments(arguments: object) -> StartRequest:
-    """Check ``herdr_link_start`` arguments, including the mode rules that need no file.
-
-    Raises:
-        InvalidToolCall: when ``arguments`` is not an object.
-        LinkError: ``START_INPUT_INVALID`` (a raw id or layout key, or what :func:`validate_start_input` refuses).
-    """
-    return validate_start_input(normalize_arguments(START_TOOL, arguments).values)
 
 
 @dataclass(frozen=True, slots=True)

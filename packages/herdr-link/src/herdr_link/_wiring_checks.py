@@ -117,7 +117,8 @@ def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
     if servers.project_question and path != user:
         detail = f"{path} registers {NS} for this project only: {servers.project_question}"
         return Check(name, "WARN", detail, f"{fix} (user scope: every folder, no question)")
-    damage = codex_damage_at(path) if servers.repairs else []
+    hooks = place_path(host.hook.place, "user", os.environ, home, cwd) if host.hook is not None else None
+    damage = codex_damage_at(path, hooks) if servers.repairs and hooks is not None else []
     if damage:
         fix = f"{fix} --yes (it puts this right; run it without --yes first to see each change)"
         return Check(name, "WARN", f"{path}: " + "; ".join(d.problem for d in damage), fix)
