@@ -112,3 +112,16 @@ def test_what_each_of_our_adapters_passes_and_skips_in_docs_conformance(label, s
     found = re.search(r"\| (\d+) pass(?:, (\d+) skipped)?", rows[0])
     assert found, rows[0]
     assert (int(found[1]), int(found[2] or 0)) == (passes, len(CHECKS) - passes)
+
+
+def test_the_herdr_releases_the_readmes_name():
+    """Each README names every release the simulator models, with the socket protocol it speaks, and no
+    other: a new release's row is named there too (``docs/architecture.md``'s typical changes)."""
+    from herdr_link_testkit import HERDR_VERSIONS
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = dict(re.findall(r"(\d+\.\d+\.\d+) \((?:socket )?protocol (\d+)\)", text))
+    assert said and {version: int(protocol) for version, protocol in said.items()} == HERDR_VERSIONS
+    text = (ROOT / "README.zh-CN.md").read_text(encoding="utf-8")
+    said = dict(re.findall(r"(\d+\.\d+\.\d+)（(?:socket )?协议 (\d+)）", text))
+    assert said and {version: int(protocol) for version, protocol in said.items()} == HERDR_VERSIONS

@@ -2,8 +2,10 @@
 
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from pathlib import Path
+from typing import Final, Protocol
 
 from herdr_link_protocol import (
     MAX_DELIVERY_BYTES,
@@ -35,9 +37,27 @@ from ._herdr_argv import (
 )
 from ._identity import Identity
 from ._loop_guard import LoopGuard
-from ._questions import HostQuestions
 
-__all__ = ["DEFAULT_DELIVERY_LIMIT", "Operations", "Survey", "named_in", "resolve_peer", "workspace_peers"]
+__all__ = [
+    "DEFAULT_DELIVERY_LIMIT",
+    "Operations",
+    "QuestionsAhead",
+    "Survey",
+    "named_in",
+    "resolve_peer",
+    "workspace_peers",
+]
+
+
+class QuestionsAhead(Protocol):
+    """What a send and a start ask before they act (``HostQuestions`` of the host corner answers it):
+    the question a ``kind`` agent in ``folder`` would stop at, said by ``str``, or ``None``."""
+
+    home: Path | None
+    """The user's home the hosts' files are under (``None``: no ``HOME``, nothing predicted)."""
+
+    async def ahead_async(self, kind: str, folder: str, args: Sequence[str] = ()) -> object | None:
+        """The question, read without holding up the other calls in flight."""
 
 
 def _platform_delivery_limit() -> int:
@@ -137,7 +157,7 @@ class Operations:
         cli: HerdrCLI,
         identity: Identity,
         delivery_limit: int = DEFAULT_DELIVERY_LIMIT,
-        questions: HostQuestions | None = None,
+        questions: QuestionsAhead | None = None,
         guard: LoopGuard | None = None,
     ) -> None:
         self.cli = cli

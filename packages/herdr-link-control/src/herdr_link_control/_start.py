@@ -43,8 +43,7 @@ from ._herdr_argv import (
 )
 from ._identity import Identity
 from ._leftovers import Pick, Snapshot, reclaim, snapshot, split_candidates, tab_candidates
-from ._operations import check_same_workspace, resolve_peer
-from ._questions import HostQuestions
+from ._operations import QuestionsAhead, check_same_workspace, resolve_peer
 from .hosts import host_for_kind
 
 __all__ = ["Starter"]
@@ -70,7 +69,7 @@ class Starter:
         cli: HerdrCLI,
         identity: Identity,
         process_cwd: Callable[[], str] = os.getcwd,
-        questions: HostQuestions | None = None,
+        questions: QuestionsAhead | None = None,
     ) -> None:
         self.cli = cli
         self.identity = identity
