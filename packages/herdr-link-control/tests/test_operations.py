@@ -385,6 +385,24 @@ async def test_herdr_failing_during_the_occupant_check_is_herdrs_failure_not_a_c
     assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
 
 
+@pytest.mark.parametrize("code", ["internal_error", "not_implemented", "invalid_request"])
+async def test_herdr_refusing_the_occupant_check_is_a_refused_send_not_a_changed_target(code):
+    """Only ``agent_not_found`` says the pinned pane holds no agent; Herdr refusing the re-check otherwise is
+    a send Herdr did not accept (nothing typed), never news that another agent took the pane."""
+    runner = scripted(
+        {
+            SELF: BRAIN,
+            ("agent", "get", "reviewer"): got(agent("reviewer", pane="w1:p2", terminal_id="term_2a")),
+            ("agent", "get", "w1:p2"): err(code),
+            ("agent", "prompt"): ok({"result": {}}),
+        }
+    )
+    with pytest.raises(LinkError) as caught:
+        await link(runner).send("reviewer", "hello")
+    assert caught.value.cause is Cause.SEND_REJECTED and code in caught.value.detail
+    assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
+
+
 async def test_a_send_reads_its_caller_and_target_from_one_list_and_pins_the_target_before_typing():
     rows = listing(agent("brain"), agent("reviewer", pane="w1:p2", terminal_id="term_2a", agent="codex"))
     runner = scripted({LIST: rows, ("agent", "prompt"): ok({"result": {}})})

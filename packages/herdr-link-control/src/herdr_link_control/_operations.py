@@ -14,7 +14,6 @@ from herdr_link_protocol import (
     CloseCall,
     ClosedReceipt,
     Envelope,
-    ErrorCode,
     LinkError,
     PeerEntry,
     PeersReceipt,
@@ -27,6 +26,7 @@ from ._concurrency import both
 from ._herdr import HerdrCLI
 from ._herdr_argv import (
     AgentRecord,
+    HerdrCommandError,
     Role,
     agent_get,
     agent_list,
@@ -262,15 +262,20 @@ class Operations:
     async def _agent_in(self, pane_id: str) -> AgentRecord | None:
         """The agent ``agent get <pane id>`` reports in that pane now, or ``None`` when it holds none.
 
+        Only Herdr's ``agent_not_found`` says the pane holds no agent; any other refusal (such as
+        ``internal_error``) is Herdr failing the check, not news about the pane.
+
         Raises:
-            LinkError: ``NOT_IN_HERDR`` (Herdr's other failures, as classified for a target).
+            LinkError: ``SEND_FAILED`` (Herdr refused the check: nothing typed), ``NOT_IN_HERDR``.
         """
         try:
             return parse_agent_record(await self.cli.call(agent_get(pane_id), Role.TARGET))
-        except LinkError as error:
-            if error.code is not ErrorCode.PEER_NOT_FOUND:
+        except HerdrCommandError as error:
+            if error.herdr_code == "agent_not_found":
+                return None
+            if error.cause is Cause.HERDR_UNREACHABLE:
                 raise
-            return None
+            raise LinkError(Cause.SEND_REJECTED, f"the occupant check: {error.detail}") from error
 
     async def session_pane(self, directory: str | None, kind: str = "opencode") -> str:
         """OpenCode 2's session rule: the pane of the one agent whose live cwd is ``directory``.
