@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from herdr_link_control.hosts import HOSTS, Extension, Host, Place, host_extension
-from herdr_link_control.userfiles import place_path
+from herdr_link_control.hosts import HOSTS, Extension, Host, Place, host_extension, place_path
 
 
 def test_opencode_and_pi_name_their_extension_and_the_mcp_hosts_none():

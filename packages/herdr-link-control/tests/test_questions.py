@@ -204,7 +204,7 @@ async def test_the_checks_that_came_first_still_win(home, work):
 async def test_a_host_file_read_that_never_ends_is_given_up_and_the_send_goes_on(home, tmp_path, monkeypatch, caplog):
     import threading
 
-    from herdr_link_control import _questions
+    from herdr_link_control.hosts import _questions
 
     stalled = threading.Event()  # a host file on a network disk that stopped answering
 

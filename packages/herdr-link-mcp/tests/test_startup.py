@@ -67,7 +67,9 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_protocol._constants",
         "herdr_link_protocol._contract",
         "herdr_link_control.hosts",  # the host table: plain classes, no pydantic
-        "herdr_link_control._host_forms",
+        "herdr_link_control.hosts._table",
+        "herdr_link_control.hosts._host_forms",
+        "herdr_link_control.hosts._places",
         "herdr_link_control.commandline",
         "herdr_link_control.commandline._boundary",  # the command boundary (standard library only)
         "herdr_link_control.commandline._trace_options",  # the trace command's options (standard library only)
@@ -77,7 +79,6 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_control.userfiles._complete",
         "herdr_link_control.userfiles._location",
         "herdr_link_control.userfiles._ownership",
-        "herdr_link_control.userfiles._places",
         "herdr_link_control.userfiles._rollback",
         "herdr_link_control.userfiles._userfile",  # wiring reads Codex's hooks.json through a link
         "herdr_link_mcp._claims",

@@ -51,7 +51,6 @@ if TYPE_CHECKING:
         pane_problem as pane_problem,
         read_pane_evidence as read_pane_evidence,
     )
-    from ._questions import HostQuestions as HostQuestions, Question as Question
     from ._runner import (
         ProcessRunner as ProcessRunner,
         Runner as Runner,
@@ -79,13 +78,15 @@ if TYPE_CHECKING:
         fingerprint as fingerprint,
         redact_argv as redact_argv,
     )
-    from ._trust import (
+    from ._version import __version__ as __version__
+    from .hosts import (
+        HostQuestions as HostQuestions,
+        Question as Question,
         folder_trust as folder_trust,
         git_root as git_root,
         read_host_file as read_host_file,
         trust_command as trust_command,
     )
-    from ._version import __version__ as __version__
 
     __all__: list[str]
 
@@ -140,10 +141,6 @@ _EXPORTS = {
         "pane_problem",
         "read_pane_evidence",
     ],
-    "_questions": [
-        "HostQuestions",
-        "Question",
-    ],
     "_runner": [
         "ProcessRunner",
         "Runner",
@@ -176,14 +173,16 @@ _EXPORTS = {
         "fingerprint",
         "redact_argv",
     ],
-    "_trust": [
+    "_version": [
+        "__version__",
+    ],
+    "hosts": [
+        "HostQuestions",
+        "Question",
         "folder_trust",
         "git_root",
         "read_host_file",
         "trust_command",
-    ],
-    "_version": [
-        "__version__",
     ],
 }
 """Each submodule and the names it provides: generated from the imports above."""

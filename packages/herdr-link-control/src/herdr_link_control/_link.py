@@ -38,13 +38,12 @@ from ._identity import Identity
 from ._loop_guard import LoopGuard
 from ._operations import DEFAULT_DELIVERY_LIMIT, Operations, Survey
 from ._pane_proof import PaneEvidence, PaneWitness, pane_problem
-from ._questions import HostQuestions
 from ._runner import ProcessRunner, Runner
 from ._settings import LinkSettings
 from ._start import Starter
 from ._thread_owner import OwnerNotShown, call_thread, thread_pane
 from ._trace import Tracer, elapsed_ms
-from .hosts import host_for_client
+from .hosts import HostQuestions, host_for_client
 
 __all__ = ["Link"]
 

@@ -31,10 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from ._host_forms import ThreadOwner
 from ._pane_proof import pane_of_process
 from ._proc import argv, comm, holders, listening_tcp_inodes, start_environment, stat_fields
-from .userfiles import place_path
+from .hosts import ThreadOwner, place_path
 
 __all__ = ["OWNER_TIMEOUT", "OwnerNotShown", "ThreadPane", "call_thread", "daemon_answers", "thread_pane"]
 

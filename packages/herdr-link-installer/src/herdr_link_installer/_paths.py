@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control.hosts import Extension, host_extension
-from herdr_link_control.userfiles import place_path
+from herdr_link_control.hosts import Extension, host_extension, place_path
 from herdr_link_opencode_bridge import PluginState, classify_plugin
 
 from ._typescript import is_typescript_bundle

@@ -25,8 +25,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, assert_never
 
-from herdr_link_control.hosts import ARGS, ARGV, COMMAND, Approval, Hook, Host, Place, find_host, hosts_with
-from herdr_link_control.userfiles import place_path, shown_path
+from herdr_link_control.hosts import (
+    ARGS,
+    ARGV,
+    COMMAND,
+    Approval,
+    Hook,
+    Host,
+    Place,
+    find_host,
+    hosts_with,
+    place_path,
+    shown_path,
+)
 
 if TYPE_CHECKING:
     from herdr_link_control.hosts import Scope, TrustRule

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from herdr_link_control.hosts import host_extension
+from herdr_link_control.hosts import host_extension, place_path
 from herdr_link_control.userfiles import (
     LOCATION_RELEASED,
     backups_root,
@@ -27,7 +27,6 @@ from herdr_link_control.userfiles import (
     folders_to_make,
     location_file,
     note_made_folders,
-    place_path,
     release_location_file,
     remove_made_folders,
     replace_file,

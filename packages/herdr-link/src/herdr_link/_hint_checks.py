@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from herdr_link_control import read_host_file
-from herdr_link_control.hosts import Host, hosts_with
-from herdr_link_control.userfiles import place_path
+from herdr_link_control.hosts import Host, hosts_with, place_path
 from herdr_link_mcp import event_label, hook_trust_key, is_typescript_hook, session_start_hash
 
 from ._check import Check

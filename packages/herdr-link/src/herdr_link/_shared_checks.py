@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from herdr_link_control import OwnerNotShown, daemon_answers
-from herdr_link_control.hosts import Host
-from herdr_link_control.userfiles import place_path
+from herdr_link_control.hosts import Host, place_path
 
 from ._check import Check
 

@@ -10,8 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from herdr_link_control import read_host_file
-from herdr_link_control.hosts import Host, Place, hosts_with
-from herdr_link_control.userfiles import place_path
+from herdr_link_control.hosts import Host, Place, hosts_with, place_path
 from herdr_link_mcp import DEFAULT_NAMESPACE, UV_INSTALL, codex_damage_at, is_our_entry, is_typescript_entry
 
 from ._check import Check

@@ -66,7 +66,6 @@ if TYPE_CHECKING:
         write_note as write_note,
     )
     from ._ownership import made_by as made_by
-    from ._places import place_path as place_path, shown_path as shown_path
     from ._tomledit import TomlDocument as TomlDocument, toml_key as toml_key
     from ._userfile import (
         DanglingLinkError as DanglingLinkError,
@@ -127,10 +126,6 @@ _EXPORTS = {
     ],
     "_ownership": [
         "made_by",
-    ],
-    "_places": [
-        "place_path",
-        "shown_path",
     ],
     "_tomledit": [
         "TomlDocument",

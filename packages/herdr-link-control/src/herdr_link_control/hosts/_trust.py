@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, assert_never
 
-from .hosts import Host, Place
-from .userfiles import json_value, place_path
+from ..userfiles import json_value
+from ._places import place_path
+from ._table import Host, Place
 
 __all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations  # annotations stay unevaluated: typing is ne
 
 from herdr_link_protocol import PresentationForm
 
-from ._gate import GATE_VARIABLES
+from .._gate import GATE_VARIABLES
 from ._host_forms import (
     Allow,
     Approval,

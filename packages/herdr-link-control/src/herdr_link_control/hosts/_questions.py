@@ -22,8 +22,8 @@ from typing import Final
 import anyio
 
 from ._migrations import host_version, pending_migration
+from ._table import Host, host_for_kind
 from ._trust import NotPredicted, folder_trust, git_root, trust_command
-from .hosts import Host, host_for_kind
 
 __all__ = ["HostQuestions", "Question"]
 

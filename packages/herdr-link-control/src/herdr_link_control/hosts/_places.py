@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the record's type only: this package stays on the standard library
-    from ..hosts import Place, Scope
+    from ._host_forms import Place, Scope
 
 __all__ = ["place_path", "shown_path"]
 

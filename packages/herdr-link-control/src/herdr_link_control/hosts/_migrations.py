@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ._places import place_path
+from ._table import Host
 from ._trust import NotPredicted, dig, read_host_file
-from .hosts import Host
-from .userfiles import place_path
 
 __all__ = ["host_version", "pending_migration"]
 
