@@ -13,8 +13,8 @@ from scripted_herdr import agent, got, link, ok, scripted
 from test_questions import PANES, SELF, SNAPSHOT, STARTED, TAB  # a start scripted as the trust rows' is
 
 from herdr_link_control import HostQuestions
-from herdr_link_control.hosts._questions import trusted_path
 from herdr_link_control.hosts import find_host
+from herdr_link_control.hosts._questions import trusted_path
 from herdr_link_protocol import Cause, LinkError
 
 pytestmark = pytest.mark.anyio

@@ -20,6 +20,8 @@ naming the step, never a guess. Blocking (``/proc`` reads and one WebSocket exch
 by one deadline): run it in a worker thread. Linux only.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import re
@@ -29,11 +31,14 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._pane_proof import pane_of_process
 from ._proc import argv, comm, holders, listening_tcp_inodes, start_environment, stat_fields
-from .hosts import ThreadOwner, place_path
+from .hosts import place_path
+
+if TYPE_CHECKING:  # the record is handed in: its facts are read, its class never used
+    from .hosts import ThreadOwner
 
 __all__ = ["OWNER_TIMEOUT", "OwnerNotShown", "ThreadPane", "call_thread", "daemon_answers", "thread_pane"]
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
         TrustFixAt as TrustFixAt,
         TrustRule as TrustRule,
     )
-
     from ._places import place_path as place_path, shown_path as shown_path
     from ._questions import HostQuestions as HostQuestions, Question as Question
     from ._table import (

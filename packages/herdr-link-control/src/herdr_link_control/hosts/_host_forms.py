@@ -53,7 +53,7 @@ class Place:
 
     ``user`` is written as the user reads it (``~/…``); a ``variable`` the host honours moves it to
     ``$variable/under_variable``. ``project`` is relative to the project's folder. Data only:
-    ``herdr_link_control.userfiles.place_path`` finds the file on disk.
+    ``herdr_link_control.hosts.place_path`` finds the file on disk.
     """
 
     __slots__ = ("format", "private", "project", "project_note", "under_variable", "user", "user_note", "variable")
