@@ -11,7 +11,7 @@ import pytest
 from install_corpus import Case, corpus
 
 from herdr_link_mcp import wiring
-from herdr_link_mcp._install import apply, plan
+from herdr_link_mcp._install import InstallError, apply, plan
 
 
 def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | None = None) -> tuple[int, list[str]]:
@@ -439,3 +439,40 @@ def test_an_entry_a_host_puts_back_after_uninstall_is_still_ours(tmp_path: Path)
     assert _run(home, "claude")[0] == 0  # adopted: nothing to add
     assert _run(home, "claude", uninstall=True)[0] == 0
     assert json.loads(state.read_text()) == {"numStartups": 3}
+
+
+def test_copilots_hook_file_is_ours_whole_and_goes_with_uninstall(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    hooks = home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    other = hooks / "audit.json"  # another hook file in the folder Copilot loads every *.json of
+    other.write_text('{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "audit"}]}}\n')
+    before = other.read_bytes()
+    assert _run(home, "copilot")[0] == 0
+    ours = json.loads((hooks / "herdr-link.json").read_text())
+    assert ours["version"] == 1
+    [start] = ours["hooks"]["sessionStart"]
+    assert start["type"] == "command" and start["bash"].endswith(" hint --host copilot") and "command" not in start
+    [allow] = ours["hooks"]["permissionRequest"]
+    assert allow["matcher"] == "herdr_link/.*" and allow["bash"] == """echo '{"behavior":"allow"}'"""
+    status, said = _run(home, "copilot")
+    assert status == 0 and said[-1] == "unchanged", said
+    assert json.loads((hooks / "herdr-link.json").read_text()) == ours  # a second install adds nothing twice
+    assert _run(home, "copilot", uninstall=True)[0] == 0
+    assert not (hooks / "herdr-link.json").exists() and other.read_bytes() == before
+
+
+def test_a_foreign_copilot_hook_file_of_our_name_is_refused_and_left_alone(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    hooks = home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    foreign = hooks / "herdr-link.json"
+    foreign.write_text('{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "my-herdr-script"}]}}')
+    before = foreign.read_bytes()
+    chosen = wiring("copilot", home=home, environ={})
+    with pytest.raises(InstallError, match="herdr-link.json is not Herdr Link's.*nothing was changed"):
+        plan(chosen, home, home, environ={})
+    assert foreign.read_bytes() == before and not (home / ".copilot" / "mcp-config.json").exists()
+    status, said = _run(home, "copilot", uninstall=True)
+    assert status == 0 and foreign.read_bytes() == before
+    assert any("not Herdr Link's" in line and "left alone" in line for line in said), said

@@ -122,6 +122,28 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     }  # fmt: skip
 
 
+def test_the_copilot_hint_line_reads_its_bash_hook_and_its_permission_hook(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
+    hint = lambda: next(c for c in hint_checks(home, project) if c.name == "GitHub Copilot CLI hint hook")  # noqa: E731
+    registration, hooks = wiring("copilot", home=home, environ={}).files
+    assert hooks.path == "~/.copilot/hooks/herdr-link.json"
+    _write(home / ".copilot" / "mcp-config.json", registration.content)
+    assert hint().status == "WARN" and "has no hint hook" in hint().detail
+    hook_file = home / ".copilot" / "hooks" / "herdr-link.json"
+    _write(hook_file, hooks.content)
+    assert hint().status == "PASS" and "hint --host copilot" in hint().detail
+    assert "permissionRequest hook allows herdr_link/.*" in hint().detail
+    document = json.loads(hooks.content)
+    document["hooks"]["permissionRequest"][0]["matcher"] = ".*"  # allows every tool: not the rule we write
+    _write(hook_file, json.dumps(document))
+    assert hint().status == "WARN" and "every Herdr Link call asks first" in hint().detail
+    del document["hooks"]["permissionRequest"]
+    _write(hook_file, json.dumps(document).replace(server_command()[0], "/gone/herdr-link-mcp"))
+    assert hint().status == "FAIL" and "cannot be run" in hint().detail
+
+
 def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
     monkeypatch.delenv("CODEX_HOME", raising=False)

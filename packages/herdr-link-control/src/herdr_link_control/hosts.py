@@ -443,6 +443,20 @@ HOSTS: Final[tuple[Host, ...]] = (
         kind="copilot",
         clients=("copilot-cli",),
         presentation=PresentationForm.SERVER_DASH,
+        hint="context",
+        # A file of its own in ~/.copilot/hooks (1.0.102 loads every *.json there, in any folder, trusted or
+        # not): settings.json keeps Herdr's own SessionStart hook and must stay strict JSON (docs/hosts.md).
+        hook=Hook(
+            Place(
+                "~/.copilot/hooks/herdr-link.json",
+                variable="COPILOT_HOME",
+                under_variable="hooks/herdr-link.json",
+                user_note="Herdr Link's own hook file: the Tier 0 hint, and Link's tools allowed without a prompt",
+            ),
+            "versioned",
+            "sessionStart",
+            allows=f"{SERVER_NAMESPACE}/.*",  # the permissionRequest toolName is <server>/<tool>
+        ),
         servers=Servers(
             Place(
                 "~/.copilot/mcp-config.json",
@@ -470,8 +484,11 @@ HOSTS: Final[tuple[Host, ...]] = (
             "(Link refuses to start a worker there, and to type into one waiting at it)",
         ),
         notes=(
-            'GitHub Copilot CLI asks before every MCP tool call: answer "Yes, and don\'t ask again" once per '
-            "folder, or start it with --allow-tool herdr_link (Link starts its workers so).",
+            "GitHub Copilot CLI asks before every MCP tool call; the permissionRequest hook in herdr-link.json "
+            "allows herdr_link's tools (and only them) in every session, interactive and -p alike. Link still "
+            "starts its workers with --allow-tool herdr_link.",
+            "The sessionStart hook adds the Tier 0 hint in Herdr panes only; elsewhere it adds nothing. In an "
+            "interactive session it runs when the first prompt is sent.",
             "It asks once per folder whether you trust it: --trust DIR records the folder (and those below it).",
         ),
     ),

@@ -482,6 +482,15 @@ def _plan_file(
         raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
     key = os.path.abspath(path)
     entry = entries.get(key)
+    installed = entry is not None and bool(entry["created"] or entry["items"])  # what an install put there is in it
+    if item.owned and before is not None and not installed and not _holds_our_hook(document):
+        if not uninstall:
+            raise InstallError(
+                f"{path} is not Herdr Link's (it runs no herdr-link-mcp hint hook), and Herdr Link writes a file of "
+                "that name whole: rename or remove it, then run again; nothing was changed"
+            )
+        kept = ["not Herdr Link's (it runs no herdr-link-mcp hint hook): left alone"]
+        return FilePlan(path, item.path, "unchanged", before, before, kept=kept, private=item.private)
     blank = None if before is None or before.strip() else before.decode("utf-8", "surrogateescape")
     new = entry if entry is not None else record.empty_record(before is not None, blank)
     new = json.loads(json.dumps(new))  # a copy this run may add to
@@ -525,6 +534,12 @@ def _plan_file(
         entries[key] = file_record
     return FilePlan(path, item.path, action, before, after, editor.changes, editor.yes_needed, editor.kept,
                     item.private, file_record, folders)  # fmt: skip
+
+
+def _holds_our_hook(document: Document) -> bool:
+    """Whether a hook file runs our hint hook in any of its event lists."""
+    hooks = document.get(("hooks",))
+    return isinstance(hooks, dict) and any(find_hook(groups) is not None for groups in hooks.values())
 
 
 def _still_there(
