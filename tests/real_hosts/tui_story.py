@@ -11,9 +11,8 @@ new turn; the lead's model closes the helper and tells the user the helper's ans
 """
 
 import json
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,6 @@ class TuiLead:
     set_up: Callable[[Machine, str], list[str]]
     notes: str = ""
     """What the outcome adds for this host (how it was started, what it asked)."""
-    commands: list[str] = field(default_factory=list)
 
 
 class Lead(PacedLead):
@@ -96,12 +94,11 @@ class Story:
     replies: list[Any]
     blocked: list[str]
     violations: list[str]
-    seconds: float
+    commands: list[str]
 
 
 def a_question_through_a_helper(host: TuiLead, root: Path) -> Story:
     """The story for ``host``, in a user machine under ``root``."""
-    began = time.monotonic()
     lead = Lead(host.dialect, host.names)
     helper = ScriptedModel(Anthropic(), NAMES["claude"], [Step("herdr_link"), Step("herdr_link_send", _answer)])
     lead.worker_saw_sent = lambda: any(
@@ -110,7 +107,7 @@ def a_question_through_a_helper(host: TuiLead, root: Path) -> Story:
     with FakeModelServer(lead) as lead_api, FakeModelServer(helper) as helper_api:
         machine = user_machine(root, anthropic=helper_api.url)
         install_wiring("claude", machine.home, "--trust", str(machine.project))
-        host.commands = ["herdr-link-mcp install --host claude --trust <project>", *host.set_up(machine, lead_api.url)]
+        commands = ["herdr-link-mcp install --host claude --trust <project>", *host.set_up(machine, lead_api.url)]
         with HerdrSim(real_panes=True, env=machine.env) as sim:
             pane = sim.create_workspace(str(machine.project))
             at_prompt(sim, pane)
@@ -138,7 +135,7 @@ def a_question_through_a_helper(host: TuiLead, root: Path) -> Story:
                 lead, helper, screen, pane, set(sim.pane_ids()), status(sim, WORKER) is None, sim.deliveries(pane),
                 [shot.screen for shot in sim.blocking_screens()],
                 [reason for argv in sim.log.commands() if (reason := surface_violation(argv))],
-                time.monotonic() - began,
+                commands,
             )  # fmt: skip
     return story
 
@@ -167,7 +164,7 @@ def assert_the_user_was_answered(host: TuiLead, story: Story) -> None:
             "outcome": "the question typed into its composer reached its model; it started a Claude Code helper "
             "beside itself and sent it the question as `lead` (its own pane); the helper's answer became the "
             "lead's next turn, the lead closed the helper and its answer showed on its screen; no prompt on either "
-            f"screen{host.notes}. Set-up: " + "; ".join(f"`{command}`" for command in host.commands),
+            f"screen{host.notes}. Set-up: " + "; ".join(f"`{command}`" for command in story.commands),
             "prompts": [],
         }
     )
