@@ -145,3 +145,21 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
             "prompts": [],
         }
     )
+
+
+def _copilot_user(machine, model_url: str) -> list[str]:
+    """The user's one-time set-up of Copilot CLI: our install command (their project's folder trusted) and
+    their bring-your-own-key model in the login environment; ``copilot`` on PATH."""
+    copilot = CopilotCli(machine.root, "--trust", str(machine.project))  # its HOME is the user's
+    keys = copilot.environment({}, model_url)
+    machine.env.update({name: value for name, value in keys.items() if name != "PATH"})
+    machine.env["PATH"] = f"{copilot.package.executable.parent}:{machine.env['PATH']}"
+    return ["herdr-link-mcp install --host copilot --trust <project>"]
+
+
+def test_copilot_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
+    from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
+
+    host = TuiLead(HOST, "copilot", f"copilot {' '.join(ALLOW)}", "❯", False, DIALECT, NAMES, _copilot_user,
+                   notes=" (started as `copilot --allow-tool herdr_link`, as install's note says)")  # fmt: skip
+    assert_the_user_was_answered(host, a_question_through_a_helper(host, tmp_path))
