@@ -160,6 +160,6 @@ def _copilot_user(machine, model_url: str) -> list[str]:
 def test_copilot_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
     from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
 
-    host = TuiLead(HOST, "copilot", f"copilot {' '.join(ALLOW)}", "❯", False, DIALECT, NAMES, _copilot_user,
-                   notes=" (started as `copilot --allow-tool herdr_link`, as install's note says)")  # fmt: skip
+    host = TuiLead(HOST, "copilot", "copilot", "❯", False, DIALECT, NAMES, _copilot_user,
+                   notes=" (started as plain `copilot`: install's permission hook allows Link's tools)")  # fmt: skip
     assert_the_user_was_answered(host, a_question_through_a_helper(host, tmp_path))
