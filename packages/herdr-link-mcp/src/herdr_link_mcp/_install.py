@@ -251,7 +251,7 @@ class _Editor:
                 )
                 ours = hook_of(claim.value)
                 self._adopt(claim, current[group])
-                if self.document.get(where) != ours:  # type: ignore[arg-type]
+                if self.document.get(where) != ours:
                     self._set(where, ours)
                     self.changes.append(f"replace our hint hook in {claim.said}")
                 return
