@@ -355,7 +355,7 @@ def toml_lists(draw: st.DrawFn) -> str:
     comment = st.sampled_from(["", "  # mine", " #"])
     if draw(st.booleans()):  # one line
         body = draw(st.sampled_from([", ", ",", " , "])).join(items)
-        comma = "," if items and draw(st.booleans()) else ""
+        comma = "," if draw(st.booleans()) and len(items) > 0 else ""
         pad = draw(st.sampled_from(["", " "]))
         array = f"[{pad}{body}{comma}{pad}]{draw(comment)}"
     else:
