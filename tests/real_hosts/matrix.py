@@ -25,8 +25,6 @@ NOT_RUN: dict[str, str] = {
     "cursor": "no build of Cursor Agent CLI installs from the registries here (a curl installer), and it needs a "
     "Cursor account",
     "kiro": "no build of Kiro CLI installs from the registries here, and it needs a Kiro login",
-    "grok": "Grok Build 1.0.41 runs (`test_grok.py`), but it cancels every MCP call until install writes its "
-    "permission rule, which install does not yet: a strict expected failure",
     "mastracode": "mastracode 0.32.1 installs (with `--ignore-scripts`, on Node 22), but no scripted-model set-up "
     "for it is in the rig yet",
 }

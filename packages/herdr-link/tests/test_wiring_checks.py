@@ -93,6 +93,25 @@ def test_the_claude_check_wants_its_tools_allowed_and_prefers_the_user_scope(tmp
     assert claude().status == "WARN" and "asks once per project" in claude().detail
 
 
+def test_the_grok_check_wants_its_rule_in_a_permission_list(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("GROK_HOME", raising=False)
+    grok = lambda: next(c for c in wiring_checks(home, project) if c.name == "Grok Build")  # noqa: E731
+    entry = '[mcp_servers.herdr_link]\ncommand = "/bin/true"\nargs = []\n'
+    _write(home / ".grok" / "config.toml", entry + '\n[permission]\nallow = ["Bash(git *)"]\n')
+    assert grok().status == "FAIL" and "permission prompt" in grok().detail
+    assert grok().fix == "herdr-link-mcp install --host grok"
+    rules = '\n[permission]\nallow = [\n  "Read",  # mine\n  "MCPTool(herdr_link__*)",\n]\n'
+    _write(home / ".grok" / "config.toml", entry + rules)
+    assert grok().status == "PASS" and f"{home / '.grok' / 'config.toml'} allows its tools" in grok().detail
+    claudes = 'permission = { allow = ["mcp__herdr_link"] }\n'  # Claude Code's spelling, which Grok Build reads
+    _write(home / ".grok" / "config.toml", claudes + entry)
+    assert grok().status == "PASS"
+    _write(home / ".grok" / "config.toml", entry)
+    _write(project / ".grok" / "config.toml", '[permission]\nallow = ["MCPTool(herdr_link__*)"]\n')
+    assert grok().status == "PASS" and f"{project / '.grok' / 'config.toml'} allows its tools" in grok().detail
+
+
 def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)

@@ -99,6 +99,15 @@ _CLAUDE_SETTINGS: Final = Place(
     user_note="your user settings: tools allowed, the hint hook",
     project_note="the project's settings: tools allowed, the hint hook",
 )
+_GROK_CONFIG: Final = Place(
+    "~/.grok/config.toml",
+    ".grok/config.toml",
+    variable="GROK_HOME",
+    under_variable="config.toml",
+    format="toml",
+    user_note="merge into your config: the server, and the rule that lets its tools run",
+    project_note="merge into your config: the server, and the rule that lets its tools run",
+)
 _CODEX_CONFIG: Final = Place(
     "~/.codex/config.toml", variable="CODEX_HOME", under_variable="config.toml", format="toml",
     user_note="merge into your config",
@@ -580,23 +589,21 @@ HOSTS: Final[tuple[Host, ...]] = (
         relists=False,  # not seen to re-list in a run here (docs/hosts.md)
         tool_search=True,  # search_tool, then use_tool
         servers=Servers(
-            Place(
-                "~/.grok/config.toml",
-                ".grok/config.toml",
-                variable="GROK_HOME",
-                under_variable="config.toml",
-                format="toml",
-                user_note="merge into your config",
-                project_note="merge into your config",
-            ),  # fmt: skip
+            _GROK_CONFIG,
             "mcp_servers",
             (("command", COMMAND), ("args", ARGS)),
             project_question="Grok Build uses a project's servers only once it trusts the folder",
         ),
+        # Grok Build 1.0 asks before every MCP call without it (headless `grok -p` cancels the call); it also
+        # accepts Claude Code's spellings of the rule (grok-build user-guide 22-permissions-and-safety.md)
+        allow=Allow(
+            _GROK_CONFIG,
+            (f"MCPTool({SERVER_NAMESPACE}__*)", f"mcp__{SERVER_NAMESPACE}", f"mcp__{SERVER_NAMESPACE}__*"),
+            key=("permission", "allow"),
+        ),
         notes=(
-            'Grok Build asks before every MCP call ("Allow (Herdr Link) Herdr Link?"): allow it always once, or '
-            'add [permission] allow = ["MCPTool(herdr_link__*)"] to ~/.grok/config.toml yourself (install does '
-            "not write it yet).",
+            '[permission] allow "{allow}" lets every Herdr Link tool run without the question Grok Build asks '
+            'before each MCP call otherwise ("Allow (Herdr Link) Herdr Link?"; headless grok -p cancels the call).',
         ),
     ),
     Host(

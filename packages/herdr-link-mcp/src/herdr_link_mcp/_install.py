@@ -96,6 +96,8 @@ class _Editor:
         """Set ``path`` to ``value``, making its missing containers; recorded as created."""
         document = self.document
         top = next(i for i in range(len(path)) if document.get(path[: i + 1]) is MISSING)
+        if top and not isinstance(document.get(path[:top]), Mapping):
+            raise DocumentError(f"{'.'.join(path[:top])} is not a table here, so nothing of ours can go in it")
         nested: Any = value
         for key in reversed(path[top + 1 :]):
             nested = {key: nested}
@@ -249,7 +251,7 @@ class _Editor:
                 )
                 ours = hook_of(claim.value)
                 self._adopt(claim, current[group])
-                if self.document.get(where) != ours:  # type: ignore[arg-type]
+                if self.document.get(where) != ours:
                     self._set(where, ours)
                     self.changes.append(f"replace our hint hook in {claim.said}")
                 return
@@ -257,7 +259,6 @@ class _Editor:
             self._adopt(claim, claim.value)
             return
         inner = self._empty_inner(claim.path)
-        assert isinstance(self.document, JsonDocument), "lists are only appended to in JSON files"
         self.document.append(claim.path, claim.value)
         self.new["items"].append({"path": list(claim.path), "value": claim.value, "inner": inner})
         self.changes.append(f"add to {claim.said}: {self._label(claim)}")
@@ -282,7 +283,11 @@ class _Editor:
 
     @staticmethod
     def _label(claim: Claim) -> str:
-        return "our hint hook" if claim.kind == "hook" else _short(claim.value)
+        if claim.kind == "hook":
+            return "our hint hook"
+        if claim.kind == "item" and claim.path[-1] == "allow":  # a host's permission rules
+            return f"{_short(claim.value)}, the rule that lets Herdr Link's tools run without asking"
+        return _short(claim.value)
 
     # Uninstalling.
 
@@ -336,7 +341,7 @@ class _Editor:
                 or record.appended(self.entry, claim.path, claim.value)
             ):
                 self._remove((*claim.path, current.index(claim.value)))  # type: ignore[arg-type]
-                self.changes.append(f"remove ours from {claim.said}")
+                self.changes.append(f"remove ours from {claim.said}: {self._label(claim)}")
             else:
                 self.kept.append(f"{claim.said} held {_short(claim.value)} before install: kept")
             return

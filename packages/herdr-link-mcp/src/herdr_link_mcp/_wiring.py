@@ -374,7 +374,8 @@ def _scope(scope: str) -> Scope:
 
 def _notes(host: Host, scope: Scope, required: bool) -> list[str]:
     notes = list(host.user_notes if scope == "user" else ())
-    notes += [note.replace("{allow}", ALLOW_RULE) for note in host.notes]
+    allow = host.allow.rules[0] if host.allow is not None else ALLOW_RULE
+    notes += [note.replace("{allow}", allow) for note in host.notes]
     notes += host.project_notes if scope == "project" else ()
     if host.servers is not None and host.servers.required_entry:
         notes.append(host.servers.required_notes[0 if required else 1])
