@@ -25,8 +25,6 @@ NOT_RUN: dict[str, str] = {
     "cursor": "no build of Cursor Agent CLI installs from the registries here (a curl installer), and it needs a "
     "Cursor account",
     "kiro": "no build of Kiro CLI installs from the registries here, and it needs a Kiro login",
-    "grok": "Grok Build 1.0.41 runs (`test_grok.py`), but it cancels every MCP call until install writes its "
-    "permission rule, which install does not yet: a strict expected failure",
     "mastracode": "mastracode 0.32.1 installs (with `--ignore-scripts`, on Node 22), but no scripted-model set-up "
     "for it is in the rig yet",
 }
@@ -142,8 +140,9 @@ def _scenarios() -> str:
         "a model provider or key and its onboarding), and `agent prompt` types into its composer. In",
         "`test_real_panes.py` nothing is wired, trusted or approved and the sender is a Herdr Link adapter in",
         "another pane; in `test_workers.py` the user ran the README's commands and a Claude Code lead, typed to",
-        "in its composer, starts the worker. Each row is the outcome its test asserts, and the question the",
-        "worker's screen showed.",
+        "in its composer, starts the worker; in `tui_story.py` (Copilot CLI, Cline, Qwen Code, Kilo Code) the",
+        "host's own TUI is that lead, and the user's question, answered by the worker it starts, shows on its",
+        "screen. Each row is the outcome its test asserts, and the question the worker's screen showed.",
         "",
         "| host | case | outcome | what the worker's screen asked |",
         "|---|---|---|---|",

@@ -203,3 +203,24 @@ def test_a_cline_worker_started_by_link_answers_in_its_tui(tmp_path, cline):
             "prompts": [],
         }
     )
+
+
+def test_cline_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path, cline):
+    """Plain ``cline``, the user's default: the first Cline of this HOME runs its session in its own process
+    (and starts the hub daemon for later ones), so our server is its child in the lead's pane."""
+    import json
+
+    from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
+
+    def set_up(machine, model_url: str) -> list[str]:
+        cline.configure(model_url)  # its provider, as `cline auth` records it; its two notices dismissed once
+        shown = {"shown": {"cline-cli-cline-pass-intro": True, "cline-cli-desktop-launch": True}}
+        (cline.data / "settings" / "cli-notices.json").write_text(json.dumps(shown))
+        machine.env.update({k: v for k, v in cline.environment({}).items() if k != "PATH"})
+        machine.env["PATH"] = f"{cline.package.executable.parent}:{machine.env['PATH']}"
+        return ["herdr-link-mcp install --host cline"]
+
+    host = TuiLead(HOST, "cline", "cline", "What can I do for you?", False, DIALECT, NAMES, set_up,
+                   notes=" (plain `cline`, the first of its HOME: its session runs in its own process)")  # fmt: skip
+    assert cline.home == tmp_path / "user" / "home"  # the story's user is the fixture's
+    assert_the_user_was_answered(host, a_question_through_a_helper(host, tmp_path / "user"))

@@ -1,5 +1,6 @@
 """GitHub Copilot CLI 1.0.102 end to end: a real ``copilot -p`` in a simulated Herdr pane, wired by
-``herdr-link-mcp install --host copilot --yes`` in its HOME, a scripted Chat Completions model on
+``herdr-link-mcp install --host copilot --yes`` in its HOME (the server, and Herdr Link's hook file:
+the Tier 0 hint and the permission hook that allows our tools), a scripted Chat Completions model on
 loopback (bring-your-own-key, offline mode), no network.
 
 Copilot CLI runs its MCP servers as children of each pane's own ``copilot`` process (no shared
@@ -7,6 +8,7 @@ process), so a headless run without a terminal is served as the pane in its envi
 our tools ``herdr_link-<tool>`` and re-lists them after ``tools/list_changed`` within the same turn.
 """
 
+import json
 from pathlib import Path
 
 import pytest
@@ -16,16 +18,14 @@ from matrix import SCENARIOS, Run, record
 from scenarios import CANONICAL, activation_text, reply_steps, scenario_row, sent_to_reviewer
 
 from herdr_link_control import PaneEvidence, TerminalPane
-from herdr_link_protocol import COMMUNICATION_CONTRACT, extract_envelope
+from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, extract_envelope, tier0_hint
 from herdr_link_testkit import HerdrSim
 
 HOST = "GitHub Copilot CLI 1.0.102"
 PREFIX = "herdr_link-"
 NAMES = {tool: PREFIX + tool for tool in CANONICAL}
 DIALECT = ChatCompletions()
-ALLOW = ("--allow-tool", "herdr_link")
-"""What `herdr-link-mcp wiring --host copilot` tells a user to start Copilot with (and Link starts its
-workers with): headless, Copilot refuses every MCP call no rule allows."""
+HINT = tier0_hint(PresentationForm.SERVER_DASH, "herdr_link", tool_search=False)
 CONTRACT_LINE = COMMUNICATION_CONTRACT.splitlines()[0]
 IN_LEAD = PaneEvidence(TerminalPane.SAME, "the rig stands for an adapter in the lead's pane")
 
@@ -67,9 +67,12 @@ def test_a_headless_copilot_speaks_as_its_pane_and_a_claude_code_pane_answers(wo
 
     ask = {"to": "reviewer", "message": "what is 2+2?"}
     steps = [Step("herdr_link"), Step("herdr_link_peers"), Step("herdr_link_send", ask)]
-    done, model = run_copilot(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain", *ALLOW)
+    # No --allow-tool: headless, Copilot refuses every MCP call no rule allows; the installed
+    # permissionRequest hook is that rule.
+    done, model = run_copilot(steps, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
     assert tool_failures(done) == []
     requests = model.primary_requests
+    assert HINT in json.dumps(requests[0], ensure_ascii=False)  # the sessionStart hook's context, in the request
     assert CONTRACT_LINE in activation_text(DIALECT, requests)
     assert model.paths(requests[-1]) == ["gateway", "Tier 1", "Tier 1"]  # re-listed within the turn
     final = "\n".join(DIALECT.results(requests[-1]))
@@ -142,3 +145,21 @@ def test_a_copilot_worker_started_by_link_answers_in_its_tui(tmp_path):
             "prompts": [],
         }
     )
+
+
+def _copilot_user(machine, model_url: str) -> list[str]:
+    """The user's one-time set-up of Copilot CLI: our install command (their project's folder trusted) and
+    their bring-your-own-key model in the login environment; ``copilot`` on PATH."""
+    copilot = CopilotCli(machine.root, "--trust", str(machine.project))  # its HOME is the user's
+    keys = copilot.environment({}, model_url)
+    machine.env.update({name: value for name, value in keys.items() if name != "PATH"})
+    machine.env["PATH"] = f"{copilot.package.executable.parent}:{machine.env['PATH']}"
+    return ["herdr-link-mcp install --host copilot --trust <project>"]
+
+
+def test_copilot_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
+    from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
+
+    host = TuiLead(HOST, "copilot", "copilot", "❯", False, DIALECT, NAMES, _copilot_user,
+                   notes=" (started as plain `copilot`: install's permission hook allows Link's tools)")  # fmt: skip
+    assert_the_user_was_answered(host, a_question_through_a_helper(host, tmp_path))

@@ -5,7 +5,8 @@ network (``pane_story.py`` tells the story).
 Grok Build defers MCP tools: its model finds ours with ``search_tool`` (keywords; while the server
 still connects the answer is ``"status": "partial"`` with no results, and the model searches again)
 and calls them through ``use_tool``; it was not seen to re-list, so after activation the calls go
-through the gateway's ``action`` dispatch.
+through the gateway's ``action`` dispatch. Every MCP call asks first (``grok -p`` cancels it) unless a
+permission rule allows it: install writes ``[permission] allow = ["MCPTool(herdr_link__*)"]``.
 """
 
 import json
@@ -32,17 +33,9 @@ def workspace(herdr_sim: HerdrSim, tmp_path: Path) -> dict[str, str]:
     return pair_workspace(herdr_sim, tmp_path, "grok", "claude")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="our install writes no permission rule for Grok Build: `grok -p` cancels the MCP call (stopReason "
-    '"cancelled"), and its TUI asks "Allow (Herdr Link) Herdr Link?" before the first call. ~/.grok/config.toml '
-    'needs [permission] allow = ["MCPTool(herdr_link__*)"] (with it in the row this test passes), and the TOML '
-    "installer cannot yet add to an existing list",
-)
 def test_grok_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tmp_path):
     done, model = run_host(GrokBuild, DIALECT, NAMES, ASK, herdr_sim.env(workspace["brain"]), tmp_path / "brain")
-    assert json.loads(done.stdout)["stopReason"] != "cancelled", done.stdout  # a call refused for want of a rule
+    assert json.loads(done.stdout)["stopReason"] != "cancelled", done.stdout  # a call refused for want of the rule
     requests = model.primary_requests
     assert DIALECT.ours(requests[0], PREFIX) == []  # deferred (and at start-up often still connecting)
     assert COMMUNICATION_CONTRACT.splitlines()[0] in activation_text(DIALECT, requests)

@@ -139,3 +139,20 @@ def test_a_kilo_worker_started_by_link_answers_in_its_tui(tmp_path, monkeypatch)
             "prompts": [],
         }
     )
+
+
+def _kilo_user(machine, model_url: str) -> list[str]:
+    """The user's one-time set-up of Kilo Code: our install command, and their model in Kilo's config (the
+    rig's inline config, in the login environment); ``kilo`` on PATH."""
+    kilo = KiloCli(machine.root)  # its HOME is the user's
+    keys = kilo.environment({}, model_url)
+    machine.env.update({name: value for name, value in keys.items() if name != "PATH"})
+    machine.env["PATH"] = f"{kilo.package.executable.parent}:{machine.env['PATH']}"
+    return ["herdr-link-mcp install --host kilo"]
+
+
+def test_kilo_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
+    from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
+
+    host = TuiLead(HOST, "kilo", "kilo", "Ask anything", True, DIALECT, NAMES, _kilo_user)
+    assert_the_user_was_answered(host, a_question_through_a_helper(host, tmp_path))

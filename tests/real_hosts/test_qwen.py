@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from fake_model import QWEN_SEARCH, ScriptedModel, SearchingChat
-from hosts import QwenCode
+from hosts import QwenCode, install_wiring
 from interactive import Machine
 from matrix import SCENARIOS, record
 from pane_story import ASK, SCENARIO, claude_replies, heard_back, run_host
 from scenarios import CANONICAL, activation_text, pair_workspace, reply_steps, scenario_row
+from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
 from worker_story import a_lead_starts_a_worker, assert_the_worker_answered
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT, PresentationForm, tier0_hint
@@ -75,3 +76,18 @@ def test_a_claude_code_lead_starts_a_qwen_worker_that_answers(tmp_path):
 
 def model_paths(model: ScriptedModel) -> list[str]:
     return model.paths(model.primary_requests[-1])
+
+
+def _qwen_lead(machine: Machine, model_url: str) -> list[str]:
+    """The user's one-time set-up of Qwen Code as their own agent: our install command, then its provider."""
+    install_wiring("qwen", machine.home)
+    _qwen_user(machine, model_url)
+    return ["herdr-link-mcp install --host qwen"]
+
+
+def test_qwen_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
+    host = TuiLead(HOST, "qwen", "qwen", "Type your message", True, DIALECT, NAMES, _qwen_lead,
+                   notes=" (its tools found with `tool_search`, called through the gateway's dispatch)")  # fmt: skip
+    story = a_question_through_a_helper(host, tmp_path)
+    assert model_paths(story.lead) == ["gateway", "gateway dispatch", "gateway dispatch", "gateway dispatch"]
+    assert_the_user_was_answered(host, story)

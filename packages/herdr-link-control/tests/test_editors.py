@@ -260,3 +260,132 @@ def test_reading_jsonc_and_invalid_json():
     for unreadable in ('{"a": 1, // note\n "b": [2,],}', '\ufeff{"a": 1}'):
         with pytest.raises(ValueError):
             json_value(unreadable, jsonc=True)
+
+
+RULE = "MCPTool(herdr_link__*)"
+ALLOW = ("permission", "allow")
+
+
+def _keeps_every_byte(before: str, after: str) -> bool:
+    """Whether ``after`` is ``before`` with text inserted only (every byte of it kept, in order)."""
+    rest = iter(after)
+    return all(char in rest for char in before)
+
+
+@pytest.mark.parametrize(
+    ("text", "added"),
+    [
+        ('[permission]\nallow = ["Bash(git *)"]\n', '[permission]\nallow = ["Bash(git *)", "RULE"]\n'),
+        ('[permission]\nallow = ["a","b",]  # two\n', '[permission]\nallow = ["a","b", "RULE",]  # two\n'),
+        ("[permission]\nallow = [ ]  # none yet\n", '[permission]\nallow = ["RULE" ]  # none yet\n'),
+        (
+            '[permission]\nallow = [\n  "Bash(git *)",  # git\n  "Read",\n]\ndeny = ["Bash(rm *)"]\n',
+            '[permission]\nallow = [\n  "Bash(git *)",  # git\n  "Read",\n  "RULE",\n]\ndeny = ["Bash(rm *)"]\n',
+        ),
+        (  # no trailing comma, a comment on the last line: the comma goes before it, ours on a line of its own
+            '[permission]\nallow = [\n  "Bash(git *)",\n  "Read" # reading\n]\n',
+            '[permission]\nallow = [\n  "Bash(git *)",\n  "Read", # reading\n  "RULE"\n]\n',
+        ),
+        (
+            '[permission]\r\nallow = [\r\n    # mine\r\n    "Read",\r\n\r\n    # later\r\n]\r\n',
+            '[permission]\r\nallow = [\r\n    # mine\r\n    "Read",\r\n    "RULE",\r\n\r\n    # later\r\n]\r\n',
+        ),
+        ('[permission]\nallow = [\n  "a",\n  "b"]', '[permission]\nallow = [\n  "a",\n  "b",\n  "RULE"]'),
+        ('permission.allow = [\n  "a", "b",\n]\n', 'permission.allow = [\n  "a", "b", "RULE",\n]\n'),
+        (
+            'permission = { allow = ["a"], deny = [] }  # inline\n',
+            'permission = { allow = ["a", "RULE"], deny = [] }  # inline\n',
+        ),
+        ("[permission]\nallow = [\n]\n", '[permission]\nallow = ["RULE"\n]\n'),
+    ],
+    ids="one-line trailing-comma empty multi-line comment-last crlf-comments bracket-on-last dotted inline-table "
+    "empty-multi-line".split(),
+)
+def test_a_rule_added_to_a_users_list_keeps_every_byte_and_is_taken_out_exactly(text: str, added: str) -> None:
+    document = TomlDocument(text)
+    before = document.get(ALLOW)
+    document.append(ALLOW, RULE)
+    assert document.text == added.replace("RULE", RULE)
+    assert document.get(ALLOW) == [*before, RULE] and _keeps_every_byte(text, document.text)
+    document.remove((*ALLOW, len(before)))
+    assert document.text == text
+
+
+def test_our_rule_is_taken_out_alone_after_the_user_added_more_around_it() -> None:
+    document = TomlDocument('[permission]\nallow = [\n  "a",\n]\n')
+    document.append(ALLOW, RULE)
+    document.append(ALLOW, "Read")  # the user's, after ours
+    document.remove((*ALLOW, 1))
+    assert document.text == '[permission]\nallow = [\n  "a",\n  "Read",\n]\n'
+    one_line = TomlDocument('allow = ["a", "MCPTool(herdr_link__*)", "b"]\n')
+    one_line.remove(("allow", 1))
+    assert one_line.text == 'allow = ["a", "b"]\n'
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "# mine\nmodel = 1", "[permission]\ndeny = []  # mine\n", "permission = {}\n", "permission.deny = []\n"],
+    ids=["empty", "no-final-newline", "table", "inline-table", "dotted"],
+)
+def test_a_rule_list_we_create_is_taken_out_to_the_same_bytes(text: str) -> None:
+    document = TomlDocument(text)
+    created = ("permission",) if document.get(("permission",)) is MISSING else ALLOW
+    document.set(ALLOW, [RULE])
+    assert document.get(ALLOW) == [RULE] and _keeps_every_byte(text, document.text)
+    document.remove(created)
+    assert document.text == text
+
+
+@pytest.mark.parametrize(
+    "text", ['[permission]\nallow = "Bash(git *)"\n', "[permission.allow]\nx = 1\n", 'permission = "x"\n']
+)
+def test_a_rule_is_not_appended_to_what_is_not_a_list(text: str) -> None:
+    document = TomlDocument(text)
+    with pytest.raises(DocumentError, match="is not a list"):
+        document.append(ALLOW, RULE)
+    assert document.text == text
+
+
+@st.composite
+def toml_lists(draw: st.DrawFn) -> str:
+    """``allow = [...]`` as people write it: on one line or one item a line, with comments, blank lines, a
+    trailing comma or none, CRLF or LF, the closing bracket on its own line or after the last item."""
+    nl = draw(st.sampled_from(["\n", "\r\n"]))
+    items = [json.dumps(s) for s in draw(st.lists(st.sampled_from(["Read", "Bash(git *)", "é"]), max_size=4))]
+    comment = st.sampled_from(["", "  # mine", " #"])
+    if draw(st.booleans()):  # one line
+        body = draw(st.sampled_from([", ", ",", " , "])).join(items)
+        comma = "," if draw(st.booleans()) and len(items) > 0 else ""
+        pad = draw(st.sampled_from(["", " "]))
+        array = f"[{pad}{body}{comma}{pad}]{draw(comment)}"
+    else:
+        indent = draw(st.sampled_from(["  ", "    ", "\t"]))
+        lines = [f"[{draw(comment)}"]
+        for index, item in enumerate(items):
+            if draw(st.integers(0, 4)) == 0:
+                lines.append(f"{indent}# about the next one" if draw(st.booleans()) else "")
+            last = index == len(items) - 1
+            comma = "," if not last or draw(st.booleans()) else ""
+            lines.append(f"{indent}{item}{comma}{draw(comment)}")
+        if draw(st.booleans()) and items and not lines[-1].rstrip().endswith(("#", "mine")):
+            lines[-1] += "]"
+        else:
+            lines.append("]")
+        array = nl.join(lines)
+    head = draw(st.sampled_from(["[permission]" + nl + "allow = ", "permission.allow = ", "[permission]" + nl +
+                                 "deny = []" + nl + "allow = "]))  # fmt: skip
+    tail = draw(st.sampled_from(["", nl, nl + 'mode = "ask"' + nl, nl + nl + "[other]" + nl]))
+    return head + array + tail
+
+
+@settings(max_examples=400, deadline=None)
+@given(toml_lists())
+@example('[permission]\nallow = [\n  "Read" # mine\n]\n')
+def test_any_layout_of_a_list_gets_our_rule_and_gives_the_same_bytes_back(text: str) -> None:
+    assume(_parses(text))
+    document = TomlDocument(text)
+    before = document.get(ALLOW)
+    document.append(ALLOW, RULE)
+    assert document.get(ALLOW) == [*before, RULE] and _keeps_every_byte(text, document.text)
+    document.remove((*ALLOW, len(before)))
+    assert document.text == text

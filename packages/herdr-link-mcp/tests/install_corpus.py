@@ -201,5 +201,15 @@ GROK: list[str] = [
     'api_key = "sk-local"\napi_backend = "chat_completions"\n\n[features]\ntelemetry = false\n',
     '# Grok Build\n[mcp_servers.github]\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-github"]\n'
     "enabled = true\n",
+    '[permission]\nallow = ["Bash(git *)", "Bash(gh *)"]\n',
+    '# rules\n[permission]\nallow = [\n  "Bash(git *)",  # git is fine\n  "Read(src/**)",\n]\n'
+    'deny = [\n  "Bash(rm -rf *)",\n]\n\n[ui]\npermission_mode = "default"\n',
+    '[permission]\r\ndeny = ["Bash(rm -rf *)"]\r\nallow = [\r\n    # mine\r\n    "Read" # reading\r\n]\r\n',
+    '[permission]\nallow = []\n\n[mcp_servers.github]\ncommand = "npx"\n',
+    'permission = { allow = ["Grep"], deny = [] }\n',
+    '[permission]\nask = ["Edit"]',
+    '[permission]\nallow = ["MCPTool(herdr_link__*)", "Read"]  # written by hand\n',
 ]
-"""Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server."""
+"""Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server, and
+permission rules of the user's (one line, one a line with comments, CRLF, empty, an inline table, no
+``allow`` yet, ours written by hand)."""

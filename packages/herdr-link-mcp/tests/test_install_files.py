@@ -3,15 +3,16 @@ ever changed, a user's value we replace is put back, and nothing is lost or expo
 
 import json
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
 
 import pytest
-from install_corpus import Case, corpus
+from install_corpus import GROK, Case, corpus
 
 from herdr_link_mcp import wiring
-from herdr_link_mcp._install import apply, plan
+from herdr_link_mcp._install import InstallError, apply, plan
 
 
 def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | None = None) -> tuple[int, list[str]]:
@@ -148,6 +149,61 @@ def test_keys_the_user_added_to_our_entry_stay(tmp_path: Path) -> None:
     assert _run(home, "claude")[0] == 0
     entry = json.loads(state.read_text())["mcpServers"]["herdr_link"]
     assert entry["env"] == {"HERDR_LINK_LOG_LEVEL": "DEBUG"} and entry["timeout"] == 9
+
+
+GROK_RULE = "MCPTool(herdr_link__*)"
+
+
+@pytest.mark.parametrize("text", GROK, ids=[f"grok-config-{i}" for i in range(len(GROK))])
+def test_grok_gets_its_rule_beside_the_users_rules_and_uninstall_takes_out_only_ours(tmp_path: Path, text: str) -> None:
+    home = _home(tmp_path)
+    (home / ".grok").mkdir()
+    config = home / ".grok" / "config.toml"
+    config.write_bytes(text.encode())
+    theirs = tomllib.loads(text).get("permission", {}).get("allow", [])
+    status, said = _run(home, "grok")
+    assert status == 0, said
+    ours = [] if GROK_RULE in theirs else [GROK_RULE]
+    assert tomllib.loads(config.read_text())["permission"]["allow"] == [*theirs, *ours]
+    added = f'- add (to )?permission.allow: "{re.escape(GROK_RULE)}", the rule that lets Herdr Link\'s tools run'
+    assert bool(re.search(added, "\n".join(said))) == (GROK_RULE not in theirs), said
+    status, said = _run(home, "grok", uninstall=True)
+    assert status == 0 and config.read_bytes() == text.encode(), said
+    if GROK_RULE in theirs:  # written by hand: the user's, kept
+        assert any(f'permission.allow held "{GROK_RULE}" before install: kept' in line for line in said), said
+
+
+def test_grok_rules_the_user_adds_after_install_stay_after_uninstall(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    (home / ".grok").mkdir()
+    config = home / ".grok" / "config.toml"
+    config.write_text('[permission]\nallow = [\n  "Read",\n]\n')
+    assert _run(home, "grok")[0] == 0
+    config.write_text(config.read_text().replace(f'"{GROK_RULE}",\n', f'"{GROK_RULE}",\n  "Grep",  # later\n'))
+    status, said = _run(home, "grok", uninstall=True)
+    assert status == 0, said
+    assert config.read_text() == '[permission]\nallow = [\n  "Read",\n  "Grep",  # later\n]\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ('[permission]\nallow = "Bash(git *)"\n', "permission.allow is not a list here"),
+        ('permission = "ask"\n', "permission is not a table here"),
+    ],
+)
+def test_a_grok_permission_that_is_not_a_list_is_refused_and_nothing_written(
+    tmp_path: Path, text: str, refused: str
+) -> None:
+    from herdr_link_mcp._install import InstallError
+
+    home = _home(tmp_path)
+    (home / ".grok").mkdir()
+    config = home / ".grok" / "config.toml"
+    config.write_text(text)
+    with pytest.raises(InstallError, match=rf"\.grok/config\.toml: {refused}, so nothing of ours can go in it"):
+        _run(home, "grok")
+    assert config.read_text() == text and not (home / ".config" / "herdr-link").exists()
 
 
 def test_a_symlinked_dotfile_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
@@ -439,3 +495,40 @@ def test_an_entry_a_host_puts_back_after_uninstall_is_still_ours(tmp_path: Path)
     assert _run(home, "claude")[0] == 0  # adopted: nothing to add
     assert _run(home, "claude", uninstall=True)[0] == 0
     assert json.loads(state.read_text()) == {"numStartups": 3}
+
+
+def test_copilots_hook_file_is_ours_whole_and_goes_with_uninstall(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    hooks = home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    other = hooks / "audit.json"  # another hook file in the folder Copilot loads every *.json of
+    other.write_text('{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "audit"}]}}\n')
+    before = other.read_bytes()
+    assert _run(home, "copilot")[0] == 0
+    ours = json.loads((hooks / "herdr-link.json").read_text())
+    assert ours["version"] == 1
+    [start] = ours["hooks"]["sessionStart"]
+    assert start["type"] == "command" and start["bash"].endswith(" hint --host copilot") and "command" not in start
+    [allow] = ours["hooks"]["permissionRequest"]
+    assert allow["matcher"] == "herdr_link/.*" and allow["bash"] == """echo '{"behavior":"allow"}'"""
+    status, said = _run(home, "copilot")
+    assert status == 0 and said[-1] == "unchanged", said
+    assert json.loads((hooks / "herdr-link.json").read_text()) == ours  # a second install adds nothing twice
+    assert _run(home, "copilot", uninstall=True)[0] == 0
+    assert not (hooks / "herdr-link.json").exists() and other.read_bytes() == before
+
+
+def test_a_foreign_copilot_hook_file_of_our_name_is_refused_and_left_alone(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    hooks = home / ".copilot" / "hooks"
+    hooks.mkdir(parents=True)
+    foreign = hooks / "herdr-link.json"
+    foreign.write_text('{"version": 1, "hooks": {"sessionStart": [{"type": "command", "bash": "my-herdr-script"}]}}')
+    before = foreign.read_bytes()
+    chosen = wiring("copilot", home=home, environ={})
+    with pytest.raises(InstallError, match="herdr-link.json is not Herdr Link's.*nothing was changed"):
+        plan(chosen, home, home, environ={})
+    assert foreign.read_bytes() == before and not (home / ".copilot" / "mcp-config.json").exists()
+    status, said = _run(home, "copilot", uninstall=True)
+    assert status == 0 and foreign.read_bytes() == before
+    assert any("not Herdr Link's" in line and "left alone" in line for line in said), said

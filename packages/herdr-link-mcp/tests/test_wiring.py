@@ -80,6 +80,15 @@ def test_the_hooks_string_escaping_is_json_dumps(text):
     assert _json_string(text) == json.dumps(text, ensure_ascii=False)
 
 
+def test_copilots_session_start_hook_prints_a_top_level_additional_context():
+    hint = tier0_hint(PresentationForm.SERVER_DASH, "herdr_link", tool_search=False)
+    assert "herdr_link-herdr_link" in hint  # the name Copilot CLI gives our gateway
+    assert hint_output("copilot", INSIDE) == json.dumps({"additionalContext": hint}, ensure_ascii=False)
+    assert hint_output("copilot", {}) == ""  # outside Herdr: no output, so no context
+    done = run("hint", "--host", "copilot", env={"PATH": "/usr/bin:/bin", **INSIDE})
+    assert done.returncode == 0 and json.loads(done.stdout) == {"additionalContext": hint}
+
+
 def test_outside_herdr_hooks_add_nothing():
     assert hint_output("codex", {}) == "" and hint_output("claude", {}) == ""
     assert hint_output("agy", {}) == "{}" and hint_output("gemini", {}) == "{}"

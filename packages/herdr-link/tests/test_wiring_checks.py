@@ -93,6 +93,25 @@ def test_the_claude_check_wants_its_tools_allowed_and_prefers_the_user_scope(tmp
     assert claude().status == "WARN" and "asks once per project" in claude().detail
 
 
+def test_the_grok_check_wants_its_rule_in_a_permission_list(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("GROK_HOME", raising=False)
+    grok = lambda: next(c for c in wiring_checks(home, project) if c.name == "Grok Build")  # noqa: E731
+    entry = '[mcp_servers.herdr_link]\ncommand = "/bin/true"\nargs = []\n'
+    _write(home / ".grok" / "config.toml", entry + '\n[permission]\nallow = ["Bash(git *)"]\n')
+    assert grok().status == "FAIL" and "permission prompt" in grok().detail
+    assert grok().fix == "herdr-link-mcp install --host grok"
+    rules = '\n[permission]\nallow = [\n  "Read",  # mine\n  "MCPTool(herdr_link__*)",\n]\n'
+    _write(home / ".grok" / "config.toml", entry + rules)
+    assert grok().status == "PASS" and f"{home / '.grok' / 'config.toml'} allows its tools" in grok().detail
+    claudes = 'permission = { allow = ["mcp__herdr_link"] }\n'  # Claude Code's spelling, which Grok Build reads
+    _write(home / ".grok" / "config.toml", claudes + entry)
+    assert grok().status == "PASS"
+    _write(home / ".grok" / "config.toml", entry)
+    _write(project / ".grok" / "config.toml", '[permission]\nallow = ["MCPTool(herdr_link__*)"]\n')
+    assert grok().status == "PASS" and f"{project / '.grok' / 'config.toml'} allows its tools" in grok().detail
+
+
 def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
     home, project = tmp_path / "home", tmp_path / "project"
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
@@ -120,6 +139,28 @@ def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
         **unwired, "Claude Code hint hook": "FAIL", "Codex hint hook": "FAIL", "AGY hint hook": "SKIP",
         "Gemini CLI hint hook": "PASS",
     }  # fmt: skip
+
+
+def test_the_copilot_hint_line_reads_its_bash_hook_and_its_permission_hook(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.setattr(Path, "home", lambda: home)
+    hint = lambda: next(c for c in hint_checks(home, project) if c.name == "GitHub Copilot CLI hint hook")  # noqa: E731
+    registration, hooks = wiring("copilot", home=home, environ={}).files
+    assert hooks.path == "~/.copilot/hooks/herdr-link.json"
+    _write(home / ".copilot" / "mcp-config.json", registration.content)
+    assert hint().status == "WARN" and "has no hint hook" in hint().detail
+    hook_file = home / ".copilot" / "hooks" / "herdr-link.json"
+    _write(hook_file, hooks.content)
+    assert hint().status == "PASS" and "hint --host copilot" in hint().detail
+    assert "permissionRequest hook allows herdr_link/.*" in hint().detail
+    document = json.loads(hooks.content)
+    document["hooks"]["permissionRequest"][0]["matcher"] = ".*"  # allows every tool: not the rule we write
+    _write(hook_file, json.dumps(document))
+    assert hint().status == "WARN" and "every Herdr Link call asks first" in hint().detail
+    del document["hooks"]["permissionRequest"]
+    _write(hook_file, json.dumps(document).replace(server_command()[0], "/gone/herdr-link-mcp"))
+    assert hint().status == "FAIL" and "cannot be run" in hint().detail
 
 
 def test_the_codex_checks_warn_of_what_codex_skips_silently(tmp_path, monkeypatch):

@@ -2,10 +2,10 @@
 
 A wiring's data is read as claims, each recognised by what it is: the server entry named
 ``herdr_link`` (ours when it runs ``herdr-link-mcp``; its keys we write are ours, a key the user
-added to it stays), an item of a list (the permission rule), our hint hook (the hook item, not the
-group around it), and a value (a folder's trust, Codex's trust of our hook). Installing sets each
-claim; a user's different value at a claim's place is foreign: shown, changed only when confirmed,
-and recorded (:mod:`._record`) so that uninstalling puts it back.
+added to it stays), an item of a list (a permission rule, or a hook handler known by its value),
+our hint hook (the hook item, not the group around it), and a value (a folder's trust, Codex's
+trust of our hook). Installing sets each claim; a user's different value at a claim's place is
+foreign: shown, changed only when confirmed, and recorded (:mod:`._record`) so that uninstalling puts it back.
 """
 
 import json
@@ -172,7 +172,7 @@ def claims(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[Clai
         elif isinstance(value, Mapping):
             yield from claims(value, here)
         elif isinstance(value, list):
-            for element in value:
-                yield Claim("hook" if isinstance(element, Mapping) else "item", here, element)
+            for element in value:  # a handler that is not our hint hook is an item, known by its value
+                yield Claim("hook" if find_hook([element]) is not None else "item", here, element)
         else:
             yield Claim("value", here, value)

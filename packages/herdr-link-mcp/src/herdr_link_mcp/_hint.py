@@ -1,7 +1,7 @@
 """``herdr-link-mcp hint``: the Tier 0 hint in the form each host's hook or launcher expects.
 
-It runs as a SessionStart hook at the start of every Claude Code, Codex, Gemini and AGY session, so it imports
-only the protocol's texts and the environment gate: no MCP SDK, no pydantic, no ``typing``, and
+It runs as a session-start hook at the start of every Claude Code, Codex, Gemini, AGY and Copilot CLI
+session, so it imports only the protocol's texts and the environment gate: no MCP SDK, no pydantic, no ``typing``, and
 neither ``json`` nor ``re`` (importing ``json`` alone would double the hook's cost over a bare Python
 start; the hook's one string is escaped here exactly as ``json.dumps(..., ensure_ascii=False)`` does).
 """
@@ -58,6 +58,7 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     - ``session-start`` (Claude Code, Codex): SessionStart hook JSON, ``hookSpecificOutput`` with
       ``hookEventName`` and ``additionalContext``; nothing outside Herdr;
     - ``additional-context`` (Gemini CLI): ``hookSpecificOutput`` with ``additionalContext``; ``{}`` outside;
+    - ``context`` (GitHub Copilot CLI's sessionStart): ``additionalContext`` alone; nothing outside Herdr;
     - ``inject-steps`` (AGY): PreInvocation hook JSON with an ``ephemeralMessage`` step; ``{}`` outside;
     - ``plain`` (Pi's built-in MCP): the hint itself, for ``--append-system-prompt`` or a system prompt file.
 
@@ -79,6 +80,8 @@ def hint_output(host: str, environ: Mapping[str, str]) -> str:
     if found.hint == "session-start":
         session_start = f'{{"hookEventName": "SessionStart", "additionalContext": {text}}}'
         return f'{{"hookSpecificOutput": {session_start}}}' if inside else ""
+    if found.hint == "context":
+        return f'{{"additionalContext": {text}}}' if inside else ""
     if not inside:
         return "{}"
     if found.hint == "additional-context":

@@ -96,6 +96,8 @@ class _Editor:
         """Set ``path`` to ``value``, making its missing containers; recorded as created."""
         document = self.document
         top = next(i for i in range(len(path)) if document.get(path[: i + 1]) is MISSING)
+        if top and not isinstance(document.get(path[:top]), Mapping):
+            raise DocumentError(f"{'.'.join(path[:top])} is not a table here, so nothing of ours can go in it")
         nested: Any = value
         for key in reversed(path[top + 1 :]):
             nested = {key: nested}
@@ -249,7 +251,7 @@ class _Editor:
                 )
                 ours = hook_of(claim.value)
                 self._adopt(claim, current[group])
-                if self.document.get(where) != ours:  # type: ignore[arg-type]
+                if self.document.get(where) != ours:
                     self._set(where, ours)
                     self.changes.append(f"replace our hint hook in {claim.said}")
                 return
@@ -257,7 +259,6 @@ class _Editor:
             self._adopt(claim, claim.value)
             return
         inner = self._empty_inner(claim.path)
-        assert isinstance(self.document, JsonDocument), "lists are only appended to in JSON files"
         self.document.append(claim.path, claim.value)
         self.new["items"].append({"path": list(claim.path), "value": claim.value, "inner": inner})
         self.changes.append(f"add to {claim.said}: {self._label(claim)}")
@@ -282,7 +283,11 @@ class _Editor:
 
     @staticmethod
     def _label(claim: Claim) -> str:
-        return "our hint hook" if claim.kind == "hook" else _short(claim.value)
+        if claim.kind == "hook":
+            return "our hint hook"
+        if claim.kind == "item" and claim.path[-1] == "allow":  # a host's permission rules
+            return f"{_short(claim.value)}, the rule that lets Herdr Link's tools run without asking"
+        return _short(claim.value)
 
     # Uninstalling.
 
@@ -336,7 +341,7 @@ class _Editor:
                 or record.appended(self.entry, claim.path, claim.value)
             ):
                 self._remove((*claim.path, current.index(claim.value)))  # type: ignore[arg-type]
-                self.changes.append(f"remove ours from {claim.said}")
+                self.changes.append(f"remove ours from {claim.said}: {self._label(claim)}")
             else:
                 self.kept.append(f"{claim.said} held {_short(claim.value)} before install: kept")
             return
@@ -484,6 +489,15 @@ def _plan_file(
         raise InstallError(f"{path} does not hold a JSON object: fix it first; nothing was changed")
     key = os.path.abspath(path)
     entry = entries.get(key)
+    installed = entry is not None and bool(entry["created"] or entry["items"])  # what an install put there is in it
+    if item.owned and before is not None and not installed and not _holds_our_hook(document):
+        if not uninstall:
+            raise InstallError(
+                f"{path} is not Herdr Link's (it runs no herdr-link-mcp hint hook), and Herdr Link writes a file of "
+                "that name whole: rename or remove it, then run again; nothing was changed"
+            )
+        kept = ["not Herdr Link's (it runs no herdr-link-mcp hint hook): left alone"]
+        return FilePlan(path, item.path, "unchanged", before, before, kept=kept, private=item.private)
     blank = None if before is None or before.strip() else before.decode("utf-8", "surrogateescape")
     new = entry if entry is not None else record.empty_record(before is not None, blank)
     new = json.loads(json.dumps(new))  # a copy this run may add to
@@ -528,6 +542,12 @@ def _plan_file(
         entries[key] = file_record
     return FilePlan(path, item.path, action, before, after, editor.changes, editor.yes_needed, editor.kept,
                     item.private, file_record, folders)  # fmt: skip
+
+
+def _holds_our_hook(document: Document) -> bool:
+    """Whether a hook file runs our hint hook in any of its event lists."""
+    hooks = document.get(("hooks",))
+    return isinstance(hooks, dict) and any(find_hook(groups) is not None for groups in hooks.values())
 
 
 def _still_there(

@@ -48,6 +48,7 @@ from ._codex import command_hook_hash, event_label, hook_trust_key
 from ._version import __version__
 
 __all__ = [
+    "ALLOW_ANSWER",
     "ALLOW_RULE",
     "SCOPES",
     "HookFile",
@@ -78,6 +79,9 @@ UV_INSTALL: Final = (
 Debian 12's and Ubuntu's own): every remedy that names uv says this."""
 ALLOW_RULE: Final = f"mcp__{DEFAULT_NAMESPACE}"
 """Claude Code's permission rule that allows every tool of our server without a prompt."""
+ALLOW_ANSWER: Final = """echo '{"behavior":"allow"}'"""
+"""The command of a ``permissionRequest`` hook that allows the call it is asked about (GitHub Copilot CLI's
+decision, on stdout): the hook's matcher alone chooses which calls, so it starts no Python."""
 
 
 def wiring_hosts() -> tuple[str, ...]:
@@ -146,6 +150,9 @@ class WiringFile:
     """The host reads comments and trailing commas in it (it strips them before parsing)."""
     repairs: bool = False
     """``install`` first puts right what Link 0.1.0 left wrong in it (``_repair``)."""
+    owned: bool = False
+    """A file Herdr Link owns whole (the host loads every file of its folder): ``install`` refuses to write
+    into one of that name that is not Herdr Link's, and ``--uninstall`` leaves such a file alone."""
     consents: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Keys the user asked for by a flag of their own (``--no-shared-daemon``), each with what it costs:
     ``install`` shows them with ``!`` and ``--uninstall`` puts back only what the record says it wrote."""
@@ -231,6 +238,13 @@ def _hook_document(hook: Hook, command: str) -> dict[str, Any]:
         return {"hooks": {hook.event: [{"matcher": "startup", "hooks": [named]}]}}
     if hook.form == "named":
         return {"herdr-link": {hook.event: [handler]}}
+    if hook.form == "versioned":
+        events: dict[str, Any] = {hook.event: [{"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT}]}
+        if hook.allows:
+            events["permissionRequest"] = [
+                {"type": "command", "matcher": hook.allows, "bash": ALLOW_ANSWER, "timeoutSec": HOOK_TIMEOUT}
+            ]
+        return {"version": 1, "hooks": events}
     assert_never(hook.form)
 
 
@@ -318,6 +332,7 @@ class _Draft:
     notes: list[str] = field(default_factory=list)
     private: bool = False
     repairs: bool = False
+    owned: bool = False
     consents: dict[str, str] = field(default_factory=dict)
 
 
@@ -329,8 +344,9 @@ class _Files:
         self.drafts: dict[str, _Draft] = {}
 
     def add(
-        self, place: Place, scope: Scope, data: Mapping[str, Any], *, repairs: bool = False, consent: str = ""
-    ) -> None:
+        self, place: Place, scope: Scope, data: Mapping[str, Any], *, repairs: bool = False, consent: str = "",
+        owned: bool = False,
+    ) -> None:  # fmt: skip
         shown = shown_path(place, scope, self.environ, self.home)
         draft = self.drafts.setdefault(shown, _Draft(place))
         _merged(draft.data, data)
@@ -341,6 +357,7 @@ class _Files:
             draft.notes.append(note)
         draft.private |= place.private and (scope == "user" or place.project is None)  # the user's own file
         draft.repairs |= repairs
+        draft.owned |= owned
 
     def files(self) -> list[WiringFile]:
         made = []
@@ -350,7 +367,7 @@ class _Files:
             made.append(
                 WiringFile(shown, "toml" if toml else "json", content, "; ".join(draft.notes), draft.data,
                            draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs,
-                           consents=draft.consents)
+                           owned=draft.owned, consents=draft.consents)
             )  # fmt: skip
         return made
 
@@ -412,7 +429,8 @@ def _scope(scope: str) -> Scope:
 
 def _notes(host: Host, scope: Scope, required: bool) -> list[str]:
     notes = list(host.user_notes if scope == "user" else ())
-    notes += [note.replace("{allow}", ALLOW_RULE) for note in host.notes]
+    allow = host.allow.rules[0] if host.allow is not None else ALLOW_RULE
+    notes += [note.replace("{allow}", allow) for note in host.notes]
     notes += host.project_notes if scope == "project" else ()
     if host.servers is not None and host.servers.required_entry:
         notes.append(host.servers.required_notes[0 if required else 1])
@@ -479,7 +497,7 @@ def wiring(
     hook, hook_file = record.hook, None
     if hook is not None:
         hint = _hint_command(record.name, [command, *args])
-        files.add(hook.place, scope, _hook_document(hook, hint))
+        files.add(hook.place, scope, _hook_document(hook, hint), owned=hook.form == "versioned")
         if hook.trusted_by_hash is not None:
             hook_file = _read_hook_file(place_path(hook.place, scope, environ, home, Path.cwd()))
             label = event_label(hook.event)

@@ -17,15 +17,23 @@ from ._wiring_checks import check_wiring, place_paths, runnable
 __all__ = ["check_hint", "hint_checks"]
 
 
+COMMAND_KEYS = ("command", "bash")
+"""Where a hook handler holds its command line (``bash``: GitHub Copilot CLI's)."""
+
+
+def _command(handler: dict[str, Any]) -> str:
+    return next(str(handler[key]) for key in COMMAND_KEYS if isinstance(handler.get(key), str))
+
+
 def _commands(value: Any) -> Iterator[str]:
-    """Every ``command`` string anywhere in a document."""
-    return (handler["command"] for handler in _handlers(value))
+    """Every handler's command string anywhere in a document."""
+    return (_command(handler) for handler in _handlers(value))
 
 
 def _handlers(value: Any) -> Iterator[dict[str, Any]]:
-    """Every object with a ``command`` string anywhere in a document (a hook's handler)."""
+    """Every object with a command string anywhere in a document (a hook's handler)."""
     if isinstance(value, dict):
-        if isinstance(value.get("command"), str):
+        if any(isinstance(value.get(key), str) for key in COMMAND_KEYS):
             yield value
         for item in value.values():
             yield from _handlers(item)
@@ -85,7 +93,7 @@ def check_hint(host: Host, home: Path, cwd: Path, wiring: Check | None = None) -
         return Check(name, "FAIL", problem, "fix the file's syntax")
     commands = [c for c in _commands(document or {}) if ours in c]
     fix = f"herdr-link-mcp install --host {host.name} (or add the hook herdr-link-mcp wiring --host {host.name} prints)"
-    typescript = [(p, h["command"]) for p, f in loaded for h in _handlers(f[0] or {}) if is_typescript_hook(h)]
+    typescript = [(p, _command(h)) for p, f in loaded for h in _handlers(f[0] or {}) if is_typescript_hook(h)]
     if typescript:
         where, command = typescript[0]
         told = "also runs" if commands else "runs"
@@ -106,7 +114,23 @@ def check_hint(host: Host, home: Path, cwd: Path, wiring: Check | None = None) -
             fix += "/hooks"
             return Check(name, "WARN", untrusted, fix)
         return Check(name, "PASS", f"{path} runs {commands[0]} (trusted)")
+    if hook.allows:
+        if not _allows(document or {}, hook.allows):
+            detail = (f"{path} runs {commands[0]}, but no permissionRequest hook there allows {hook.allows}: every "
+                      "Herdr Link call asks first (and is refused in a -p session)")  # fmt: skip
+            return Check(name, "WARN", detail, fix)
+        return Check(name, "PASS", f"{path} runs {commands[0]}; its permissionRequest hook allows {hook.allows}")
     return Check(name, "PASS", f"{path} runs {commands[0]}")
+
+
+def _allows(document: dict[str, Any], matcher: str) -> bool:
+    """Whether a hook file's ``permissionRequest`` list has a handler for exactly ``matcher`` that allows."""
+    hooks = document.get("hooks")
+    handlers = hooks.get("permissionRequest") if isinstance(hooks, dict) else None
+    return any(
+        h.get("matcher") == matcher and '"behavior":"allow"' in _command(h).replace(" ", "")
+        for h in _handlers(handlers if isinstance(handlers, list) else [])
+    )
 
 
 def hint_checks(home: Path, cwd: Path) -> list[Check]:

@@ -21,12 +21,12 @@ if TYPE_CHECKING:
     FileFormat: TypeAlias = Literal["json", "jsonc", "toml"]
     """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON) or ``toml``."""
     Scope: TypeAlias = Literal["user", "project"]
-    HookForm: TypeAlias = Literal["group", "matcher", "named"]
+    HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
     TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at"]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
-    HintForm: TypeAlias = Literal["session-start", "additional-context", "inject-steps", "plain"]
+    HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
     """How ``hint --host`` answers for a host (:attr:`Host.hint`)."""
     HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared", "extension"]
     """The optional parts of a host a lookup can select hosts by (:func:`~herdr_link_control.hosts.hosts_with`)."""
@@ -231,7 +231,7 @@ def _stand_ins(entry: Sequence[tuple[str, object]], path: tuple[str, ...] = ()) 
 class Hook:
     """Where a host runs the Tier 0 hint hook, and the shape of its entry (``form``)."""
 
-    __slots__ = ("event", "form", "place", "project_reads", "trusted_by_hash")
+    __slots__ = ("allows", "event", "form", "place", "project_reads", "trusted_by_hash")
 
     def __init__(
         self,
@@ -241,17 +241,24 @@ class Hook:
         *,
         project_reads: tuple[str, ...] = (),
         trusted_by_hash: Place | None = None,
+        allows: str = "",
     ) -> None:
         self.place = place
         self.form = form
         """``group``: ``{"hooks": {event: [{"hooks": [handler]}]}}``; ``matcher``: the same with
-        ``"matcher": "startup"`` and a named handler; ``named``: ``{"herdr-link": {event: [handler]}}``."""
+        ``"matcher": "startup"`` and a named handler; ``named``: ``{"herdr-link": {event: [handler]}}``;
+        ``versioned``: ``{"version": 1, "hooks": {event: [handler]}}``, the handler's command under ``bash``
+        (GitHub Copilot CLI), in a file of its own that Herdr Link owns whole."""
         self.event = event
         self.project_reads = project_reads
         """Further project files the host reads hooks from, before the project's ``place``."""
         self.trusted_by_hash = trusted_by_hash
         """Where the host records a hash of each hook it runs, if it runs only hooks so recorded (Codex's
         ``[hooks.state]``); ``None``: it runs the hooks its files name."""
+        self.allows = allows
+        """A pattern of the host's tool names (``herdr_link/.*``, anchored by the host): the hook file also
+        holds a ``permissionRequest`` handler that allows exactly the tools it matches, without a prompt (a
+        host whose only lasting allow rule is a hook); empty: none."""
 
 
 class Allow:
@@ -553,7 +560,8 @@ class Host:
         """Whether it defers MCP tools behind a tool search of its own (its hint then says how to find ours)."""
         self.hint = hint
         """How ``hint --host`` answers for it: ``session-start`` (``hookSpecificOutput`` with the event name,
-        nothing outside Herdr), ``additional-context`` (without it, ``{}`` outside), ``inject-steps`` (an
+        nothing outside Herdr), ``additional-context`` (without it, ``{}`` outside), ``context`` (a top-level
+        ``additionalContext``, nothing outside Herdr: GitHub Copilot CLI), ``inject-steps`` (an
         ``ephemeralMessage`` step, ``{}`` outside), ``plain`` (the text, for a launcher flag); ``None``: no hint."""
         self.servers = servers
         self.hook = hook

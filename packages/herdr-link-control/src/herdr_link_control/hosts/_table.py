@@ -100,6 +100,15 @@ _CLAUDE_SETTINGS: Final = Place(
     user_note="your user settings: tools allowed, the hint hook",
     project_note="the project's settings: tools allowed, the hint hook",
 )
+_GROK_CONFIG: Final = Place(
+    "~/.grok/config.toml",
+    ".grok/config.toml",
+    variable="GROK_HOME",
+    under_variable="config.toml",
+    format="toml",
+    user_note="merge into your config: the server, and the rule that lets its tools run",
+    project_note="merge into your config: the server, and the rule that lets its tools run",
+)
 _CODEX_CONFIG: Final = Place(
     "~/.codex/config.toml", variable="CODEX_HOME", under_variable="config.toml", format="toml",
     user_note="merge into your config",
@@ -444,6 +453,20 @@ HOSTS: Final[tuple[Host, ...]] = (
         kind="copilot",
         clients=("copilot-cli",),
         presentation=PresentationForm.SERVER_DASH,
+        hint="context",
+        # A file of its own in ~/.copilot/hooks (1.0.102 loads every *.json there, in any folder, trusted or
+        # not): settings.json keeps Herdr's own SessionStart hook and must stay strict JSON (docs/hosts.md).
+        hook=Hook(
+            Place(
+                "~/.copilot/hooks/herdr-link.json",
+                variable="COPILOT_HOME",
+                under_variable="hooks/herdr-link.json",
+                user_note="Herdr Link's own hook file: the Tier 0 hint, and Link's tools allowed without a prompt",
+            ),
+            "versioned",
+            "sessionStart",
+            allows=f"{SERVER_NAMESPACE}/.*",  # the permissionRequest toolName is <server>/<tool>
+        ),
         servers=Servers(
             Place(
                 "~/.copilot/mcp-config.json",
@@ -471,8 +494,11 @@ HOSTS: Final[tuple[Host, ...]] = (
             "(Link refuses to start a worker there, and to type into one waiting at it)",
         ),
         notes=(
-            'GitHub Copilot CLI asks before every MCP tool call: answer "Yes, and don\'t ask again" once per '
-            "folder, or start it with --allow-tool herdr_link (Link starts its workers so).",
+            "GitHub Copilot CLI asks before every MCP tool call; the permissionRequest hook in herdr-link.json "
+            "allows herdr_link's tools (and only them) in every session, interactive and -p alike. Link still "
+            "starts its workers with --allow-tool herdr_link.",
+            "The sessionStart hook adds the Tier 0 hint in Herdr panes only; elsewhere it adds nothing. In an "
+            "interactive session it runs when the first prompt is sent.",
             "It asks once per folder whether you trust it: --trust DIR records the folder (and those below it).",
         ),
     ),
@@ -564,23 +590,21 @@ HOSTS: Final[tuple[Host, ...]] = (
         relists=False,  # not seen to re-list in a run here (docs/hosts.md)
         tool_search=True,  # search_tool, then use_tool
         servers=Servers(
-            Place(
-                "~/.grok/config.toml",
-                ".grok/config.toml",
-                variable="GROK_HOME",
-                under_variable="config.toml",
-                format="toml",
-                user_note="merge into your config",
-                project_note="merge into your config",
-            ),  # fmt: skip
+            _GROK_CONFIG,
             "mcp_servers",
             (("command", COMMAND), ("args", ARGS)),
             project_question="Grok Build uses a project's servers only once it trusts the folder",
         ),
+        # Grok Build 1.0 asks before every MCP call without it (headless `grok -p` cancels the call); it also
+        # accepts Claude Code's spellings of the rule (grok-build user-guide 22-permissions-and-safety.md)
+        allow=Allow(
+            _GROK_CONFIG,
+            (f"MCPTool({SERVER_NAMESPACE}__*)", f"mcp__{SERVER_NAMESPACE}", f"mcp__{SERVER_NAMESPACE}__*"),
+            key=("permission", "allow"),
+        ),
         notes=(
-            'Grok Build asks before every MCP call ("Allow (Herdr Link) Herdr Link?"): allow it always once, or '
-            'add [permission] allow = ["MCPTool(herdr_link__*)"] to ~/.grok/config.toml yourself (install does '
-            "not write it yet).",
+            '[permission] allow "{allow}" lets every Herdr Link tool run without the question Grok Build asks '
+            'before each MCP call otherwise ("Allow (Herdr Link) Herdr Link?"; headless grok -p cancels the call).',
         ),
     ),
     Host(

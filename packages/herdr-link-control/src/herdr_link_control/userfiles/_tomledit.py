@@ -5,7 +5,9 @@ keys after it, which then belong to the new table).
 A new table is appended at the end, after a blank line; a table put in place of another's is written
 where that one stood, in its form (``[table]`` blocks or an inline table), and the text it replaced can
 be put back byte for byte; a key is set where it stands or added after the last key of its table; a
-table is removed with the blank line that came with it. Every edit is
+table is removed with the blank line that came with it; an item is appended to a list in the list's
+layout (a line of its own where each item has one) and taken out with exactly the text it brought, so
+appending and taking out gives back the list byte for byte. Every edit is
 checked by parsing the result with ``tomllib``: it must equal the old document with exactly that
 change, or the edit raises :class:`DocumentError` and the text is not changed.
 """
@@ -96,11 +98,28 @@ class _Inline:
     members: list[_Entry] = field(default_factory=list)
 
 
+@dataclass
+class _Array:
+    """An array: where its brackets are and where each item starts and ends."""
+
+    path: tuple[str, ...]
+    open: int
+    close: int = 0
+    items: list[tuple[int, int]] = field(default_factory=list)
+
+
+_REST_OF_ITEM_LINE = re.compile(r"[ \t]*(,?)[ \t]*(#[^\n]*)?\r?\n")
+"""After an item that ends its line: its comma, a comment, the newline."""
+_BARE_ITEM_END = re.compile(r"[ \t]*(,?)[ \t]*\r?\n")
+"""After an item of ours alone on its line: its comma (or none) and the newline, no comment."""
+
+
 class _Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
         self.at = 0
         self.inlines: list[_Inline] = []
+        self.arrays: list[_Array] = []
 
     def skip_blank(self) -> None:
         while self.at < len(self.text) and self.text[self.at] in " \t":
@@ -142,6 +161,7 @@ class _Scanner:
         if text.startswith(("[", "{"), self.at):
             close = "]" if text[self.at] == "[" else "}"
             inline = _Inline(path, self.at) if close == "}" else None
+            array = _Array(path, self.at) if close == "]" else None
             self.at += 1
             while True:
                 self.skip_space_and_comments()
@@ -149,14 +169,20 @@ class _Scanner:
                     if inline is not None:
                         inline.close = self.at
                         self.inlines.append(inline)
+                    if array is not None:
+                        array.close = self.at
+                        self.arrays.append(array)
                     self.at += 1
                     return
                 if text.startswith(",", self.at):
                     self.at += 1
                     continue
-                if inline is None:
+                if array is not None:
+                    start = self.at
                     self.value((*path, "[]"))  # an array's items have no path of their own
+                    array.items.append((start, self.at))
                     continue
+                assert inline is not None
                 start = self.at
                 key = (*path, *self.key())
                 self.skip_blank()
@@ -187,7 +213,7 @@ class _Scanner:
         return len(self.text) if newline < 0 else newline + 1
 
 
-def _scan(text: str) -> tuple[list[_Table], list[_Inline]]:
+def _scan(text: str) -> tuple[list[_Table], list[_Inline], list[_Array]]:
     tables = [_Table((), 0, 0)]
     scanner = _Scanner(text)
     while scanner.at < len(text):
@@ -214,7 +240,7 @@ def _scan(text: str) -> tuple[list[_Table], list[_Inline]]:
         value_end = scanner.at
         scanner.at = scanner.rest_of_line()
         table.entries.append(_Entry(table.path + key, line_start, value_start, value_end, scanner.at))
-    return tables, scanner.inlines
+    return tables, scanner.inlines, scanner.arrays
 
 
 class TomlDocument:
@@ -227,7 +253,7 @@ class TomlDocument:
             self._value = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
             raise DocumentError(str(error)) from error
-        self._tables, self._inlines = _scan(text)
+        self._tables, self._inlines, self._arrays = _scan(text)
         self._newline = "\r\n" if "\r\n" in text else "\n"
 
     @property
@@ -238,12 +264,16 @@ class TomlDocument:
     def value(self) -> dict[str, Any]:
         return self._value
 
-    def get(self, path: Sequence[str]) -> Any:
+    def get(self, path: Sequence[str | int]) -> Any:
+        """The value at ``path`` (keys, and indexes into lists), or :data:`MISSING`."""
         node: Any = self._value
         for step in path:
-            if not isinstance(node, Mapping) or step not in node:
+            if isinstance(node, Mapping) and isinstance(step, str) and step in node:
+                node = node[step]
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                node = node[step]
+            else:
                 return MISSING
-            node = node[step]
         return node
 
     def _replace(self, start: int, end: int, new: str, expected: Any) -> None:
@@ -258,7 +288,7 @@ class TomlDocument:
         if value != expected:
             raise DocumentError("an edit would change more than it should")
         self._text, self._value = text, value
-        self._tables, self._inlines = _scan(text)
+        self._tables, self._inlines, self._arrays = _scan(text)
 
     def _table(self, path: Sequence[str]) -> _Table | None:
         found = [t for t in self._tables if t.path == tuple(path) and not t.array]
@@ -332,6 +362,68 @@ class TomlDocument:
             self._add_member(inline, path, toml_value(value), expected)
             return
         self.add_table(path[:-1], {path[-1]: value})
+
+    def _array(self, path: Sequence[str]) -> _Array | None:
+        found = [a for a in self._arrays if a.path == tuple(path)]
+        return found[0] if len(found) == 1 else None
+
+    def append(self, path: Sequence[str], item: Any) -> None:
+        """Append ``item`` to the list at ``path`` in the list's layout: after ``[`` in an empty list, on a
+        line of its own after the last item's line where that item has one (its comma and comment stay
+        with it), else after the last item on its line (``, item``).
+
+        Raises:
+            DocumentError: ``path`` holds no list (nothing is changed).
+        """
+        current = self.get(path)
+        array = self._array(path) if isinstance(current, list) else None
+        if array is None:
+            raise DocumentError(f"{toml_key(path)} is not a list")
+        expected = _with(self._value, path, [*current, item])
+        text, value = self._text, toml_value(item)
+        if not array.items:
+            self._replace(array.open + 1, array.open + 1, value, expected)
+            return
+        start, end = array.items[-1]
+        line_start = text.rfind("\n", 0, start) + 1
+        rest = _REST_OF_ITEM_LINE.match(text, end)
+        if rest is not None and not text[line_start:start].strip(" \t"):
+            line = text[line_start:start] + value + ("," if rest.group(1) else "") + self._newline
+            comma = "" if rest.group(1) else ","
+            self._accept(text[:end] + comma + text[end : rest.end()] + line + text[rest.end() :], expected)
+            return
+        before = text[:start]
+        gap = before[len(before.rstrip(" \t\r\n")) :] or " "
+        self._replace(end, end, "," + gap + value, expected)
+
+    def _remove_item(self, path: Sequence[str], index: int) -> None:
+        """Take out item ``index`` of the list at ``path`` with exactly the text :meth:`append` gave it:
+        its own line (and the comma it added after the item before), or its separator."""
+        array = self._array(path)
+        if array is None:
+            raise DocumentError(f"{toml_key(path)} is not written as a list")
+        items, text = array.items, self._text
+        start, end = items[index]
+        last = index == len(items) - 1
+        expected = _with(self._value, path, [v for i, v in enumerate(self.get(path)) if i != index])
+        line_start = text.rfind("\n", 0, start) + 1
+        own_line = _BARE_ITEM_END.match(text, end) if not text[line_start:start].strip(" \t") else None
+        if own_line is not None and (own_line.group(1) or last):
+            comma = re.compile(r"[ \t]*,").match(text, items[index - 1][1]) if index and not own_line.group(1) else None
+            if comma is None and index and not own_line.group(1):  # its separator stands on a later line
+                self._replace(items[index - 1][1], end, "", expected)
+                return
+            cut = text[:line_start] + text[own_line.end() :]
+            if comma is not None:
+                cut = cut[: items[index - 1][1]] + cut[comma.end() :]
+            self._accept(cut, expected)
+        elif not last:
+            self._replace(start, items[index + 1][0], "", expected)
+        elif index:
+            self._replace(items[index - 1][1], end, "", expected)
+        else:
+            trailing = re.compile(r"[ \t]*,").match(text, end)
+            self._replace(start, trailing.end() if trailing else end, "", expected)
 
     def _written_table(self, path: Sequence[str]) -> tuple[int, int, bool] | None:
         """Where the table at ``path`` is written whole in one place: its ``[path]`` block with the
@@ -463,20 +555,24 @@ class TomlDocument:
         without = text[:start] + text[entry.end :]
         self._accept(without[:at] + line + without[at:], expected)
 
-    def remove(self, path: Sequence[str]) -> None:
-        """Remove one leaf's key line, or a ``[table]`` (with its sub-tables) and the blank line that
-        came before it."""
+    def remove(self, path: Sequence[str | int]) -> None:
+        """Remove one leaf's key line, an item of a list (``path`` ends with its index), or a ``[table]``
+        (with its sub-tables) and the blank line that came before it."""
         if self.get(path) is MISSING:
             return
-        expected = self._without(path)
-        entry = self._entry(path)
+        if isinstance(path[-1], int):
+            self._remove_item([str(step) for step in path[:-1]], path[-1])
+            return
+        keys = [str(step) for step in path]
+        expected = self._without(keys)
+        entry = self._entry(keys)
         if entry is not None:
             start = entry.start
             if entry.end == len(self._text) and not self._text.endswith("\n") and start > 0:
                 start -= len(self._newline)  # the last line of a text without a final newline: it keeps none
             self._replace(start, entry.end, "", expected)
             return
-        member = self._member(path)
+        member = self._member(keys)
         if member is not None:
             inline, index = member
             members = inline.members
@@ -488,14 +584,14 @@ class TomlDocument:
                 start, end = members[0].start, members[0].value_end
             self._replace(start, end, "", expected)
             return
-        inner = [m.path for i in self._inlines for m in i.members if m.path[: len(path)] == tuple(path)]
+        inner = [m.path for i in self._inlines for m in i.members if m.path[: len(keys)] == tuple(keys)]
         if inner:  # written as dotted members of an inline table: each goes
             for member_path in inner:
                 self.remove(member_path)
             return
-        blocks = [t for t in self._tables if t.path[: len(path)] == tuple(path) and t.path]
+        blocks = [t for t in self._tables if t.path[: len(keys)] == tuple(keys) and t.path]
         if not blocks:
-            raise DocumentError(f"{toml_key(path)} is not written as a table or a key line")
+            raise DocumentError(f"{toml_key(keys)} is not written as a table or a key line")
         text = self._text
         for block in sorted(blocks, key=lambda t: t.start, reverse=True):
             start, end = block.start, block.content_end
