@@ -10,12 +10,14 @@ Herdr and the client name it sends. Adding a host of a form Link already writes 
 or plugged in (spec §6). The protocol package names no host: this table churns with host releases,
 ``herdr-link/1`` does not.
 
-Every lookup takes the table to search (``hosts``); left out, it is :data:`HOSTS` as this module holds
-it when the lookup runs. Standard library only, and neither ``re`` nor ``typing``: ``hint`` reads it
-at the start of every session.
+Every lookup takes the table to search (``hosts``); left out, it is :data:`HOSTS` as the package
+``herdr_link_control.hosts`` holds it when the lookup runs. Standard library only, and neither ``re``
+nor ``typing``: ``hint`` reads it at the start of every session.
 """
 
 from __future__ import annotations  # annotations stay unevaluated: typing is never imported
+
+import sys
 
 from herdr_link_protocol import PresentationForm
 
@@ -740,7 +742,12 @@ HOSTS: Final[tuple[Host, ...]] = (
 
 
 def _rows(hosts: Sequence[Host] | None) -> Sequence[Host]:
-    return HOSTS if hosts is None else hosts
+    """``hosts``, or the table as the package ``herdr_link_control.hosts`` holds it now (its face's
+    ``HOSTS``, where a test may have put a made-up row)."""
+    if hosts is not None:
+        return hosts
+    rows: Sequence[Host] = getattr(sys.modules.get(__package__ or "", None), "HOSTS", HOSTS)
+    return rows
 
 
 def find_host(name: str, hosts: Sequence[Host] | None = None) -> Host | None:
