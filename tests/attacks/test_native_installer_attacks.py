@@ -240,9 +240,8 @@ class Killer:
         return subprocess.CompletedProcess(argv, code, out.read_text(), err.read_text())
 
     def close(self) -> None:
-        if self.process.stdin is not None:
-            self.process.stdin.close()
-        self.process.wait(timeout=60)
+        with self.process:  # closes its pipes (stdin first: the process ends at its end) and waits
+            pass
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
