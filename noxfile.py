@@ -41,10 +41,12 @@ def tests(session: nox.Session, package: str) -> None:
 
 @nox.session
 def herdr_0_9(session: nox.Session) -> None:
-    """The control layer's and the MCP server's suites again, against a simulated Herdr 0.9.0 (protocol 22)."""
+    """The control layer's and the MCP server's suites again, against a simulated Herdr 0.9.0 (protocol 22):
+    the tests using the ``herdr_sim`` fixtures, the only ones ``--herdr-version`` reaches (``--herdr-sim-only``;
+    the others ran in ``tests`` already, and would run the same again)."""
     _sync(session, "--all-packages")
     session.run("pytest", "packages/herdr-link-control/tests", "packages/herdr-link-mcp/tests",
-                "--herdr-version", "0.9.0", *session.posargs)  # fmt: skip
+                "--herdr-version", "0.9.0", "--herdr-sim-only", *session.posargs)  # fmt: skip
 
 
 SHELLS: Final = {"bash": "bash", "dash": "dash", "zsh": "zsh", "fish": "fish"}
@@ -71,7 +73,8 @@ def integration(session: nox.Session) -> None:
     """Cross-package tests (the root ``tests/``) with every package installed."""
     _sync(session, "--all-packages")
     _shells(session)
-    session.run("pytest", "tests", *session.posargs)  # tests/real_hosts and tests/dist run only when named
+    # tests/real_hosts and tests/dist run only when named; two workers: most tests wait on subprocesses
+    session.run("pytest", "-n", "2", "tests", *session.posargs)
 
 
 @nox.session
@@ -79,13 +82,15 @@ def real_hosts(session: nox.Session) -> None:
     """Real hosts from npm (Claude Code, Codex, Gemini CLI, OpenCode, Pi), offline on loopback, scripted models.
 
     Installs the pinned hosts into ``.cache/real-hosts`` first (that needs the network), then runs
-    ``tests/real_hosts`` through ``isolate.py``; fails, never skips, where namespaces are unavailable.
+    ``tests/real_hosts`` through ``isolate.py`` on two pytest-xdist workers, each in namespaces of its own
+    (``tests/real_hosts/conftest.py``); fails, never skips, where namespaces are unavailable.
     """
     _sync(session, "--all-packages")
     session.run("python", "tests/real_hosts/hosts.py")
     python = str(Path(session.virtualenv.location) / "bin" / "python")
+    # two workers, each in namespaces of its own (tests/real_hosts/conftest.py)
     session.run("python", "tests/real_hosts/isolate.py", python, "-m", "pytest", "-p", "no:cacheprovider",
-                "tests/real_hosts", *session.posargs)  # fmt: skip
+                "-n", "2", "tests/real_hosts", *session.posargs)  # fmt: skip
 
 
 @nox.session

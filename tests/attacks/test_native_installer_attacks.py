@@ -4,9 +4,14 @@ every installer (Codex's MCP install too) killed at each write, healed by the ne
 real ``herdr-link-opencode-install``, ``herdr-link-pi-bridge`` or ``herdr-link-mcp``; every run ends
 with its ``state:`` line and says why it failed on stderr."""
 
+import json
 import os
+import select
+import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -163,11 +168,9 @@ def test_what_a_killed_pi_install_left_is_cleared_by_a_run_with_nothing_to_do(ho
     assert f"removed: {partial}" in done.stdout and done.stdout.splitlines()[-1].startswith("state: ")
 
 
-KILL_AT = """
-import builtins, os, sys
-from pathlib import Path
-home, kill_at, module, argv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-count = 0
+KILLER = """
+import builtins, json, os, sys, traceback
+home, kill_at, count = "", -1, 0
 def traced(name, real):
     def call(*args, **kwargs):
         global count
@@ -177,20 +180,85 @@ def traced(name, real):
             count += 1
         return real(*args, **kwargs)
     return call
+real_open = os.open
 for name in ("open", "fsync", "replace", "rename", "unlink", "chmod", "mkdir", "rmdir", "link"):
     setattr(os, name, traced(name, getattr(os, name)))
 builtins.open = traced("open", builtins.open)
-main = __import__(module, fromlist=["main"]).main
-status = main(argv)
-os.write(2, f"\\nkill-points {count}\\n".encode())
-sys.exit(status)
+main = __import__(sys.argv[1], fromlist=["main"]).main
+for line in sys.stdin:
+    run = json.loads(line)
+    child = os.fork()
+    if child == 0:
+        home, kill_at, count = run["home"], run["kill_at"], 0
+        os.environ["HOME"] = home
+        os.chdir(home)
+        os.dup2(real_open(os.devnull, os.O_RDONLY), 0)
+        for fd, name in ((1, run["out"]), (2, run["err"])):
+            os.dup2(real_open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), fd)
+        try:
+            status = main(run["argv"])
+            os.write(2, f"\\nkill-points {count}\\n".encode())
+        except SystemExit as exit:
+            status = exit.code
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status if isinstance(status, int) else 0 if status is None else 1)
+    sys.stdout.write(json.dumps(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])) + "\\n")
+    sys.stdout.flush()
 """
-"""Run an installer's ``main`` and die at its K-th file-system call under HOME (K = -1: run to the end
-and say how many there were): a seam outside production code, as a power cut would."""
+"""An installer's ``main``, imported once, run in a fresh fork per request (in the request's HOME and
+folder, stdin empty) that dies at its K-th file-system call under HOME (K = -1: run to the end and say
+how many there were): a seam outside production code, as a power cut would. The fork spares each
+killed run the interpreter's start and the installer's imports, nothing of its own work."""
+
+
+class Killer:
+    """One :data:`KILLER` process per installer module, for the whole test module."""
+
+    def __init__(self, module: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="killer-"))
+        env = {"HOME": str(self.folder / "no-home"), "PATH": os.environ["PATH"], **PASSED_ON}
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", KILLER, module], env=env, cwd=self.folder, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )  # fmt: skip
+
+    def run(self, home: Path, kill_at: int, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        out, err = self.folder / "out", self.folder / "err"
+        assert self.process.stdin is not None and self.process.stdout is not None
+        request = {"home": str(home), "kill_at": kill_at, "argv": argv, "out": str(out), "err": str(err)}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        ready, _, _ = select.select([self.process.stdout], [], [], 60)
+        if not ready:  # a run that waits for ever (on a FIFO) fails the test
+            self.process.kill()
+            raise subprocess.TimeoutExpired(argv, 60)
+        code = json.loads(self.process.stdout.readline())
+        return subprocess.CompletedProcess(argv, code, out.read_text(), err.read_text())
+
+    def close(self) -> None:
+        with self.process:  # closes its pipes (stdin first: the process ends at its end) and waits
+            pass
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+KILLERS: dict[str, Killer] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _killers() -> Iterator[None]:
+    yield
+    while KILLERS:
+        KILLERS.popitem()[1].close()
 
 
 def killed_at(home: Path, kill_at: int, module: str, *argv: str) -> subprocess.CompletedProcess[str]:
-    return run(home, sys.executable, "-c", KILL_AT, str(home), str(kill_at), module, *argv)
+    if module not in KILLERS:
+        KILLERS[module] = Killer(module)
+    return KILLERS[module].run(home, kill_at, list(argv))
 
 
 def kill_points(home: Path, module: str, *argv: str) -> int:

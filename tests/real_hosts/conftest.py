@@ -1,6 +1,13 @@
 """The real-host rig: every test runs inside an isolated network namespace (see ``isolate.py``),
-with a DNS recorder on loopback; each test asserts no host tried to resolve a name."""
+with a DNS recorder on loopback; each test asserts no host tried to resolve a name.
 
+Under pytest-xdist (``-n 2``) each worker runs in namespaces of its own (``isolate.py --again``), so
+its recorder hears only its own tests' hosts, and sends the matrix rows its tests recorded to the
+controller, which writes ``docs/host-matrix.md`` once, as a serial run would."""
+
+import json
+import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -81,8 +88,41 @@ def _end_left_behind(tmp_path: Path) -> None:
                 pass
 
 
+ISOLATE = Path(__file__).with_name("isolate.py")
+MATRIX_KEY = "herdr_link_matrix"
+"""The key of ``workeroutput`` under which an xdist worker sends its matrix rows (JSON) to the controller."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Start every xdist worker (a plain ``popen`` one) through ``isolate.py --again``: its own loopback,
+    its own ``127.0.0.1:53`` for its DNS recorder. Outside the isolated namespace the workers start as
+    they are, and the ``isolated`` fixture fails every test."""
+    specs = config.getoption("tx", None) if config.pluginmanager.hasplugin("xdist") else None
+    if not specs or hasattr(config, "workerinput") or os.environ.get("HERDR_LINK_ISOLATED") != "1":
+        return
+    python = shlex.join([sys.executable, str(ISOLATE), "--again", sys.executable])
+    config.option.tx = [f"popen//python={python}" if spec == "popen" else spec for spec in specs]
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from matrix import ROWS, SCENARIOS, STORY, write
 
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: the controller writes the matrix
+        workeroutput[MATRIX_KEY] = json.dumps({"rows": ROWS, "story": STORY, "scenarios": SCENARIOS})
+        return
     if exitstatus == 0 and (ROWS or STORY or SCENARIOS):
         write()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: object, error: object) -> None:
+    """Gather a finished xdist worker's matrix rows into the controller's (xdist's hook)."""
+    from matrix import ROWS, SCENARIOS, STORY
+
+    sent = getattr(node, "workeroutput", {}).get(MATRIX_KEY)
+    if sent is not None:
+        ran = json.loads(sent)
+        ROWS.extend(ran["rows"])
+        STORY.update(ran["story"])
+        SCENARIOS.extend(ran["scenarios"])

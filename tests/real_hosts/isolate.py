@@ -3,6 +3,10 @@
 ``python tests/real_hosts/isolate.py CMD...`` re-executes itself inside new user, network and mount
 namespaces (``unshare -rnm``; ``-nm`` as root), brings ``lo`` up, bind-mounts a private
 ``resolv.conf`` over ``/etc/resolv.conf`` and runs CMD. Fails loudly when that is impossible.
+
+``isolate.py --again CMD...`` (already isolated) runs CMD in network and mount namespaces of its own,
+set up the same way: each pytest-xdist worker of ``tests/real_hosts`` is started so (``conftest.py``),
+so its DNS recorder owns its own ``127.0.0.1:53`` and only its own tests' hosts can reach it.
 """
 
 import os
@@ -11,9 +15,16 @@ import sys
 import tempfile
 
 MARK = "HERDR_LINK_ISOLATED"
+AGAIN = "--again"
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == [AGAIN]:
+        if os.environ.get(MARK) != "1":
+            sys.stderr.write(f"real hosts: {AGAIN} runs only inside isolate.py's namespace\n")
+            return 2
+        flags = ["-nm"] if os.geteuid() == 0 else ["-rnm"]
+        os.execvp("unshare", ["unshare", *flags, "--", sys.executable, __file__, *argv[1:]])
     if os.environ.get(MARK) != "1":
         flags = ["-nm"] if os.geteuid() == 0 else ["-rnm"]
         try:

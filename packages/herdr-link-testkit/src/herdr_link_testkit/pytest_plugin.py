@@ -14,6 +14,10 @@
 - ``herdr_pane_terminal``: the argument prefix that runs a command as the leader of a pane's terminal
   (:func:`~herdr_link_testkit.pane_terminal`, held for the test): with ``herdr_sim`` serving in this
   process, a command so started shows the pane its environment names, as a host's process in it does.
+
+``--herdr-sim-only`` deselects every test that uses neither ``herdr_sim`` nor ``herdr_real_sim`` (nor a
+fixture built on them): ``--herdr-version`` reaches no other test, so a second run of a suite under
+another release need only run these.
 """
 
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +39,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=sorted(HERDR_VERSIONS),
         help="the Herdr release the herdr_sim fixture simulates (default 0.8.2)",
     )
+    parser.addoption(
+        "--herdr-sim-only",
+        action="store_true",
+        help="run only the tests using herdr_sim or herdr_real_sim, the ones --herdr-version changes",
+    )
+
+
+VERSIONED: frozenset[str] = frozenset({"herdr_sim", "herdr_real_sim"})
+"""The fixtures that read ``--herdr-version``."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``--herdr-sim-only``, deselect the tests no ``--herdr-version`` can change."""
+    if not config.getoption("--herdr-sim-only"):
+        return
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (kept if VERSIONED & set(getattr(item, "fixturenames", ())) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 @pytest.fixture
