@@ -7,10 +7,12 @@ pinned package resolves (the OpenCode package's test ``node_modules``, installed
 missing). Each stub starts this Python's bridge (``HERDR_LINK_BRIDGE``).
 """
 
+import fcntl
 import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Final, NamedTuple
 
@@ -33,21 +35,24 @@ def bridge_command() -> str:
 
 def stub_bundle(runtime: str, scratch: Path) -> Path:
     """The shipped stub of ``runtime``, where Node can load it: the OpenCode 1.x bundle is copied into
-    ``OPENCODE_NODE/plugins/<scratch's name>/`` (remove that folder after) so its import resolves."""
+    ``OPENCODE_NODE/plugins/<scratch's name>-<random>/`` (remove that folder after) so its import resolves."""
     if runtime == "pi":
         return packaged_extension()
     source = packaged_dir() / BUNDLE_FILE  # one bundle: the runtime is which host shim loads it
     if runtime == "opencode-v2":
         return source  # no imports beyond Node's own
-    if not (OPENCODE_NODE / "node_modules" / "@opencode-ai" / "plugin").is_dir():
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(OPENCODE_NODE)],
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-    target = OPENCODE_NODE / "plugins" / scratch.name
-    target.mkdir(parents=True, exist_ok=True)
+    with open(OPENCODE_NODE / "package.json", "rb") as lock:  # one npm ci at a time across test processes
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (OPENCODE_NODE / "node_modules" / "@opencode-ai" / "plugin").is_dir():
+            subprocess.run(
+                ["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(OPENCODE_NODE)],
+                check=True,
+                capture_output=True,
+                timeout=600,
+            )
+    (OPENCODE_NODE / "plugins").mkdir(exist_ok=True)
+    # a folder of this process's own: pytest-xdist workers each have a scratch of the same name
+    target = Path(tempfile.mkdtemp(prefix=f"{scratch.name}-", dir=OPENCODE_NODE / "plugins"))
     shutil.copy(source, target / "herdr-link.js")
     return target / "herdr-link.js"
 
