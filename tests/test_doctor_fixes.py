@@ -8,6 +8,7 @@ runs the doctor again: the check must now pass. The TypeScript cases also take t
 (``--uninstall``) and compare the files with what the TypeScript set-up wrote, byte for byte.
 """
 
+import fcntl
 import json
 import os
 import re
@@ -273,9 +274,11 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def plugin_modules() -> Path:
-    if not (PLUGIN_MODULES / "@opencode-ai" / "plugin").is_dir():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(PLUGIN_MODULES.parent)],
-                       check=True, capture_output=True, timeout=600)  # fmt: skip
+    with open(PLUGIN_MODULES.parent / "package.json", "rb") as lock:  # one npm ci at a time (pytest-xdist)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (PLUGIN_MODULES / "@opencode-ai" / "plugin").is_dir():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(PLUGIN_MODULES.parent)],
+                           check=True, capture_output=True, timeout=600)  # fmt: skip
     return PLUGIN_MODULES
 
 
