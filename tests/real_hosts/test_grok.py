@@ -55,8 +55,12 @@ def test_grok_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tm
 
 def _grok_user(machine: Machine, model_url: str) -> None:
     """The user's one-time set-up of Grok Build: their model in ``~/.grok/config.toml`` (a ``[model.*]`` with
-    an OpenAI-compatible endpoint, the rig's keys); ``grok`` on PATH."""
+    an OpenAI-compatible endpoint, the rig's keys); ``grok`` on PATH. Grok Build also loads the MCP servers of
+    Claude Code's ``~/.claude.json`` (``[compat.claude] mcps``, on by default), where the lead's install put
+    ours: that is off here, so the worker is wired by ``install --host grok`` alone."""
     GrokBuild.settings(machine.home, model_url)
+    with (machine.home / ".grok" / "config.toml").open("a") as config:
+        config.write("\n[compat.claude]\nmcps = false\n")
     machine.env["GROK_CHANGELOG_OFFLINE"] = "1"
     machine.env["PATH"] = f"{GrokBuild.package.executable.parent}:{machine.env['PATH']}"
 
@@ -76,7 +80,7 @@ def test_a_claude_code_lead_starts_a_grok_worker_that_answers(tmp_path):
             "outcome": "came up wired (the gateway found with `search_tool`, called through `use_tool`), answered "
             "the lead's message (the reply became the lead's next turn) and was closed by the lead; no prompt on "
             "either screen. Set-up: `herdr-link-mcp install --host claude --trust <project>`; `herdr-link-mcp "
-            "install --host grok`",
+            "install --host grok` (its loading of Claude Code's servers off)",
             "prompts": [],
         }
     )
