@@ -645,8 +645,12 @@ api_backend = "chat_completions"
 [features]
 telemetry = false
 
+[cli]
+auto_update = false
+
 """
-"""The rig's keys in ``~/.grok/config.toml``: a Chat Completions model, no telemetry."""
+"""The rig's keys in ``~/.grok/config.toml``: a Chat Completions model, no telemetry, no update check (its
+TUI looks ``x.ai`` up otherwise; ``grok -p`` is also given ``--no-auto-update``)."""
 
 
 class GrokBuild(_HeadlessHost):
@@ -656,9 +660,16 @@ class GrokBuild(_HeadlessHost):
     package = HOSTS["grok"]
 
     def _model(self, model_url: str) -> None:
-        path = self.home / ".grok" / "config.toml"
+        self.settings(self.home, model_url)
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Put the rig's keys (:data:`GROK_MODEL`) at the head of ``home``'s ``~/.grok/config.toml``, before
+        whatever else it holds (our install's keys, before or after)."""
+        path = home / ".grok" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
         marker = "# rig\n"
-        text = path.read_text()
+        text = path.read_text() if path.exists() else ""
         wired = text.split(marker, 1)[1] if marker in text else text
         path.write_text(GROK_MODEL.format(url=model_url) + marker + wired)
 

@@ -13,11 +13,13 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_model import GROK_SEARCH, SearchingChat
+from fake_model import GROK_SEARCH, ScriptedModel, SearchingChat
 from hosts import GrokBuild
-from matrix import record
+from interactive import Machine
+from matrix import SCENARIOS, record
 from pane_story import ASK, SCENARIO, claude_replies, heard_back, run_host
-from scenarios import CANONICAL, activation_text, pair_workspace, scenario_row
+from scenarios import CANONICAL, activation_text, pair_workspace, reply_steps, scenario_row
+from worker_story import a_lead_starts_a_worker, assert_the_worker_answered
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT
 from herdr_link_testkit import HerdrSim
@@ -26,6 +28,11 @@ HOST = "Grok Build 1.0.41"
 PREFIX = "herdr_link__"
 NAMES = {tool: PREFIX + tool for tool in CANONICAL}
 DIALECT = SearchingChat(GROK_SEARCH)
+EMPTY_COMPOSER = "❯" + " " * 8
+"""Its composer, empty: Grok Build 1.0.41 draws no placeholder text (a letter typed shows after the mark)."""
+TRUST_QUESTION = "Do you trust the contents of this directory?"
+"""Grok Build 1.0.41's folder-trust question (seen in a git repository whose ``.grok/config.toml`` names
+servers; not in the user's project here, which has none)."""
 
 
 @pytest.fixture
@@ -44,3 +51,36 @@ def test_grok_asks_claude_code_as_itself_and_hears_back(workspace, herdr_sim, tm
     assert model.paths(requests[-1]) == ["gateway", "gateway dispatch", "gateway dispatch"]  # no re-listing
     heard_back(herdr_sim, workspace, claude_replies(herdr_sim, workspace, tmp_path))
     record(scenario_row(HOST, "2025-11-25", PREFIX, SCENARIO, done.spawned, model))
+
+
+def _grok_user(machine: Machine, model_url: str) -> None:
+    """The user's one-time set-up of Grok Build: their model in ``~/.grok/config.toml`` (a ``[model.*]`` with
+    an OpenAI-compatible endpoint, the rig's keys); ``grok`` on PATH. Grok Build also loads the MCP servers of
+    Claude Code's ``~/.claude.json`` (``[compat.claude] mcps``, on by default), where the lead's install put
+    ours: that is off here, so the worker is wired by ``install --host grok`` alone."""
+    GrokBuild.settings(machine.home, model_url)
+    with (machine.home / ".grok" / "config.toml").open("a") as config:
+        config.write("\n[compat.claude]\nmcps = false\n")
+    machine.env["GROK_CHANGELOG_OFFLINE"] = "1"
+    machine.env["PATH"] = f"{GrokBuild.package.executable.parent}:{machine.env['PATH']}"
+
+
+def test_a_claude_code_lead_starts_a_grok_worker_that_answers(tmp_path):
+    """Herdr types ``grok`` into the new pane's shell (the pane's environment, the user's HOME wired by
+    ``herdr-link-mcp install --host grok``); its TUI asks nothing, and its model replies to ``from``."""
+    worker = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
+    story = a_lead_starts_a_worker("grok", worker, tmp_path, _grok_user, placeholder=EMPTY_COMPOSER)
+    assert_the_worker_answered(story, worker, hinted=False)  # Grok Build has no hint hook (docs/hosts.md)
+    assert worker.paths(worker.primary_requests[-1]) == ["gateway", "gateway dispatch"]  # found by search_tool
+    assert TRUST_QUESTION not in story["shown"], story["shown"]
+    SCENARIOS.append(
+        {
+            "host": HOST,
+            "case": "a worker started by a Claude Code lead (explicit, beside the lead; README set-up only)",
+            "outcome": "came up wired (the gateway found with `search_tool`, called through `use_tool`), answered "
+            "the lead's message (the reply became the lead's next turn) and was closed by the lead; no prompt on "
+            "either screen. Set-up: `herdr-link-mcp install --host claude --trust <project>`; `herdr-link-mcp "
+            "install --host grok` (its loading of Claude Code's servers off)",
+            "prompts": [],
+        }
+    )
