@@ -753,8 +753,9 @@ class SearchingChat(ChatCompletions):
 
 
 class ClineChat(ChatCompletions):
-    """Cline 3.0.65's Chat Completions: a tool message carries the whole MCP result object as a JSON
-    string (``{"content":[{"type":"text","text":…}],"isError":false}``); its model reads the texts."""
+    """Cline 3.0.65's (and MastraCode 0.32.1's) Chat Completions: a tool message carries the whole MCP
+    result object as a JSON string (``{"content":[{"type":"text","text":…}],"isError":false}``); its
+    model reads the texts."""
 
     def results(self, body: Body) -> list[str]:
         texts = []

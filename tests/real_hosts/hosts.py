@@ -31,6 +31,8 @@ class HostPackage:
     package: str
     version: str
     bin: str
+    npm_options: tuple[str, ...] = ()
+    """More ``npm install`` options (``--ignore-scripts``: a dependency's install script reaches past npm)."""
 
     @property
     def prefix(self) -> Path:
@@ -47,7 +49,7 @@ class HostPackage:
         self.prefix.mkdir(parents=True, exist_ok=True)
         print(f"installing {self.package}@{self.version} from npm into {self.prefix} (once; then cached)…", flush=True)
         subprocess.run(
-            ["npm", "install", "--no-save", "--no-audit", "--no-fund", "--prefix", str(self.prefix),
+            ["npm", "install", "--no-save", "--no-audit", "--no-fund", *self.npm_options, "--prefix", str(self.prefix),
              f"{self.package}@{self.version}"],
             check=True, timeout=900,
         )  # fmt: skip
@@ -543,6 +545,10 @@ HOSTS["droid"] = PairedHostPackage("droid", "@factory/cli-linux-x64", "0.225.2",
 HOSTS["grok"] = HostPackage("grok", "@xai-official/grok", "1.0.41", "grok")
 
 
+# Its dependency onnxruntime-node's install script downloads from api.nuget.org: installed without scripts.
+HOSTS["mastracode"] = HostPackage("mastracode", "mastracode", "0.32.1", "mastracode", ("--ignore-scripts",))
+
+
 class _HeadlessHost:
     """A host wired by ``herdr-link-mcp install --host <kind> --yes`` in its own HOME (the README's
     step), then run headless once per :meth:`run` with the rig's model keys merged in."""
@@ -557,6 +563,11 @@ class _HeadlessHost:
         self.installed = install_wiring(self.kind, self.home)
 
     def _model(self, model_url: str) -> None:
+        self.settings(self.home, model_url)
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Write the rig's model keys into ``home``'s files for this host (the user's own set-up)."""
         raise NotImplementedError
 
     def _argv(self, prompt: str) -> list[str]:
@@ -577,6 +588,13 @@ class _HeadlessHost:
         return HostRun(done.returncode, done.stdout, done.stderr, spawned)
 
 
+def merge_json(path: Path, keys: dict[str, Any]) -> None:
+    """Set ``keys`` at the top of the JSON file ``path`` (created with its folder), keeping its other keys."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    value = json.loads(path.read_text()) if path.exists() else {}
+    path.write_text(json.dumps({**value, **keys}, indent=2))
+
+
 class QwenCode(_HeadlessHost):
     """Qwen Code 0.24.4, ``qwen -p``. The rig's keys in ``~/.qwen/settings.json``: an OpenAI-compatible
     provider (what its "Custom Provider" dialog records), no update check, no usage statistics."""
@@ -584,22 +602,15 @@ class QwenCode(_HeadlessHost):
     kind = "qwen"
     package = HOSTS["qwen"]
 
-    def _model(self, model_url: str) -> None:
-        self.settings(self.home, model_url)
-
     @staticmethod
     def settings(home: Path, model_url: str) -> None:
         """Merge the rig's keys into ``home``'s ``~/.qwen/settings.json`` (the key: ``RIG_MODEL_KEY``)."""
-        path = home / ".qwen" / "settings.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        value = json.loads(path.read_text()) if path.exists() else {}
         provider = {"id": "scripted", "name": "Scripted", "baseUrl": f"{model_url}/v1", "envKey": "RIG_MODEL_KEY"}
-        value.update(
-            security={"auth": {"selectedType": "openai"}}, model={"name": "scripted"},
-            modelProviders={"openai": [provider]}, general={"enableAutoUpdate": False},
-            privacy={"usageStatisticsEnabled": False},
-        )  # fmt: skip
-        path.write_text(json.dumps(value, indent=2))
+        merge_json(home / ".qwen" / "settings.json", {
+            "security": {"auth": {"selectedType": "openai"}}, "model": {"name": "scripted"},
+            "modelProviders": {"openai": [provider]}, "general": {"enableAutoUpdate": False},
+            "privacy": {"usageStatisticsEnabled": False},
+        })  # fmt: skip
 
     def _env(self) -> dict[str, str]:
         return {"RIG_MODEL_KEY": "dummy"}
@@ -659,9 +670,6 @@ class GrokBuild(_HeadlessHost):
     kind = "grok"
     package = HOSTS["grok"]
 
-    def _model(self, model_url: str) -> None:
-        self.settings(self.home, model_url)
-
     @staticmethod
     def settings(home: Path, model_url: str) -> None:
         """Put the rig's keys (:data:`GROK_MODEL`) at the head of ``home``'s ``~/.grok/config.toml``, before
@@ -675,6 +683,34 @@ class GrokBuild(_HeadlessHost):
 
     def _argv(self, prompt: str) -> list[str]:
         return [str(self.package.executable), "-p", prompt, "-m", "rig", "--output-format", "json", "--no-auto-update"]
+
+
+MASTRACODE_MODEL = "rig/scripted"
+"""The rig's provider ``rig`` and its model ``scripted``, as MastraCode names a custom provider's model."""
+
+
+class MastraCode(_HeadlessHost):
+    """MastraCode 0.32.1, ``mastracode -p`` (on the rig's Node 24: it wants Node ≥ 22.19)."""
+
+    kind = "mastracode"
+    package = HOSTS["mastracode"]
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Merge the rig's keys into ``home``'s ``~/.local/share/mastracode/settings.json``: a custom
+        OpenAI-compatible provider (what its ``/custom-providers`` dialog records), its model the default
+        of every mode (``-m`` looks the model up under another id than the one it then resolves)."""
+        provider = {"name": "rig", "url": f"{model_url}/v1", "apiKey": "dummy", "models": ["scripted"]}
+        defaults = dict.fromkeys(("build", "plan", "fast"), MASTRACODE_MODEL)
+        path = home / ".local" / "share" / "mastracode" / "settings.json"
+        merge_json(path, {"customProviders": [provider], "models": {"modeDefaults": defaults}})
+
+    def _env(self) -> dict[str, str]:
+        """Offline and quiet: no update check, no analytics."""
+        return {"MASTRACODE_DISABLE_UPDATE_CHECK": "1", "MASTRA_TELEMETRY_DISABLED": "1"}
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", prompt, "-o", "json"]
 
 
 # --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---------------------------------------

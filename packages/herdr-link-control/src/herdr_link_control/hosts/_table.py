@@ -701,7 +701,9 @@ HOSTS: Final[tuple[Host, ...]] = (
         "mastracode",
         "MastraCode",
         kind="mastracode",
+        clients=("=herdr_link",),  # @mastra/mcp names its client after the server's key (ours: herdr_link)
         presentation=PresentationForm.SERVER_UNDERSCORE,
+        relists=False,  # MastraCode 0.32.1 lists once at start: nothing subscribes to tools/list_changed
         servers=Servers(
             Place(
                 "~/.mastracode/mcp.json",
@@ -714,7 +716,9 @@ HOSTS: Final[tuple[Host, ...]] = (
         ),
         notes=(
             "MastraCode starts MCP servers with a minimal environment: the entry forwards the Herdr variables "
-            "(${VAR}). Built from its source (mastracode 0.32.1); not run here.",
+            "(${VAR}).",
+            "MastraCode names its MCP client after the server's key: keep the key herdr_link, so that a run without "
+            "a terminal (mastracode -p) is known to be its own pane's process.",
         ),  # fmt: skip
     ),
     Host("devin", "Devin CLI", kind="devin", unwired=_UNKNOWN.format(program="Devin CLI")),
