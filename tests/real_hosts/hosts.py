@@ -628,9 +628,8 @@ class FactoryDroid(_HeadlessHost):
     def _model(self, model_url: str) -> None:
         model = {"model": "scripted", "displayName": "Scripted", "baseUrl": f"{model_url}/v1", "apiKey": "dummy",
                  "provider": "generic-chat-completion-api", "maxOutputTokens": 4096}  # fmt: skip
-        settings = self.home / ".factory" / "settings.json"  # our install's hint hook is in it: merged
-        current = json.loads(settings.read_text()) if settings.exists() else {}
-        settings.write_text(json.dumps({**current, "customModels": [model]}))
+        # our install's hint hook is in it: merged
+        merge_json(self.home / ".factory" / "settings.json", {"customModels": [model]})
 
     def _env(self) -> dict[str, str]:
         # Offline and quiet: no update check, and its API, telemetry and metrics endpoints on loopback,
