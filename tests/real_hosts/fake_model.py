@@ -9,6 +9,7 @@ OpenAI Chat Completions (OpenCode through ``@ai-sdk/openai-compatible``, Pi's ``
 """
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -774,3 +775,49 @@ class ClineChat(ChatCompletions):
 
 
 # --- end of Cline ----------------------------------------------------------------------------------
+
+
+# --- oh-my-pi (issue 71): Chat Completions whose MCP tools are xd:// devices --------------------------
+
+XD_DEVICE_NOTICE = "xd:// device inventory changed."
+"""The lead of oh-my-pi's system notice that lists devices mounted after the session started."""
+
+
+class XdevChat(ChatCompletions):
+    """oh-my-pi 18.2.3's Chat Completions: MCP tools are not declared but mounted as ``xd://`` devices,
+    named in the system prompt (and, when mounted later, in a system notice); its model runs one by
+    calling ``write`` with ``{"path": "xd://<device>", "content": "<JSON input>"}``."""
+
+    def _declared(self, body: Body) -> set[str]:
+        return super().callable(body)
+
+    def _listings(self, body: Body) -> Iterator[str]:
+        """The texts that list devices: the system prompt and oh-my-pi's own device notices."""
+        yield self.system(body)
+        for message in body.get("messages", []):
+            text = _content_text(message.get("content"))
+            if message.get("role") != "tool" and XD_DEVICE_NOTICE in text:
+                yield text
+
+    def callable(self, body: Body) -> set[str]:
+        names = set(self._declared(body))
+        for text in self._listings(body):
+            names.update(re.findall(r"xd://(mcp__[A-Za-z0-9_]+)", text))
+        return names
+
+    def calls(self, body: Body) -> list[Call]:
+        found = []
+        for call in super().calls(body):
+            path = str(call.arguments.get("path", ""))
+            if call.name == "write" and path.startswith("xd://"):
+                call = Call(path.removeprefix("xd://"), json.loads(str(call.arguments.get("content") or "{}")))
+            found.append(call)
+        return found
+
+    def respond(self, decision: Decision, body: Body, number: int) -> tuple[str, bytes]:
+        if isinstance(decision, Call) and decision.name not in self._declared(body):
+            decision = Call("write", {"path": f"xd://{decision.name}", "content": json.dumps(decision.arguments)})
+        return super().respond(decision, body, number)
+
+
+# --- end of oh-my-pi --------------------------------------------------------------------------------

@@ -712,6 +712,49 @@ class MastraCode(_HeadlessHost):
         return [str(self.package.executable), "-p", prompt, "-o", "json"]
 
 
+# --- oh-my-pi (issue 71) --------------------------------------------------------------------------
+
+# It runs on Bun (`#!/usr/bin/env bun`, engines bun >= 1.3.14): the npm package `bun` (its binary in the
+# platform package @oven/bun-linux-x64) is installed beside it. 18.2.3: the registry here has no
+# @oh-my-pi/omp-stats for 18.2.9 or 18.3.4, which the newer builds pin.
+HOSTS["omp"] = PairedHostPackage("omp", "@oh-my-pi/pi-coding-agent", "18.2.3", "omp", also="bun@1.3.14")
+
+OMP_MODELS = """providers:
+  rig:
+    baseUrl: {url}/v1
+    apiKey: dummy
+    api: openai-completions
+    models:
+      - id: scripted
+        name: Scripted
+        contextWindow: 128000
+        maxTokens: 4096
+"""
+"""The rig's ``~/.omp/agent/models.yml``: the scripted model as a custom OpenAI-compatible provider (its
+models.md, "Provider-level fields")."""
+
+
+class OhMyPi(_HeadlessHost):
+    """oh-my-pi 18.2.3, ``omp -p`` (on Bun 1.3.14, first on its PATH)."""
+
+    kind = "omp"
+    package = HOSTS["omp"]
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Write the rig's ``home/.omp/agent/models.yml`` (:data:`OMP_MODELS`); our install writes no YAML."""
+        path = home / ".omp" / "agent" / "models.yml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(OMP_MODELS.format(url=model_url))
+
+    def _env(self) -> dict[str, str]:
+        """Bun first on PATH; no setup scenes, update check or telemetry offline."""
+        return {"PATH": f"{self.package.executable.parent}:{host_path()}", "OMP_SKIP_SETUP": "1"}
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", "--mode", "json", "--no-session", "--model", "rig/scripted", prompt]
+
+
 # --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---------------------------------------
 # Each is wired by `herdr-link-mcp install --host <kind> --yes` in its own HOME (the README's step), and
 # the rig adds only what points it at the scripted model (Chat Completions) and keeps it quiet offline.

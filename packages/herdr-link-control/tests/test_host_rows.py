@@ -46,6 +46,7 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("grok-shell-herdr_link", "grok"),
         ("factory-cli", "droid"),
         ("herdr_link", "mastracode"),  # @mastra/mcp: the server's key
+        ("omp-coding-agent", "omp"),  # oh-my-pi 18.2.3 (src/mcp/client.ts CLIENT_INFO)
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):

@@ -81,6 +81,12 @@ KILO_CONFIG: dict[str, Any] = {
 }
 DROID_MCP: dict[str, Any] = {"mcpServers": {"github": {"type": "stdio", "disabled": False, **OTHER_SERVER}}}
 PLAIN_MCP: dict[str, Any] = {"mcpServers": {"github": OTHER_SERVER}}
+OMP_MCP: dict[str, Any] = {  # as oh-my-pi 18.2.3's /mcp add writes it: its $schema first
+    "$schema": "https://raw.githubusercontent.com/can1357/oh-my-pi/main/packages/coding-agent/src/config/mcp-schema.json",
+    "mcpServers": {"github": {"type": "stdio", **OTHER_SERVER, "timeout": 30000}, "docs": {"type": "http",
+                   "url": "https://docs.example.invalid/mcp", "enabled": False}},
+    "disabledServers": ["legacy"],
+}  # fmt: skip
 DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integration install droid` adds
     "model": "custom:scripted",
     "customModels": [{"id": "custom:scripted", "model": "scripted", "baseUrl": "http://127.0.0.1:8080/v1"}],
@@ -100,6 +106,7 @@ BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("cursor", ".cursor/mcp.json", PLAIN_MCP),
     ("kiro", ".kiro/settings/mcp.json", PLAIN_MCP),
     ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),
+    ("omp", ".omp/agent/mcp.json", OMP_MCP),
     ("claude", ".claude.json", CLAUDE_STATE),
     ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
     ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
@@ -156,6 +163,9 @@ def _special() -> list[Case]:
         ),
         ("qwen", ".qwen/settings.json", '{\n  // Qwen Code\n  "model": {"name": "qwen3-coder-plus"}\n}\n'),
         ("copilot", ".copilot/mcp-config.json", '{\n  "mcpServers": {}\n}\n'),
+        # oh-my-pi reads strict JSON (no comments): an empty file, and a server table still empty
+        ("omp", ".omp/agent/mcp.json", json.dumps({"$schema": OMP_MCP["$schema"], "mcpServers": {}}, indent=2)),
+        ("omp", ".omp/agent/mcp.json", '{"mcpServers":{"herdr":{"command":"herdr-mcp"}},"enabledServers":["x"]}\n'),
     ]
     out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
     out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))

@@ -384,3 +384,17 @@ def test_pis_wiring_names_an_install_of_the_extension_that_an_os_managed_python_
         "uv tool install herdr-link-pi-bridge, from a clone with --find-links dist, then herdr-link-pi-bridge install"
         in text
     )
+
+
+def test_omps_entry_is_its_plain_server_in_its_agent_folder_which_its_variable_moves(tmp_path):
+    """oh-my-pi 18.2.3 reads user servers from ``<agent dir>/mcp.json`` (``~/.omp/agent``, or
+    ``PI_CODING_AGENT_DIR``), passes its own environment to them and needs no key beyond command and
+    args: its default ``tools.xdev`` mounts MCP tools as ``xd://`` devices, so no YAML setting is written."""
+    from herdr_link_mcp import wiring
+
+    [default] = wiring("omp", home=tmp_path, environ={}).files
+    assert default.path == "~/.omp/agent/mcp.json"
+    assert list(default.data) == ["mcpServers"]
+    assert list(default.data["mcpServers"]["herdr_link"]) == ["command", "args"]
+    [moved] = wiring("omp", home=tmp_path, environ={"PI_CODING_AGENT_DIR": "/srv/omp/agent"}).files
+    assert moved.path == "/srv/omp/agent/mcp.json"

@@ -15,6 +15,7 @@ from herdr_link_protocol import (
     PresentationForm,
     active_presentation,
     presented_tool_name,
+    tier0_hint,
 )
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -52,6 +53,7 @@ NAMESPACED_FORMS = [
     PresentationForm.SERVER_UNDERSCORE,
     PresentationForm.SERVER_DOUBLE_UNDERSCORE,
     PresentationForm.SERVER_TRIPLE_UNDERSCORE,
+    PresentationForm.XD_DEVICE,
 ]
 
 
@@ -103,6 +105,7 @@ def test_a_namespace_is_1_to_64_ascii_letters_digits_underscores_or_hyphens(name
         (PresentationForm.SERVER_UNDERSCORE, "herdr_link_herdr_link_send"),
         (PresentationForm.SERVER_DOUBLE_UNDERSCORE, "herdr_link__herdr_link_send"),
         (PresentationForm.SERVER_TRIPLE_UNDERSCORE, "herdr_link___herdr_link_send"),
+        (PresentationForm.XD_DEVICE, "mcp__herdr_link_send"),
     ],
 )
 def test_presented_names_end_with_the_canonical_name_or_map_to_an_action(form, expected):
@@ -124,6 +127,20 @@ def test_prefixed_presentation_names_every_tool_as_the_host_shows_it():
     text = active_presentation(PresentationForm.MCP_PREFIXED, "herdr_link")
     for tool in (GATEWAY_TOOL, START_TOOL, PEERS_TOOL, SEND_TOOL, CLOSE_TOOL):
         assert f"mcp__herdr_link__{tool}" in text
+
+
+def test_the_xd_device_form_names_each_device_as_oh_my_pi_mounts_it():
+    """oh-my-pi 18.2.3 names an MCP tool ``mcp__<server>_<tool>``, dropping the tool's own ``<server>_``
+    (``mintMCPToolName``), and runs a device by a write to ``xd://<device>``."""
+    form = PresentationForm.XD_DEVICE
+    assert presented_tool_name(GATEWAY_TOOL, form, "herdr_link") == "mcp__herdr_link_herdr_link"
+    assert presented_tool_name(PEERS_TOOL, form, "links") == "mcp__links_herdr_link_peers"
+    text = active_presentation(form, "herdr_link")
+    for device in ("mcp__herdr_link_start", "mcp__herdr_link_peers", "mcp__herdr_link_send", "mcp__herdr_link_close"):
+        assert f"xd://{device}" in text
+    assert "write" in text and "to xd://mcp__herdr_link_herdr_link" in text
+    hint = tier0_hint(form, "herdr_link")
+    assert "xd://mcp__herdr_link_herdr_link" in hint and "tool search" not in hint
 
 
 def test_unknown_tools_have_no_presented_name():
@@ -192,7 +209,7 @@ def test_protocol_md_describes_every_gateway_form_the_code_reads(form, arguments
 
 @pytest.mark.parametrize("form", list(PresentationForm))
 def test_tier0_hints_name_only_the_gateway(form):
-    from herdr_link_protocol import TIER1_TOOLS, tier0_hint
+    from herdr_link_protocol import TIER1_TOOLS
 
     namespace = "herdr_link" if form in NAMESPACED_FORMS else None
     hint = tier0_hint(form, namespace)

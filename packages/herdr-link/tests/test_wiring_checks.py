@@ -68,6 +68,13 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             "exposure",
         ),
         (".claude.json", '{"mcpServers":{"herdr-link":{"command":"/bin/true"}}}', "Claude Code", "rename"),
+        (
+            ".omp/agent/mcp.json",
+            '{"mcpServers":{"herdr_link":{"command":"/no/such/herdr-link-mcp"}}}',
+            "oh-my-pi",
+            "herdr-link-mcp install --host omp",
+        ),
+        (".omp/agent/mcp.json", '{\n  // mine\n  "mcpServers": {}\n}\n', "oh-my-pi", "syntax"),
     ],
 )
 def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):

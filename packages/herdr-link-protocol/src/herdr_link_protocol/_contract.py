@@ -68,6 +68,9 @@ class PresentationForm(enum.Enum):
     """Cline: ``<namespace>__<tool>``."""
     SERVER_TRIPLE_UNDERSCORE = "server_triple_underscore"
     """Factory Droid: ``<namespace>___<tool>``."""
+    XD_DEVICE = "xd_device"
+    """oh-my-pi: each tool an ``xd://`` device ``mcp__<namespace>_<tool>`` (the tool's own leading
+    ``<namespace>_`` dropped), run by writing its JSON input to ``xd://<device>`` with the write tool."""
 
 
 _JOINED: Final = {
@@ -87,6 +90,7 @@ _NEEDS_NAMESPACE: Final = {
     PresentationForm.MCP_NAMESPACED,
     PresentationForm.MCP_SINGLE_PREFIX,
     PresentationForm.MCP_WRAPPER,
+    PresentationForm.XD_DEVICE,
     *_JOINED,
 }
 
@@ -114,6 +118,8 @@ def presented_tool_name(canonical: str, form: PresentationForm, namespace: str |
             return f"mcp__{ns}__{canonical}"
         case PresentationForm.MCP_SINGLE_PREFIX:
             return f"mcp_{ns}_{canonical}"
+        case PresentationForm.XD_DEVICE:
+            return f"mcp__{ns}_{canonical.removeprefix(ns + '_')}"
         case PresentationForm.GATEWAY_DISPATCH if canonical != GATEWAY_TOOL:
             return f'{GATEWAY_TOOL} action "{TOOL_ACTIONS[canonical]}"'
         case joined if joined in _JOINED:
@@ -142,6 +148,14 @@ def _appendix(form: PresentationForm, ns: str, dispatch_first: bool = False) -> 
         )
     names = ", ".join(presented_tool_name(tool, form, ns) for tool in TIER1_TOOLS)
     gateway = presented_tool_name(GATEWAY_TOOL, form, ns)
+    if form is PresentationForm.XD_DEVICE:
+        devices = ", ".join(f"xd://{presented_tool_name(tool, form, ns)}" for tool in TIER1_TOOLS)
+        return (
+            f"Here every Herdr Link tool is an xd:// device: write its input as JSON content to the device with "
+            f"your write tool. The devices are {devices} (the tools named in the rules, in that order). If they "
+            f"are not listed yet, write {_DISPATCH_EXAMPLE} to xd://{gateway} (actions: {actions}; same arguments "
+            f"as the tools)."
+        )
     if form is PresentationForm.DEFERRED_TOOLS:
         return f"The tools {names} are active now."
     where = f"the functions {names} of namespace mcp__{ns}" if form is PresentationForm.MCP_NAMESPACED else names
@@ -200,4 +214,7 @@ def tier0_hint(form: PresentationForm, namespace: str | None = None, *, tool_sea
         how = f' (through call_mcp_tool with ServerName "{ns}" and ToolName "{GATEWAY_TOOL}")'
     elif form in _JOINED and tool_search:
         how = f" (if it is not listed, find it with your tool search: {gateway})"
+    elif form is PresentationForm.XD_DEVICE:
+        gateway = f"xd://{gateway}"
+        how = " (write JSON to it with your write tool)"
     return _HINT.format(gateway=gateway, how=how)

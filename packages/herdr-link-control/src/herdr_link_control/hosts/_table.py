@@ -726,8 +726,22 @@ HOSTS: Final[tuple[Host, ...]] = (
         "omp",
         "oh-my-pi",
         kind="omp",
-        unwired="oh-my-pi hides MCP tools from its model by default (tools.xdev in ~/.omp/agent/config.yml, a YAML "
-        "file Link does not edit), and Link has no native extension for it yet",
+        clients=("omp-coding-agent",),
+        # oh-my-pi 18.2.3 mounts MCP tools as xd:// devices (its default tools.xdev), listed in the system prompt
+        # and run through its write tool; no setting is needed (docs/hosts.md)
+        presentation=PresentationForm.XD_DEVICE,
+        servers=Servers(
+            Place(
+                "~/.omp/agent/mcp.json",
+                ".omp/mcp.json",
+                variable="PI_CODING_AGENT_DIR",
+                under_variable="mcp.json",
+                user_note="user-scope servers, the file its /mcp add writes",
+                project_note="the project's servers",
+            ),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+        ),
     ),
     Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
     Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
