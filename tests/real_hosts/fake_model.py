@@ -781,12 +781,20 @@ class ClineChat(ChatCompletions):
 
 XD_DEVICE_NOTICE = "xd:// device inventory changed."
 """The lead of oh-my-pi's system notice that lists devices mounted after the session started."""
+XD_MISS = "No such tool: xd://"
+"""What oh-my-pi answers a read of a device that is not mounted."""
 
 
 class XdevChat(ChatCompletions):
     """oh-my-pi 18.2.3's Chat Completions: MCP tools are not declared but mounted as ``xd://`` devices,
     named in the system prompt (and, when mounted later, in a system notice); its model runs one by
-    calling ``write`` with ``{"path": "xd://<device>", "content": "<JSON input>"}``."""
+    calling ``write`` with ``{"path": "xd://<device>", "content": "<JSON input>"}``. A device not listed
+    (yet: ``omp -p`` waits 250 ms for its MCP servers, then mounts a slower one's tools when it is up) is
+    looked for as oh-my-pi teaches, ``read {"path": "xd://<device>"}``: its docs once it is mounted, else
+    "No such tool" (read again after ``pause`` seconds, at most ``retries`` times)."""
+
+    retries = 30
+    pause = 1.0
 
     def _declared(self, body: Body) -> set[str]:
         return super().callable(body)
@@ -799,23 +807,55 @@ class XdevChat(ChatCompletions):
             if message.get("role") != "tool" and XD_DEVICE_NOTICE in text:
                 yield text
 
+    def _looks(self, body: Body) -> list[tuple[str, bool]]:
+        """``(device, found)`` of every ``read xd://<device>`` already made, in order."""
+        results = {
+            m.get("tool_call_id"): _content_text(m.get("content"))
+            for m in body.get("messages", [])
+            if m.get("role") == "tool"
+        }
+        looks = []
+        for message in body.get("messages", []):
+            for call in message.get("tool_calls") or [] if message.get("role") == "assistant" else []:
+                path = str(json.loads(call["function"].get("arguments") or "{}").get("path", ""))
+                if call["function"]["name"] == "read" and path.startswith("xd://"):
+                    text = results.get(call.get("id"), "")
+                    looks.append((path.removeprefix("xd://"), bool(text) and XD_MISS not in text))
+        return looks
+
     def callable(self, body: Body) -> set[str]:
         names = set(self._declared(body))
         for text in self._listings(body):
             names.update(re.findall(r"xd://(mcp__[A-Za-z0-9_]+)", text))
+        names.update(device for device, found in self._looks(body) if found)
         return names
 
     def calls(self, body: Body) -> list[Call]:
         found = []
         for call in super().calls(body):
             path = str(call.arguments.get("path", ""))
+            if call.name == "read" and path.startswith("xd://"):
+                continue
             if call.name == "write" and path.startswith("xd://"):
                 call = Call(path.removeprefix("xd://"), json.loads(str(call.arguments.get("content") or "{}")))
             found.append(call)
         return found
 
+    def searched(self, body: Body) -> list[str]:
+        """Devices a read found, and those it missed ``retries`` times."""
+        looks = self._looks(body)
+        missed = [device for device, found in looks if not found]
+        return [device for device, found in looks if found or missed.count(device) >= self.retries]
+
+    def can_search(self, body: Body) -> bool:
+        return "read" in self._declared(body)
+
     def respond(self, decision: Decision, body: Body, number: int) -> tuple[str, bytes]:
-        if isinstance(decision, Call) and decision.name not in self._declared(body):
+        if isinstance(decision, Search):
+            if (decision.name, False) in self._looks(body):
+                time.sleep(self.pause)
+            decision = Call("read", {"path": f"xd://{decision.name}"})
+        elif isinstance(decision, Call) and decision.name not in self._declared(body):
             decision = Call("write", {"path": f"xd://{decision.name}", "content": json.dumps(decision.arguments)})
         return super().respond(decision, body, number)
 

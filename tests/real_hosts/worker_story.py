@@ -48,10 +48,13 @@ def lead_starting(kind: str) -> PacedLead:
 
 
 def a_lead_starts_a_worker(
-    kind: str, worker: ScriptedModel, tmp_path: Path, set_up: Callable[[Machine, str], None], placeholder: str
-) -> dict[str, Any]:
+    kind: str, worker: ScriptedModel, tmp_path: Path, set_up: Callable[[Machine, str], None], placeholder: str,
+    *, ready: Callable[[HerdrSim, str], bool] | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """The story for ``kind``: ``set_up(machine, model_url)`` is the user's one-time set-up of that host
-    (its model provider; its bin directory on PATH). Returns what the checks need."""
+    (its model provider; its bin directory on PATH). ``ready(sim, worker_pane)``, when given, must also
+    hold before the lead sends (a worker whose TUI reads its composer before it can take a message:
+    oh-my-pi). Returns what the checks need."""
     lead = lead_starting(kind)
     lead.worker_saw_sent = lambda: any(
         '"status":"sent"' in text for body in worker.primary_requests for text in worker.dialect.results(body)
@@ -78,6 +81,8 @@ def a_lead_starts_a_worker(
                 raise AssertionError(
                     f"{error}; typed {sim.received(worker_pane)[-300:]!r}; its screen:\n{sim.read(worker_pane)}"
                 ) from None
+            if ready is not None:
+                sim.wait_for(lambda: ready(sim, worker_pane), timeout=WAIT, what=f"{kind} ready for a message")
             lead.worker_ready.set()
             shown = answered_and_closed(sim, lead, worker, worker_pane, kind)
             gone = status(sim, WORKER) is None
