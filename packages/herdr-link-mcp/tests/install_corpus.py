@@ -192,6 +192,8 @@ def corpus() -> list[Case]:
     cases += _special()
     cases += [Case(f"codex-config-{i}", "codex", ".codex/config.toml", text.encode()) for i, text in enumerate(TOML)]
     cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
+    trust = ".grok/trusted_folders.toml"
+    cases += [Case(f"grok-trust-{i}", "grok", trust, text.encode()) for i, text in enumerate(GROK_TRUST)]
     return cases
 
 
@@ -213,3 +215,17 @@ GROK: list[str] = [
 """Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server, and
 permission rules of the user's (one line, one a line with comments, CRLF, empty, an inline table, no
 ``allow`` yet, ours written by hand)."""
+
+
+GROK_TRUST: list[str] = [
+    "",
+    '[folders."/home/me/code/app"]\ntrusted = true\ndecided_at = 1780000000\n',
+    '[folders."/home/me/code/app"]\ntrusted = true\ndecided_at = 1780000000\n\n'
+    '[folders."/home/me/code/app/vendor"]\ntrusted = false\ndecided_at = 1780000100\n',
+    '# trusted by hand\r\n[folders."/srv/site"]\r\ntrusted = true # the team\'s\r\n',
+    "[folders]\n",
+    'folders."/srv/site".trusted = true\n',
+]
+"""Grok Build's ``~/.grok/trusted_folders.toml`` as it writes it (``[folders."<root>"] trusted, decided_at``,
+one folder or a trusted one and a distrusted one below it), and as a user may edit it (comments, CRLF, no
+``decided_at``, an empty table, dotted keys)."""

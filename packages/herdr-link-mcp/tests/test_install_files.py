@@ -25,7 +25,7 @@ def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | N
     return apply(decided, {}, home, said.append), [*described, *said]
 
 
-TRUSTING = {"claude", "codex", "gemini", "copilot"}
+TRUSTING = {"claude", "codex", "gemini", "copilot", "grok"}
 
 
 @pytest.mark.parametrize("case", corpus(), ids=lambda c: c.name)
@@ -135,6 +135,22 @@ def test_a_distrust_replaced_with_yes_is_put_back(tmp_path: Path) -> None:
     assert apply(decided, {}, home, lambda line: None) == 0
     assert json.loads(folders.read_text())[str(home / "work")] == "TRUST_FOLDER"
     status, said = _run(home, "gemini", uninstall=True, trust=[str(home / "work")])
+    assert status == 0 and folders.read_text() == original, said
+
+
+def test_a_repository_grok_build_was_told_not_to_trust_is_put_back(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    repo = home / "code" / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    (home / ".grok").mkdir()
+    folders = home / ".grok" / "trusted_folders.toml"
+    original = f'[folders."{home / "code"}"]\ntrusted = true\n\n[folders."{repo}"]\ntrusted = false\ndecided_at = 1\n'
+    folders.write_text(original)
+    status, said = _run(home, "grok", trust=[str(repo / "src")])  # a folder in it: Grok keys trust by the root
+    assert status == 0, said
+    assert tomllib.loads(folders.read_text())["folders"][str(repo)] == {"trusted": True, "decided_at": 1796515200}
+    status, said = _run(home, "grok", uninstall=True, trust=[str(repo / "src")])
     assert status == 0 and folders.read_text() == original, said
 
 

@@ -293,6 +293,23 @@ def test_trust_is_recorded_only_when_asked_and_only_for_the_folders_named(tmp_pa
         wiring("pi", trust=[str(folder)])
 
 
+def test_grok_build_trust_is_recorded_for_the_repository_it_looks_up(tmp_path):
+    repo = tmp_path / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    plain = tmp_path / "notes"
+    chosen = wiring("grok", trust=[str(repo / "src"), str(repo), str(plain)], home=tmp_path / "home", environ={})
+    folders = next(f for f in chosen.files if f.path == "~/.grok/trusted_folders.toml")
+    assert tomllib.loads(folders.content) == {
+        "folders": {str(repo): {"trusted": True, "decided_at": 1796515200}, str(plain): {"trusted": True,
+                    "decided_at": 1796515200}}
+    }  # fmt: skip
+    assert folders.private and "--trust DIR records DIR's repository" in " ".join(chosen.notes)
+    assert "trusted_folders" not in json.dumps([f.path for f in wiring("grok", home=tmp_path / "home").files])
+    with pytest.raises(ValueError, match="never records trust for"):
+        wiring("grok", trust=[str(tmp_path / "home")], home=tmp_path / "home", environ={})
+
+
 @pytest.mark.parametrize("host", wiring_hosts())
 def test_the_printed_content_is_what_install_merges(host, tmp_path):
     trust = [str(tmp_path)] if host in ("claude", "codex", "gemini") else []

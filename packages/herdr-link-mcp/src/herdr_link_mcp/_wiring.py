@@ -34,6 +34,7 @@ from herdr_link_control.hosts import (
     Host,
     Place,
     find_host,
+    git_root,
     hosts_with,
     place_path,
     shown_path,
@@ -228,6 +229,22 @@ def _trusted(folders: Sequence[str]) -> list[str]:
     return [str(Path(folder).expanduser().resolve()) for folder in folders]
 
 
+def _workspaces(folders: Sequence[str], home: Path) -> list[str]:
+    """The folders as Grok Build keys its trust: each one's repository root (not the home folder), else the
+    folder; ``/`` and the home folder, which it never gates nor records, are refused."""
+    home = Path(os.path.realpath(home))
+    keys = []
+    for folder in map(Path, folders):
+        root = git_root(folder)
+        key = root if root is not None and root != home and root.parent != root else folder
+        if key == home or key.parent == key:
+            raise ValueError(
+                f"Grok Build never records trust for {key} (it asks nothing there); name a folder below it"
+            )
+        keys.append(str(key))
+    return list(dict.fromkeys(keys))
+
+
 def _hook_document(hook: Hook, command: str) -> dict[str, Any]:
     """Our hint hook in the host's form (``Hook.form``)."""
     handler: dict[str, Any] = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
@@ -260,6 +277,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return {"trustedFolders": list(folders)}
     if rule == "trusted_at":
         return {"trustedFolders": {folder: {"trustedAt": TRUSTED_AT} for folder in folders}}
+    if rule == "folder_records":
+        return {"folders": {folder: {"trusted": True, "decided_at": DECIDED_AT} for folder in folders}}
     assert_never(rule)
 
 
@@ -408,6 +427,11 @@ TRUSTED_AT: Final = "2026-12-06T00:00:00.000Z"
 same every time it is made, so a second install finds nothing to change)."""
 
 
+DECIDED_AT: Final = 1796515200
+"""The time (Unix seconds, 2026-12-06) ``--trust`` records for Grok Build's trusted folders (fixed, as
+:data:`TRUSTED_AT`)."""
+
+
 def _approval(approval: Approval, command: str, args: Sequence[str]) -> dict[str, Any]:
     """The host's record that its user approved our tools, naming our server by its digest."""
     stand_ins: dict[object, object] = {COMMAND: command, ARGS: list(args)}
@@ -483,6 +507,8 @@ def wiring(
     # time a host that can wait for a server otherwise gives it: so such a host waits for it.
     required = required or (bool(servers.required_entry) and launcher == "uvx")
     folders = _trusted(trust)
+    if folders and record.trust is not None and record.trust.rule == "folder_records":
+        folders = _workspaces(folders, home)
     files = _Files(environ, home)
     entry = _entry(record, command, args, required)
     files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)

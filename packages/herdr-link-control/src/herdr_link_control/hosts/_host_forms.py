@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at"]
+    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records"]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
@@ -282,11 +282,12 @@ class Allow:
 class Trust:
     """How a host records and looks up folder trust, and the question it asks without it."""
 
-    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings")
+    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings", "switch", "switched_by")
 
     def __init__(
         self, place: Place, rule: TrustRule, question: str, *, distrusted: str = "", fix_at: TrustFixAt = "folder",
         settings: Place | None = None, granted_by: str = "",
+        switch: tuple[str, ...] = ("security", "folderTrust", "enabled"), switched_by: str = "",
     ) -> None:  # fmt: skip
         self.place = place
         self.rule = rule
@@ -294,7 +295,10 @@ class Trust:
         ``trust_level``: ``[projects."<folder>"] trust_level`` at the folder or its repository's root;
         ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins;
         ``trusted_list``: ``{"trustedFolders": ["<folder>", …]}``, each covering the folders below it;
-        ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only."""
+        ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only;
+        ``folder_records``: ``[folders."<folder>"] trusted = true`` at the repository's root (or the folder
+        outside one), and the question is asked only where the repository holds configuration that runs
+        commands (Grok Build)."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted
@@ -302,7 +306,12 @@ class Trust:
         self.fix_at = fix_at
         """``folder`` or ``root``: which folder ``--trust`` should name in the doctor's fix."""
         self.settings = settings
-        """A settings file that can switch folder trust off (``security.folderTrust.enabled``)."""
+        """A settings file that can switch folder trust off (at :attr:`switch`)."""
+        self.switch = switch
+        """The key in :attr:`settings` that, ``false``, switches folder trust off."""
+        self.switched_by = switched_by
+        """An environment variable that switches folder trust on or off, ahead of :attr:`settings` (the host's
+        own: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``)."""
         self.granted_by = granted_by
         """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
 

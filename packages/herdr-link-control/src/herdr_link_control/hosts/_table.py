@@ -604,9 +604,34 @@ HOSTS: Final[tuple[Host, ...]] = (
             (f"MCPTool({SERVER_NAMESPACE}__*)", f"mcp__{SERVER_NAMESPACE}", f"mcp__{SERVER_NAMESPACE}__*"),
             key=("permission", "allow"),
         ),
+        # Grok Build 1.0 asks only where its folder or repository holds configuration that runs commands
+        # (xai-grok-workspace folder_trust.rs @ 19d42e35; docs/hosts.md), single keys a message would answer
+        trust=Trust(
+            Place(
+                "~/.grok/trusted_folders.toml",
+                variable="GROK_HOME",
+                under_variable="trusted_folders.toml",
+                format="toml",
+                private=True,
+                user_note="folder trust, as Grok Build records it",
+            ),  # fmt: skip
+            "folder_records",
+            'a Grok Build worker started in {folder} first asks "Do you trust the contents of this directory?" (its '
+            "repository holds configuration that runs commands, such as MCP servers; the answers are single keys, so "
+            "a message typed there would answer it: Link refuses to start a worker there, and to type into one "
+            "waiting at it)",
+            fix_at="root",
+            settings=_GROK_CONFIG,
+            switch=("folder_trust", "enabled"),
+            switched_by="GROK_FOLDER_TRUST",
+        ),
         notes=(
             '[permission] allow "{allow}" lets every Herdr Link tool run without the question Grok Build asks '
             'before each MCP call otherwise ("Allow (Herdr Link) Herdr Link?"; headless grok -p cancels the call).',
+            "Grok Build asks once per repository whether you trust it where the repository holds configuration that "
+            "runs commands (a project .grok/config.toml with MCP servers or permission rules, .mcp.json, hooks, "
+            "plugins, ...): --trust DIR records DIR's repository (Grok Build looks trust up by its root, for every "
+            "folder in it), or DIR itself outside one.",
         ),
     ),
     Host(
