@@ -127,6 +127,22 @@ def test_grok_build_asks_only_where_its_repository_holds_configuration_that_runs
     assert _ahead(home, "grok", work) == "grok"
 
 
+@pytest.mark.parametrize(
+    "marker",
+    [".claude/settings.json", "sub/.envrc", ".grok/hooks/", ".claude/agents/", "sub/.grok/lsp.json", "~/.claude.json"],
+)
+def test_grok_build_asks_for_each_kind_of_configuration_its_scan_finds(home, work, marker):
+    _grok(home)
+    repo = work.parent
+    if marker == "~/.claude.json":  # servers Claude Code keeps for the folder
+        _claude(home, {str(work): {"mcpServers": {"docs": {"command": "docs-mcp"}}}})
+    elif marker.endswith("/"):
+        (repo / marker).mkdir(parents=True)
+    else:
+        _write(repo / marker, "{}")
+    assert _ahead(home, "grok", work) == "grok"
+
+
 def test_grok_build_does_not_ask_where_the_repository_is_trusted_by_its_root(home, work):
     repo = work.parent
     _write(repo / ".grok" / "config.toml", '[mcp_servers.github]\ncommand = "npx"\n')
