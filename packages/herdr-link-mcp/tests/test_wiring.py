@@ -344,7 +344,8 @@ def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict
 @pytest.mark.parametrize(
     ("host", "said"),
     [
-        ("maki", "Link does not wire maki: maki does not document where it keeps MCP servers"),
+        ("maki", "Link does not wire maki: maki keeps MCP servers in ~/.config/maki/mcp.toml"),
+        ("kimi-code", "Link does not wire Kimi Code CLI: Kimi Code CLI does not document where it keeps MCP"),
         ("hermes-agent", "Link does not wire Hermes Agent: Hermes Agent keeps its MCP servers in ~/.hermes/"),
         ("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install"),
     ],

@@ -399,5 +399,5 @@ def test_an_agent_of_a_kind_link_cannot_wire_is_named_with_the_reason(herdr_sim:
     herdr_sim.add_agent(herdr_sim.split(brain), "maki", name="minimal")
     herdr_sim.add_agent(herdr_sim.split(brain), "copilot", name="pilot")  # wired: not named
     found = kinds()
-    assert found.status == "WARN" and "minimal (maki):" in found.detail and "cannot be wired yet" in found.detail
+    assert found.status == "WARN" and "minimal (maki):" in found.detail and "cannot hold Link's server" in found.detail
     assert "pilot" not in found.detail

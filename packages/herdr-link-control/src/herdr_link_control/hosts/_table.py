@@ -131,6 +131,11 @@ def _forwarded(form: str) -> dict[str, str]:
     return {name: form.format(name) for name in FORWARDED_VARIABLES}
 
 
+_DEVIN_CONFIG: Final = Place(
+    "~/.config/devin/config.json", ".devin/config.json", format="jsonc",
+    user_note="the user config `devin mcp add -s user` writes: the server, and the rule that lets its tools run",
+    project_note="the project config: the server, and the rule that lets its tools run",
+)  # fmt: skip
 _QWEN_SETTINGS: Final = Place(
     "~/.qwen/settings.json", ".qwen/settings.json", variable="QWEN_HOME", under_variable="settings.json",
     format="jsonc", user_note="merge into your settings", project_note="merge into your settings",
@@ -721,7 +726,28 @@ HOSTS: Final[tuple[Host, ...]] = (
             "a terminal (mastracode -p) is known to be its own pane's process.",
         ),  # fmt: skip
     ),
-    Host("devin", "Devin CLI", kind="devin", unwired=_UNKNOWN.format(program="Devin CLI")),
+    Host(
+        "devin",
+        "Devin CLI",
+        kind="devin",
+        clients=("devin",),  # not seen: no build runs here
+        presentation=PresentationForm.MCP_PREFIXED,  # mcp__<server>__<tool> (its MCP overview)
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            _DEVIN_CONFIG,
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+        ),
+        # Normal mode (its default) asks before any tool no rule allows; `mcp__<server>__*` is its documented
+        # pattern for all of a server's tools (docs.devin.ai/cli/reference/permissions, cli/extensibility/mcp)
+        allow=Allow(_DEVIN_CONFIG, (f"mcp__{SERVER_NAMESPACE}__*",)),
+        notes=(
+            'permissions.allow "{allow}" lets every Herdr Link tool run without the approval Devin CLI asks for '
+            "otherwise (Normal mode approves read-only tools only).",
+            "Built from Devin CLI's documentation (docs.devin.ai/cli/extensibility/mcp/configuration); no build of "
+            "devin installs or runs here, so this wiring is not run.",
+        ),
+    ),
     Host(
         "omp",
         "oh-my-pi",
@@ -730,7 +756,34 @@ HOSTS: Final[tuple[Host, ...]] = (
         "file Link does not edit), and Link has no native extension for it yet",
     ),
     Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
-    Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
+    Host(
+        "amp",
+        "Amp",
+        kind="amp",
+        clients=("amp-mcp-client",),  # Amp 0.0.1790142911 (docs/hosts.md)
+        presentation=PresentationForm.MCP_PREFIXED,  # `amp tools list`: mcp__herdr_link__<tool>
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/amp/settings.json",
+                variable="XDG_CONFIG_HOME",
+                under_variable="amp/settings.json",
+                format="jsonc",
+                user_note="the settings file `amp mcp add` writes",
+            ),
+            "amp.mcpServers",  # one key, dot and all
+            (("command", COMMAND), ("args", ARGS)),
+            # a workspace's .amp/settings.json servers run only once `amp mcp approve` (an online login) approved
+            # them
+            scopes=("user",),
+            lookup=("user",),
+        ),
+        notes=(
+            "Amp's built-in permission rules allow every mcp__* tool: no rule is needed.",
+            "Amp's model runs only through an Amp account (ampcode.com): this wiring is not run here, though the "
+            "npm build installs and starts our server (`amp tools list`).",
+        ),
+    ),
     Host(
         "hermes",
         "Hermes Agent",
@@ -740,7 +793,14 @@ HOSTS: Final[tuple[Host, ...]] = (
         "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
     ),
     Host("qodercli", "Qoder CLI", kind="qodercli", unwired=_UNKNOWN.format(program="Qoder CLI")),
-    Host("maki", "maki", kind="maki", unwired=_UNKNOWN.format(program="maki")),
+    Host(
+        "maki",
+        "maki",
+        kind="maki",
+        unwired="maki keeps MCP servers in ~/.config/maki/mcp.toml ([mcp.<name>] command = [argv]) but refuses a "
+        "server name with an underscore (only ASCII letters, digits and hyphens), so it cannot hold Link's server "
+        "herdr_link; and no build installs here (a curl installer or GitHub release, not npm or PyPI)",
+    ),
 )
 """Every host kind Link knows, in the order the tools list them."""
 
