@@ -572,3 +572,19 @@ def test_amp_is_wired_at_user_scope_only(tmp_path: Path) -> None:
     # a workspace's .amp/settings.json server runs only once `amp mcp approve` (an online login) approved it
     with pytest.raises(ValueError, match="only the user scope"):
         wiring("amp", scope="project", home=_home(tmp_path), environ={})
+
+
+def test_devins_project_config_gets_the_server_and_the_rule_and_gives_them_back(tmp_path: Path) -> None:
+    home, project = _home(tmp_path), tmp_path / "work"
+    config = project / ".devin" / "config.json"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // shared with the team\n  "permissions": {\n    "allow": ["Exec(npm run)"]\n  }\n}\n'
+    config.write_text(original)
+    for uninstall in (False, True):
+        chosen = wiring("devin", scope="project", home=home, environ={})
+        assert apply(plan(chosen, home, project, uninstall=uninstall, environ={}), {}, home, lambda _: None) == 0
+        if not uninstall:
+            data = json_value(config.read_text(), jsonc=True)
+            assert data["permissions"]["allow"] == ["Exec(npm run)", "mcp__herdr_link__*"]
+            assert "herdr_link" in data["mcpServers"] and not (home / ".config" / "devin").exists()
+    assert config.read_text() == original
