@@ -93,12 +93,15 @@ def test_droids_trusted_folder_is_that_folder_only(tmp_path):
     assert folder_trust(droid, work / "app", environ={}, home=home) is None  # not seen to cover its children
 
 
-def test_makis_row_says_it_cannot_hold_our_servers_name():
-    from herdr_link_control.hosts import SERVER_NAMESPACE, find_host
+def test_maki_registers_our_server_under_a_name_it_accepts_and_every_other_host_under_ours():
+    from herdr_link_control.hosts import SERVER_NAMESPACE, find_host, hosts_with
 
     maki = find_host("maki")
-    assert maki is not None and maki.servers is None
-    assert "_" in SERVER_NAMESPACE and "underscore" in maki.unwired and "mcp.toml" in maki.unwired
+    assert maki is not None and maki.servers is not None
+    # maki accepts ASCII letters, digits and hyphens only (maki-config is_valid_server_name)
+    assert maki.servers.name == "herdr-link" and all(c.isalnum() or c == "-" for c in maki.servers.name)
+    others = [host for host in hosts_with("servers") if host.name != "maki"]
+    assert others and all(host.servers is not None and host.servers.name == SERVER_NAMESPACE for host in others)
 
 
 @pytest.mark.parametrize(("name", "path"), [("amp", "amp/settings.json"), ("devin", "devin/config.json")])

@@ -223,6 +223,7 @@ def corpus() -> list[Case]:
     cases += _special()
     cases += [Case(f"codex-config-{i}", "codex", ".codex/config.toml", text.encode()) for i, text in enumerate(TOML)]
     cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
+    cases += [Case(f"maki-mcp-{i}", "maki", ".config/maki/mcp.toml", text.encode()) for i, text in enumerate(MAKI)]
     return cases
 
 
@@ -244,3 +245,16 @@ GROK: list[str] = [
 """Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server, and
 permission rules of the user's (one line, one a line with comments, CRLF, empty, an inline table, no
 ``allow`` yet, ours written by hand)."""
+
+
+MAKI: list[str] = [  # maki's mcp.toml as its documentation writes it (tontinton/maki site/docs/content/mcp)
+    "",
+    '[mcp.filesystem]\ncommand = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n',
+    "# my servers\ndefer_tools = 20\n\n[mcp.filesystem]\n"
+    'command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n\n'
+    '[mcp.github]\ncommand = ["gh", "mcp-server"]\nenvironment = { GITHUB_TOKEN = "ghp_xxxx" }\n'
+    "timeout = 10000\nenabled = false\n",
+    '[mcp.analytics]\nurl = "https://mcp.example.com/mcp"\nheaders = { Authorization = "Bearer tok123" }\n\n'
+    '[mcp.linear]\ncommand = ["linear-mcp-server"]\nalways_load = true  # small, every turn\n',
+    'mcp = { ast-grep = { command = ["ast-grep-mcp"] } }\n',
+]

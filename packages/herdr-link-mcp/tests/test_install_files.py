@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_corpus import AMP_COMMENTED, DEVIN_COMMENTED, GROK, Case, corpus
+from install_corpus import AMP_COMMENTED, DEVIN_COMMENTED, GROK, MAKI, Case, corpus
 
 from herdr_link_control.userfiles import json_value
 from herdr_link_mcp import wiring
@@ -588,3 +588,31 @@ def test_devins_project_config_gets_the_server_and_the_rule_and_gives_them_back(
             assert data["permissions"]["allow"] == ["Exec(npm run)", "mcp__herdr_link__*"]
             assert "herdr_link" in data["mcpServers"] and not (home / ".config" / "devin").exists()
     assert config.read_text() == original
+
+
+def test_makis_server_is_herdr_link_with_a_hyphen_told_its_name_and_always_loaded(tmp_path: Path) -> None:
+    # maki refuses a server name with an underscore (maki-config is_valid_server_name)
+    home, target, after = _installed(tmp_path, "maki", ".config/maki/mcp.toml", MAKI[2])
+    data = tomllib.loads(after)
+    ours = data["mcp"]["herdr-link"]
+    assert "herdr_link" not in data["mcp"] and set(data["mcp"]) == {"filesystem", "github", "herdr-link"}
+    assert ours["command"][-2:] == ["--namespace", "herdr-link"] and ours["always_load"] is True
+    assert "herdr-link-mcp" in " ".join(ours["command"]) or "herdr_link_mcp" in " ".join(ours["command"])
+    assert after.startswith(MAKI[2]) and data["defer_tools"] == 20  # the user's file, ours after it
+    assert _run(home, "maki", uninstall=True)[0] == 0
+    assert target.read_text() == MAKI[2]
+
+
+def test_a_hand_written_herdr_link_entry_in_maki_is_ours_to_replace_whole_after_asking(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    target = home / ".config" / "maki" / "mcp.toml"
+    target.parent.mkdir(parents=True)
+    original = '[mcp.herdr-link]\ncommand = ["/bin/true"]\ntimeout = 5000\n'
+    target.write_text(original)
+    decided = plan(wiring("maki", home=home, environ={}), home, home, environ={})
+    assert any("mcp.herdr-link" in conflict for conflict in decided.conflicts)  # asked, as for herdr_link elsewhere
+    assert apply(decided, {}, home, lambda _: None) == 0
+    command = tomllib.loads(target.read_text())["mcp"]["herdr-link"]["command"]
+    assert "/bin/true" not in command and command[-2:] == ["--namespace", "herdr-link"]  # replaced, not appended to
+    assert _run(home, "maki", uninstall=True)[0] == 0
+    assert target.read_text() == original

@@ -82,7 +82,8 @@ __all__ = [
 ]
 
 SERVER_NAMESPACE: Final = "herdr_link"
-"""The name every host registers our server under (its tools are ``mcp__herdr_link__…`` and the like)."""
+"""The name hosts register our server under (its tools are ``mcp__herdr_link__…`` and the like); a host that
+refuses it has its own (:attr:`Servers.name`: maki's ``herdr-link``)."""
 FORWARDED_VARIABLES: Final = (*GATE_VARIABLES, "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 COMMAND: Final = "$command"
@@ -797,9 +798,31 @@ HOSTS: Final[tuple[Host, ...]] = (
         "maki",
         "maki",
         kind="maki",
-        unwired="maki keeps MCP servers in ~/.config/maki/mcp.toml ([mcp.<name>] command = [argv]) but refuses a "
-        "server name with an underscore (only ASCII letters, digits and hyphens), so it cannot hold Link's server "
-        "herdr_link; and no build installs here (a curl installer or GitHub release, not npm or PyPI)",
+        clients=("maki",),  # not seen: no build runs here
+        presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,  # <server>__<tool> (its docs, "Naming")
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/maki/mcp.toml",
+                ".maki/mcp.toml",
+                format="toml",
+                user_note="maki's MCP config",
+                project_note="the project's MCP config (read once maki trusts the folder)",
+            ),
+            "mcp",
+            # always_load: never behind its tool_search (it defers once more than 10 tools exist)
+            (("command", ARGV), ("always_load", True)),
+            project_question="maki reads a project's .maki/mcp.toml only once it trusts the folder",
+            # maki refuses server names other than ASCII letters, digits and hyphens (maki-config
+            # is_valid_server_name): herdr_link would be refused
+            name="herdr-link",
+        ),
+        notes=(
+            "maki accepts only letters, digits and hyphens in a server's name: Link's server is herdr-link there, "
+            "and its tools herdr-link__<tool>.",
+            "Built from maki's documentation and source (tontinton/maki site/docs/content/mcp/_index.md, "
+            "maki-agent/src/mcp/config.rs); no build of maki installs or runs here, so this wiring is not run.",
+        ),
     ),
 )
 """Every host kind Link knows, in the order the tools list them."""
