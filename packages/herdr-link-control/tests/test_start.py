@@ -408,7 +408,7 @@ async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(ki
     assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed
 
 
-@pytest.mark.parametrize("kind", ["devin", "maki", "Hermes-Agent"])
+@pytest.mark.parametrize("kind", ["kimi", "qodercli", "Hermes-Agent"])
 async def test_a_kind_link_cannot_wire_is_started_and_the_log_says_it_has_no_link(kind, tmp_path, caplog):
     runner = scripted(BASE)
     receipt = await link(runner).start(

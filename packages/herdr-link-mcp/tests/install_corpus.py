@@ -89,6 +89,31 @@ DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integrati
     },
 }
 
+AMP_SETTINGS: dict[str, Any] = {  # keys as `amp mcp add` and Amp's manual spell them: one key, dot and all
+    "amp.notifications.enabled": False,
+    "amp.permissions": [{"tool": "Bash", "matches": {"cmd": "*git push*"}, "action": "ask"}],
+    "amp.mcpServers": {"playwright": {"command": "npx", "args": ["-y", "@playwright/mcp@latest", "--headless"]}},
+}
+DEVIN_CONFIG: dict[str, Any] = {  # docs.devin.ai/cli/reference/configuration/config-file, "User config"
+    "agent": {"model": "swe-1-6-fast", "show_history_on_continue": True},
+    "theme_mode": None,
+    "permissions": {"allow": ["Read(**)", "Exec(git)"], "deny": [], "ask": []},
+    "mcpServers": {"github": OTHER_SERVER},
+    "read_config_from": {"cursor": True, "windsurf": True, "claude": True},
+}
+AMP_COMMENTED: str = (  # as `amp mcp add` leaves a settings file with comments (Amp 0.0.1790142911)
+    '{\n  // Amp settings\n  "amp.notifications.enabled": false,\n  "amp.permissions": [\n'
+    '    { "tool": "Bash", "matches": { "cmd": "*git push*" }, "action": "ask" }\n  ],\n  /* servers */\n'
+    '  "amp.mcpServers": {\n    "playwright": { "command": "npx", "args": ["-y", "@playwright/mcp@latest"] }\n'
+    "  }\n}\n"
+)
+DEVIN_COMMENTED: str = (  # "JSON files (with comment support)", as its documentation writes them
+    '// ~/.config/devin/config.json\n{\n  // Agent behavior\n  "agent": {\n    "model": "swe-1-6-fast"\n  },\n'
+    '  "permissions": {\n    "allow": ["Read(**)", "Exec(git)"],\n    "deny": [],\n    "ask": []\n  },\n'
+    '  // MCP servers\n  "mcpServers": {\n'
+    '    "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"] }\n  }\n}\n'
+)
+
 BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("copilot", ".copilot/mcp-config.json", COPILOT_MCP),
     ("copilot", ".copilot/config.json", COPILOT_CONFIG),
@@ -100,6 +125,8 @@ BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("cursor", ".cursor/mcp.json", PLAIN_MCP),
     ("kiro", ".kiro/settings/mcp.json", PLAIN_MCP),
     ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),
+    ("amp", ".config/amp/settings.json", AMP_SETTINGS),
+    ("devin", ".config/devin/config.json", DEVIN_CONFIG),
     ("claude", ".claude.json", CLAUDE_STATE),
     ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
     ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
@@ -156,6 +183,10 @@ def _special() -> list[Case]:
         ),
         ("qwen", ".qwen/settings.json", '{\n  // Qwen Code\n  "model": {"name": "qwen3-coder-plus"}\n}\n'),
         ("copilot", ".copilot/mcp-config.json", '{\n  "mcpServers": {}\n}\n'),
+        ("amp", ".config/amp/settings.json", AMP_COMMENTED),
+        ("amp", ".config/amp/settings.json", '{\n  "amp.mcpServers": {}\n}\n'),
+        ("devin", ".config/devin/config.json", DEVIN_COMMENTED),
+        ("devin", ".config/devin/config.json", '{\n  "permissions": {\n    "allow": []\n  }\n}\n'),
     ]
     out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
     out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))
@@ -194,6 +225,7 @@ def corpus() -> list[Case]:
     cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
     trust = ".grok/trusted_folders.toml"
     cases += [Case(f"grok-trust-{i}", "grok", trust, text.encode()) for i, text in enumerate(GROK_TRUST)]
+    cases += [Case(f"maki-mcp-{i}", "maki", ".config/maki/mcp.toml", text.encode()) for i, text in enumerate(MAKI)]
     return cases
 
 
@@ -229,3 +261,16 @@ GROK_TRUST: list[str] = [
 """Grok Build's ``~/.grok/trusted_folders.toml`` as it writes it (``[folders."<root>"] trusted, decided_at``,
 one folder or a trusted one and a distrusted one below it), and as a user may edit it (comments, CRLF, no
 ``decided_at``, an empty table, dotted keys)."""
+
+
+MAKI: list[str] = [  # maki's mcp.toml as its documentation writes it (tontinton/maki site/docs/content/mcp)
+    "",
+    '[mcp.filesystem]\ncommand = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n',
+    "# my servers\ndefer_tools = 20\n\n[mcp.filesystem]\n"
+    'command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n\n'
+    '[mcp.github]\ncommand = ["gh", "mcp-server"]\nenvironment = { GITHUB_TOKEN = "ghp_xxxx" }\n'
+    "timeout = 10000\nenabled = false\n",
+    '[mcp.analytics]\nurl = "https://mcp.example.com/mcp"\nheaders = { Authorization = "Bearer tok123" }\n\n'
+    '[mcp.linear]\ncommand = ["linear-mcp-server"]\nalways_load = true  # small, every turn\n',
+    'mcp = { ast-grep = { command = ["ast-grep-mcp"] } }\n',
+]

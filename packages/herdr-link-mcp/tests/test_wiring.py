@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from herdr_link_control.hosts import find_host
 from herdr_link_mcp import (
     command_hook_hash,
     hint_hosts,
@@ -110,6 +111,9 @@ def test_the_hint_command_prints_exactly_the_hook_output(tmp_path):
 def test_every_printed_config_parses_with_its_formats_parser(host):
     result = wiring(host)
     assert result.files
+    record = find_host(host)
+    servers = record.servers if record is not None else None
+    assert servers is not None
     for item in result.files:
         if item.format == "json":
             value = json.loads(item.content)
@@ -117,7 +121,7 @@ def test_every_printed_config_parses_with_its_formats_parser(host):
             value = tomllib.loads(item.content)
         else:
             continue
-        assert "herdr_link" in json.dumps(value) or "hint --host" in json.dumps(value)
+        assert servers.name in json.dumps(value) or "hint --host" in json.dumps(value)
     machine = json.loads(run("wiring", "--host", host, "--json").stdout)
     assert machine["host"] == host and [f["path"] for f in machine["files"]] == [f.path for f in result.files]
 
@@ -361,7 +365,8 @@ def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict
 @pytest.mark.parametrize(
     ("host", "said"),
     [
-        ("maki", "Link does not wire maki: maki does not document where it keeps MCP servers"),
+        ("qoder", "Link does not wire Qoder CLI: Qoder CLI does not document where it keeps MCP"),
+        ("kimi-code", "Link does not wire Kimi Code CLI: Kimi Code CLI does not document where it keeps MCP"),
         ("hermes-agent", "Link does not wire Hermes Agent: Hermes Agent keeps its MCP servers in ~/.hermes/"),
         ("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install"),
     ],

@@ -396,8 +396,8 @@ def test_an_agent_of_a_kind_link_cannot_wire_is_named_with_the_reason(herdr_sim:
         return next(c for c in diagnose(env, tmp_path, home) if c.name == "agent kinds")
 
     assert kinds().status == "PASS" and "claude" in kinds().detail
-    herdr_sim.add_agent(herdr_sim.split(brain), "maki", name="minimal")
+    herdr_sim.add_agent(herdr_sim.split(brain), "kimi", name="minimal")
     herdr_sim.add_agent(herdr_sim.split(brain), "copilot", name="pilot")  # wired: not named
     found = kinds()
-    assert found.status == "WARN" and "minimal (maki):" in found.detail and "cannot be wired yet" in found.detail
+    assert found.status == "WARN" and "minimal (kimi):" in found.detail and "cannot be wired yet" in found.detail
     assert "pilot" not in found.detail

@@ -68,6 +68,12 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             "exposure",
         ),
         (".claude.json", '{"mcpServers":{"herdr-link":{"command":"/bin/true"}}}', "Claude Code", "rename"),
+        (  # maki refuses an underscore in a server's name: there ours is herdr-link
+            ".config/maki/mcp.toml",
+            '[mcp.herdr_link]\ncommand = ["/bin/true"]\n',
+            "maki",
+            'rename the entry to "herdr-link"',
+        ),
     ],
 )
 def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):

@@ -510,10 +510,12 @@ def wiring(
     if folders and record.trust is not None and record.trust.rule == "folder_records":
         folders = _workspaces(folders, home)
     files = _Files(environ, home)
+    if servers.name != DEFAULT_NAMESPACE:  # the host refuses our name: the server is told the one it has
+        args = [*args, "--namespace", servers.name]
     entry = _entry(record, command, args, required)
-    files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)
+    files.add(servers.place, scope, {servers.table: {servers.name: entry}}, repairs=servers.repairs)
     if servers.approval is not None:
-        files.add(servers.place, scope, _nested(servers.approval.table, {DEFAULT_NAMESPACE: _approval(servers.approval,
+        files.add(servers.place, scope, _nested(servers.approval.table, {servers.name: _approval(servers.approval,
                   command, args)}))  # fmt: skip
     if record.allow is not None:
         allowed: Any = [record.allow.rules[0]]

@@ -150,6 +150,7 @@ class Servers:
         "approval",
         "entry",
         "lookup",
+        "name",
         "place",
         "project_question",
         "registered",
@@ -176,8 +177,12 @@ class Servers:
         required_notes: tuple[str, str] = ("", ""),
         repairs: bool = False,
         approval: Approval | None = None,
+        name: str = "herdr_link",
     ) -> None:
         self.place = place
+        self.name = name
+        """The key our entry is written under: the table's ``SERVER_NAMESPACE`` unless the host refuses it
+        (then the server is started with ``--namespace NAME``, the name its tools are presented under)."""
         self.approval = approval
         """The host's record that its user approved our tools, written beside the entry (:class:`Approval`)."""
         self.table = table

@@ -82,7 +82,8 @@ __all__ = [
 ]
 
 SERVER_NAMESPACE: Final = "herdr_link"
-"""The name every host registers our server under (its tools are ``mcp__herdr_link__…`` and the like)."""
+"""The name hosts register our server under (its tools are ``mcp__herdr_link__…`` and the like); a host that
+refuses it has its own (:attr:`Servers.name`: maki's ``herdr-link``)."""
 FORWARDED_VARIABLES: Final = (*GATE_VARIABLES, "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 COMMAND: Final = "$command"
@@ -131,6 +132,11 @@ def _forwarded(form: str) -> dict[str, str]:
     return {name: form.format(name) for name in FORWARDED_VARIABLES}
 
 
+_DEVIN_CONFIG: Final = Place(
+    "~/.config/devin/config.json", ".devin/config.json", format="jsonc",
+    user_note="the user config `devin mcp add -s user` writes: the server, and the rule that lets its tools run",
+    project_note="the project config: the server, and the rule that lets its tools run",
+)  # fmt: skip
 _QWEN_SETTINGS: Final = Place(
     "~/.qwen/settings.json", ".qwen/settings.json", variable="QWEN_HOME", under_variable="settings.json",
     format="jsonc", user_note="merge into your settings", project_note="merge into your settings",
@@ -746,7 +752,28 @@ HOSTS: Final[tuple[Host, ...]] = (
             "a terminal (mastracode -p) is known to be its own pane's process.",
         ),  # fmt: skip
     ),
-    Host("devin", "Devin CLI", kind="devin", unwired=_UNKNOWN.format(program="Devin CLI")),
+    Host(
+        "devin",
+        "Devin CLI",
+        kind="devin",
+        clients=("devin",),  # not seen: no build runs here
+        presentation=PresentationForm.MCP_PREFIXED,  # mcp__<server>__<tool> (its MCP overview)
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            _DEVIN_CONFIG,
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+        ),
+        # Normal mode (its default) asks before any tool no rule allows; `mcp__<server>__*` is its documented
+        # pattern for all of a server's tools (docs.devin.ai/cli/reference/permissions, cli/extensibility/mcp)
+        allow=Allow(_DEVIN_CONFIG, (f"mcp__{SERVER_NAMESPACE}__*",)),
+        notes=(
+            'permissions.allow "{allow}" lets every Herdr Link tool run without the approval Devin CLI asks for '
+            "otherwise (Normal mode approves read-only tools only).",
+            "Built from Devin CLI's documentation (docs.devin.ai/cli/extensibility/mcp/configuration); no build of "
+            "devin installs or runs here, so this wiring is not run.",
+        ),
+    ),
     Host(
         "omp",
         "oh-my-pi",
@@ -755,7 +782,34 @@ HOSTS: Final[tuple[Host, ...]] = (
         "file Link does not edit), and Link has no native extension for it yet",
     ),
     Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
-    Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
+    Host(
+        "amp",
+        "Amp",
+        kind="amp",
+        clients=("amp-mcp-client",),  # Amp 0.0.1790142911 (docs/hosts.md)
+        presentation=PresentationForm.MCP_PREFIXED,  # `amp tools list`: mcp__herdr_link__<tool>
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/amp/settings.json",
+                variable="XDG_CONFIG_HOME",
+                under_variable="amp/settings.json",
+                format="jsonc",
+                user_note="the settings file `amp mcp add` writes",
+            ),
+            "amp.mcpServers",  # one key, dot and all
+            (("command", COMMAND), ("args", ARGS)),
+            # a workspace's .amp/settings.json servers run only once `amp mcp approve` (an online login) approved
+            # them
+            scopes=("user",),
+            lookup=("user",),
+        ),
+        notes=(
+            "Amp's built-in permission rules allow every mcp__* tool: no rule is needed.",
+            "Amp's model runs only through an Amp account (ampcode.com): this wiring is not run here, though the "
+            "npm build installs and starts our server (`amp tools list`).",
+        ),
+    ),
     Host(
         "hermes",
         "Hermes Agent",
@@ -765,7 +819,36 @@ HOSTS: Final[tuple[Host, ...]] = (
         "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
     ),
     Host("qodercli", "Qoder CLI", kind="qodercli", unwired=_UNKNOWN.format(program="Qoder CLI")),
-    Host("maki", "maki", kind="maki", unwired=_UNKNOWN.format(program="maki")),
+    Host(
+        "maki",
+        "maki",
+        kind="maki",
+        clients=("maki",),  # not seen: no build runs here
+        presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,  # <server>__<tool> (its docs, "Naming")
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/maki/mcp.toml",
+                ".maki/mcp.toml",
+                format="toml",
+                user_note="maki's MCP config",
+                project_note="the project's MCP config (read once maki trusts the folder)",
+            ),
+            "mcp",
+            # always_load: never behind its tool_search (it defers once more than 10 tools exist)
+            (("command", ARGV), ("always_load", True)),
+            project_question="maki reads a project's .maki/mcp.toml only once it trusts the folder",
+            # maki refuses server names other than ASCII letters, digits and hyphens (maki-config
+            # is_valid_server_name): herdr_link would be refused
+            name="herdr-link",
+        ),
+        notes=(
+            "maki accepts only letters, digits and hyphens in a server's name: Link's server is herdr-link there, "
+            "and its tools herdr-link__<tool>.",
+            "Built from maki's documentation and source (tontinton/maki site/docs/content/mcp/_index.md, "
+            "maki-agent/src/mcp/config.rs); no build of maki installs or runs here, so this wiring is not run.",
+        ),
+    ),
 )
 """Every host kind Link knows, in the order the tools list them."""
 
