@@ -754,6 +754,8 @@ HOSTS: Final[tuple[Host, ...]] = (
             "later calls of that tool in the session (Herdr Link's go through its one gateway tool), or add to "
             "~/.kimi-code/config.toml a [[permission.rules]] with "
             'decision = "allow" and pattern = "mcp__herdr_link__*" (Link does not edit that file).',
+            'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
+            "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
         ),
     ),
     Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
