@@ -712,6 +712,47 @@ class MastraCode(_HeadlessHost):
         return [str(self.package.executable), "-p", prompt, "-o", "json"]
 
 
+HOSTS["kimi"] = HostPackage("kimi", "@moonshot-ai/kimi-code", "2.1.0", "kimi")
+
+KIMI_MODEL = """default_model = "rig"
+telemetry = false
+
+[providers.rig]
+type = "openai"
+base_url = "{url}/v1"
+api_key = "dummy"
+
+[models.rig]
+provider = "rig"
+model = "scripted"
+max_context_size = 131072
+"""
+"""The rig's keys in ``~/.kimi-code/config.toml``: an OpenAI Chat Completions provider and its model (what
+``/provider`` records for a custom endpoint), no telemetry."""
+
+
+class KimiCode(_HeadlessHost):
+    """Kimi Code CLI 2.1.0, ``kimi -p`` (on the rig's Node 24: it wants Node >= 22.19)."""
+
+    kind = "kimi"
+    package = HOSTS["kimi"]
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Write the rig's keys (:data:`KIMI_MODEL`) as ``home``'s ``~/.kimi-code/config.toml`` (our install
+        writes only ``mcp.json``)."""
+        path = home / ".kimi-code" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(KIMI_MODEL.format(url=model_url))
+
+    def _env(self) -> dict[str, str]:
+        """Offline and quiet: no update check, no telemetry."""
+        return {"KIMI_CODE_NO_AUTO_UPDATE": "1", "KIMI_DISABLE_TELEMETRY": "1"}
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", prompt, "--output-format", "stream-json"]
+
+
 # --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---------------------------------------
 # Each is wired by `herdr-link-mcp install --host <kind> --yes` in its own HOME (the README's step), and
 # the rig adds only what points it at the scripted model (Chat Completions) and keeps it quiet offline.

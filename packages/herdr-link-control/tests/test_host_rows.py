@@ -47,6 +47,9 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("factory-cli", "droid"),
         ("herdr_link", "mastracode"),  # @mastra/mcp: the server's key
         ("amp-mcp-client", "amp"),  # Amp 0.0.1790142911, `amp tools list`
+        ("kimi-code", "kimi"),  # Kimi Code 2.1.0: its identity slug
+        ("qodercli", "qodercli"),  # Qoder CLI 1.1.52's bundle (qoderclicn for its CN build)
+        ("qoderclicn", "qodercli"),
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):
@@ -54,7 +57,9 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
     assert host is not None and host.name == name
 
 
-@pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk", "herdr_link_fork"])
+@pytest.mark.parametrize(
+    "client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk", "herdr_link_fork", "kimi-code-acp"]
+)
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None
 

@@ -81,6 +81,18 @@ KILO_CONFIG: dict[str, Any] = {
 }
 DROID_MCP: dict[str, Any] = {"mcpServers": {"github": {"type": "stdio", "disabled": False, **OTHER_SERVER}}}
 PLAIN_MCP: dict[str, Any] = {"mcpServers": {"github": OTHER_SERVER}}
+KIMI_MCP: dict[str, Any] = {  # as Kimi Code 2.1.0's /mcp-config writes it: stdio, HTTP and legacy SSE entries
+    "mcpServers": {
+        "github": {**OTHER_SERVER, "toolTimeoutMs": 120000},
+        "linear": {"url": "https://mcp.linear.app/mcp", "bearerTokenEnvVar": "LINEAR_TOKEN"},
+        "legacy-events": {"transport": "sse", "url": "https://mcp.example.invalid/sse", "enabled": False},
+    }
+}
+QODER_SETTINGS: dict[str, Any] = {  # as Qoder's documentation shows ~/.qoder/settings.json (settings, MCP reference)
+    "general": {"defaultPermissionMode": "default", "enableAutoUpdate": False},
+    "mcpServers": {"playwright": {"command": "npx", "args": ["-y", "@playwright/mcp@latest"]}},
+    "permissions": {"allow": ["mcp__context7__*"], "deny": []},
+}
 DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integration install droid` adds
     "model": "custom:scripted",
     "customModels": [{"id": "custom:scripted", "model": "scripted", "baseUrl": "http://127.0.0.1:8080/v1"}],
@@ -127,6 +139,8 @@ BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),
     ("amp", ".config/amp/settings.json", AMP_SETTINGS),
     ("devin", ".config/devin/config.json", DEVIN_CONFIG),
+    ("kimi", ".kimi-code/mcp.json", KIMI_MCP),
+    ("qodercli", ".qoder/settings.json", QODER_SETTINGS),
     ("claude", ".claude.json", CLAUDE_STATE),
     ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
     ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
@@ -187,6 +201,8 @@ def _special() -> list[Case]:
         ("amp", ".config/amp/settings.json", '{\n  "amp.mcpServers": {}\n}\n'),
         ("devin", ".config/devin/config.json", DEVIN_COMMENTED),
         ("devin", ".config/devin/config.json", '{\n  "permissions": {\n    "allow": []\n  }\n}\n'),
+        ("kimi", ".kimi-code/mcp.json", '{\n  "mcpServers": {}\n}\n'),  # Kimi Code, its last server removed
+        ("kimi", ".kimi-code/mcp.json", '{\n  "note": "mine",\n  "mcpServers": {\n    "x": {"command": "x"}\n  }\n}'),
     ]
     out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
     out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))

@@ -74,6 +74,12 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             "maki",
             'rename the entry to "herdr-link"',
         ),
+        (  # Kimi Code reads mcp.json with JSON.parse: one comment and it loads no server
+            ".kimi-code/mcp.json",
+            '{\n  // mine\n  "mcpServers": {"herdr_link": {"command": "/bin/true"}}\n}\n',
+            "Kimi Code CLI",
+            "syntax",
+        ),
     ],
 )
 def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):

@@ -781,7 +781,35 @@ HOSTS: Final[tuple[Host, ...]] = (
         unwired="oh-my-pi hides MCP tools from its model by default (tools.xdev in ~/.omp/agent/config.yml, a YAML "
         "file Link does not edit), and Link has no native extension for it yet",
     ),
-    Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
+    Host(
+        "kimi",
+        "Kimi Code CLI",
+        kind="kimi",
+        clients=("=kimi-code",),  # its identity slug (KIMI_CODE_IDENTITY_SLUG), "kimi-code" by default
+        presentation=PresentationForm.MCP_PREFIXED,
+        relists=False,  # Kimi Code 2.1.0 lists once per session: nothing handles tools/list_changed
+        servers=Servers(
+            Place(
+                "~/.kimi-code/mcp.json",
+                ".kimi-code/mcp.json",
+                variable="KIMI_CODE_HOME",
+                under_variable="mcp.json",
+                user_note="user-scope servers (the file /mcp-config edits)",
+                project_note="the project's servers",
+            ),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+            project_question="Kimi Code uses a project's servers only once you trust the folder",
+        ),
+        notes=(
+            'In its TUI, Kimi Code asks before each MCP call (kimi -p does not): "Approve for this session" allows '
+            "later calls of that tool in the session (Herdr Link's go through its one gateway tool), or add to "
+            "~/.kimi-code/config.toml a [[permission.rules]] with "
+            'decision = "allow" and pattern = "mcp__herdr_link__*" (Link does not edit that file).',
+            'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
+            "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
+        ),
+    ),
     Host(
         "amp",
         "Amp",
@@ -818,7 +846,33 @@ HOSTS: Final[tuple[Host, ...]] = (
         "edit yet; add an entry by hand whose env forwards HERDR_ENV, HERDR_BIN_PATH, HERDR_PANE_ID and "
         "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
     ),
-    Host("qodercli", "Qoder CLI", kind="qodercli", unwired=_UNKNOWN.format(program="Qoder CLI")),
+    Host(
+        "qodercli",
+        "Qoder CLI",
+        kind="qodercli",
+        clients=("qodercli",),  # its MCP client is named qodercli (qoderclicn for the CN build)
+        presentation=PresentationForm.MCP_PREFIXED,
+        # From Qoder's documentation (docs.qoder.com/cli/mcp-servers, /cli/mcp-reference): `qodercli mcp add -s
+        # user` keeps servers in ~/.qoder/settings.json (QODER_CONFIG_DIR); `trust` skips the confirmation
+        # its default permission mode asks before each MCP call.
+        servers=Servers(
+            Place(
+                "~/.qoder/settings.json",
+                variable="QODER_CONFIG_DIR",
+                under_variable="settings.json",
+                user_note="your user settings, where `qodercli mcp add -s user` records servers",
+            ),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("trust", True)),
+            scopes=("user",),
+            lookup=("user",),
+            registered=" as trusted",
+        ),
+        notes=(
+            "Built from Qoder's documentation (docs.qoder.com/cli/mcp-servers, /cli/mcp-reference); Qoder CLI needs "
+            "an online Qoder sign-in, so no build of it runs here and this wiring is not run.",
+        ),  # fmt: skip
+    ),
     Host(
         "maki",
         "maki",
