@@ -46,6 +46,7 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("grok-shell-herdr_link", "grok"),
         ("factory-cli", "droid"),
         ("herdr_link", "mastracode"),  # @mastra/mcp: the server's key
+        ("mcp", "hermes"),  # Hermes Agent 0.19.0 names no client: the MCP Python SDK's default
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):
@@ -53,7 +54,7 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
     assert host is not None and host.name == name
 
 
-@pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk", "herdr_link_fork"])
+@pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp-client", "", "python-sdk", "herdr_link_fork"])
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None
 

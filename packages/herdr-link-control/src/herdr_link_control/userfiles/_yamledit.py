@@ -232,7 +232,7 @@ class YamlDocument:
         lines = yaml_text({key: value}, self._step()).splitlines()
         return "".join(" " * column + line + self._newline for line in lines)
 
-    def set(self, path: Sequence[str], value: Any) -> None:
+    def set(self, path: Sequence[str | int], value: Any) -> None:
         """Set ``path`` to ``value``: its entry rewritten where it stands, or added to the deepest mapping
         on ``path`` that exists (the keys still missing made as mappings).
 
@@ -278,6 +278,14 @@ class YamlDocument:
         if at == len(text) and text and not text.endswith("\n"):  # the last line, without a final newline
             block = self._newline + block[: -len(self._newline)]
         self._splice(at, at, block, expected)
+
+    def append(self, path: Sequence[str | int], item: Any) -> None:
+        """Lists are not added to (no YAML host of Link's keeps a list of ours).
+
+        Raises:
+            DocumentError: always (nothing is changed).
+        """
+        raise DocumentError(f"{'.'.join(map(str, path))} is a YAML list: Link does not add to one")
 
     def _without(self, keys: Sequence[str]) -> tuple[list[str], Any]:
         """What removing ``keys`` takes out (a block mapping it alone made goes with it) and the value after."""
