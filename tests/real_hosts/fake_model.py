@@ -9,6 +9,7 @@ OpenAI Chat Completions (OpenCode through ``@ai-sdk/openai-compatible``, Pi's ``
 """
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -770,6 +771,23 @@ class ClineChat(ChatCompletions):
                 if isinstance(content, list)
                 else raw
             )
+        return texts
+
+
+class HermesChat(ChatCompletions):
+    """Hermes Agent 0.19.0's Chat Completions: a tool message holds the MCP result's text as JSON
+    (``{"result": …}``) inside an ``<untrusted_tool_result>`` block, after a caution; its model reads the text."""
+
+    def results(self, body: Body) -> list[str]:
+        texts = []
+        for raw in super().results(body):
+            found = re.search(r"\n(\{.*\})\n</untrusted_tool_result>\Z", raw, re.DOTALL)
+            try:
+                value = json.loads(found.group(1)) if found else None
+            except ValueError:
+                value = None
+            result = value.get("result") if isinstance(value, dict) else None
+            texts.append(result if isinstance(result, str) else raw)
         return texts
 
 

@@ -50,6 +50,7 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("kimi-code", "kimi"),  # Kimi Code 2.1.0: its identity slug
         ("qodercli", "qodercli"),  # Qoder CLI 1.1.52's bundle (qoderclicn for its CN build)
         ("qoderclicn", "qodercli"),
+        ("mcp", "hermes"),  # Hermes Agent 0.19.0 names no client: the MCP Python SDK's default
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):
@@ -58,7 +59,7 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
 
 
 @pytest.mark.parametrize(
-    "client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk", "herdr_link_fork", "kimi-code-acp"]
+    "client", ["picky-client", "kilocode-fork", "mcp-client", "", "python-sdk", "herdr_link_fork", "kimi-code-acp"]
 )
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None

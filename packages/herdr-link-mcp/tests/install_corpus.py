@@ -242,6 +242,9 @@ def corpus() -> list[Case]:
     trust = ".grok/trusted_folders.toml"
     cases += [Case(f"grok-trust-{i}", "grok", trust, text.encode()) for i, text in enumerate(GROK_TRUST)]
     cases += [Case(f"maki-mcp-{i}", "maki", ".config/maki/mcp.toml", text.encode()) for i, text in enumerate(MAKI)]
+    cases += [
+        Case(f"hermes-config-{name}", "hermes", ".hermes/config.yaml", text.encode()) for name, text in HERMES.items()
+    ]
     return cases
 
 
@@ -290,3 +293,55 @@ MAKI: list[str] = [  # maki's mcp.toml as its documentation writes it (tontinton
     '[mcp.linear]\ncommand = ["linear-mcp-server"]\nalways_load = true  # small, every turn\n',
     'mcp = { ast-grep = { command = ["ast-grep-mcp"] } }\n',
 ]
+
+
+HERMES_SAVED = """\
+model:
+  default: anthropic/claude-opus-4.6
+  provider: openrouter
+  base_url: https://openrouter.ai/api/v1
+toolsets:
+  - hermes-cli
+agent:
+  max_turns: 90
+  reasoning_effort: medium
+terminal:
+  backend: local
+  cwd: .
+  timeout: 180
+mcp_servers:
+  github:
+    command: npx
+    args:
+      - -y
+      - '@modelcontextprotocol/server-github'
+    env:
+      GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_TOKEN}
+display:
+  skin: default
+  personality: kawaii
+"""
+"""~/.hermes/config.yaml as Hermes Agent 0.19.0 saves it (``utils.atomic_yaml_write``: PyYAML, block style,
+sequences indented, keys in its order)."""
+
+HERMES: dict[str, str] = {
+    "saved": HERMES_SAVED,
+    "4-space": HERMES_SAVED.replace("  ", "    "),
+    "crlf": HERMES_SAVED.replace("\n", "\r\n"),
+    "no-final-newline": HERMES_SAVED.rstrip("\n"),
+    "hand-edited": "# ~/.hermes/config.yaml\n"
+    + HERMES_SAVED.replace(
+        "mcp_servers:\n", "mcp_servers:   # my servers\n  # files, off for now\n  # filesystem:\n  #   command: npx\n\n"
+    )
+    .replace("display:", "\n# looks\ndisplay:")
+    .replace("default: anthropic/claude-opus-4.6", 'default: "anthropic/claude-opus-4.6"  # the big one'),
+    "last-section": HERMES_SAVED.split("display:")[0],
+    "servers-flow-empty": "model:\n  default: x\nmcp_servers: {}\n",
+    "servers-flow": 'mcp_servers: {github: {command: npx, args: ["-y", "@modelcontextprotocol/server-github"]}}\n',
+    "no-servers": HERMES_SAVED.split("mcp_servers:")[0],
+    "comments-only": "# Hermes Agent configuration\n# (see hermes config)\n",
+    "empty": "",
+    "blank": "\n\n",
+    "document-marker": "---\nmodel:\n  default: x\n",
+}
+"""Hermes Agent's config.yaml in the layouts its users keep."""

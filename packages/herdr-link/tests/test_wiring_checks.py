@@ -80,6 +80,13 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             "Kimi Code CLI",
             "syntax",
         ),
+        (
+            ".hermes/config.yaml",
+            "# mine\nmcp_servers:\n  herdr_link:\n    command: /bin/true\n    env:\n      HERDR_ENV: ${HERDR_ENV}\n",
+            "Hermes Agent",
+            "does not forward HERDR_BIN_PATH, HERDR_PANE_ID, HERDR_SOCKET_PATH",
+        ),
+        (".hermes/config.yaml", "mcp_servers: [\n", "Hermes Agent", "is not valid YAML"),
     ],
 )
 def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):

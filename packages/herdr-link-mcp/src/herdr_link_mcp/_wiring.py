@@ -141,7 +141,7 @@ class WiringFile:
     """One file to create or merge into: ``content`` to paste, ``data`` to merge (JSON or TOML)."""
 
     path: str
-    format: Literal["json", "toml", "text"]
+    format: Literal["json", "toml", "yaml", "text"]
     content: str
     note: str = ""
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -195,6 +195,13 @@ class Wiring:
 
 def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def _yaml(data: Mapping[str, Any]) -> str:
+    """``data`` written as install writes it into a YAML file that has none of it."""
+    from herdr_link_control.userfiles import yaml_text  # ruamel.yaml, loaded only for a YAML file
+
+    return yaml_text(data)
 
 
 def _toml(data: Mapping[str, Any]) -> str:
@@ -381,10 +388,10 @@ class _Files:
     def files(self) -> list[WiringFile]:
         made = []
         for shown, draft in self.drafts.items():
-            toml = draft.place.format == "toml"
-            content = _toml(draft.data) if toml else _json(draft.data)
+            kind = draft.place.format if draft.place.format in ("toml", "yaml") else "json"
+            content = {"toml": _toml, "yaml": _yaml}.get(kind, _json)(draft.data)
             made.append(
-                WiringFile(shown, "toml" if toml else "json", content, "; ".join(draft.notes), draft.data,
+                WiringFile(shown, kind, content, "; ".join(draft.notes), draft.data,
                            draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs,
                            owned=draft.owned, consents=draft.consents)
             )  # fmt: skip

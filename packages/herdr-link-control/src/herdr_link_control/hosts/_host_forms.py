@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
     from herdr_link_protocol import PresentationForm
 
-    FileFormat: TypeAlias = Literal["json", "jsonc", "toml"]
-    """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON) or ``toml``."""
+    FileFormat: TypeAlias = Literal["json", "jsonc", "toml", "yaml"]
+    """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON), ``toml`` or ``yaml`` (YAML 1.1, as
+    PyYAML's ``safe_load`` reads it: Hermes Agent)."""
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
@@ -76,7 +77,7 @@ class Place:
         self.under_variable = under_variable
         self.format = format
         """``json`` (strict), ``jsonc`` (the host strips comments, then parses strict JSON: no trailing comma,
-        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``) or ``toml``."""
+        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``), ``toml`` or ``yaml``."""
         self.private = private
         """At user scope, created readable by its owner only, as the host creates it (state and trust files)."""
         self.user_note = user_note
@@ -107,7 +108,7 @@ class Requirement:
         self.value = value
         """The value the key must have (when ``includes`` is empty)."""
         self.includes = includes
-        """Items the key's list must include."""
+        """Items the key's list (or the keys its mapping) must include."""
         self.aliases = aliases
         """Other names the host reads the key by."""
         self.problem = problem
@@ -117,7 +118,7 @@ class Requirement:
         """``None`` when ``entry`` meets it; else what is missing (the items, or ``()`` for a value)."""
         found = next((entry[k] for k in (self.key, *self.aliases) if k in entry), None)
         if self.includes:
-            have = found if isinstance(found, list) else []
+            have = found if isinstance(found, list | dict) else []
             lacking = tuple(item for item in self.includes if item not in have)
             return lacking or None
         return None if found == self.value else ()

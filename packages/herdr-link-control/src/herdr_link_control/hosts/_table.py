@@ -842,9 +842,43 @@ HOSTS: Final[tuple[Host, ...]] = (
         "hermes",
         "Hermes Agent",
         kind="hermes",
-        unwired="Hermes Agent keeps its MCP servers in ~/.hermes/config.yaml, a YAML file Link's installer does not "
-        "edit yet; add an entry by hand whose env forwards HERDR_ENV, HERDR_BIN_PATH, HERDR_PANE_ID and "
-        "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
+        clients=("=mcp",),  # Hermes 0.19.0 names no client: the MCP Python SDK's default clientInfo.name
+        presentation=PresentationForm.MCP_PREFIXED,  # mcp__herdr_link__<tool> (tools/mcp_tool.py)
+        # It re-lists on tools/list_changed, but its model is given the new tools only between turns
+        # (refresh_agent_mcp_tools): within the turn that activates, the gateway's dispatch is what works.
+        relists=False,
+        servers=Servers(
+            Place(
+                "~/.hermes/config.yaml",
+                variable="HERMES_HOME",
+                under_variable="config.yaml",
+                format="yaml",
+                user_note="merge into your config: mcp_servers (your comments and layout stay as they are)",
+            ),
+            "mcp_servers",
+            (("command", COMMAND), ("args", ARGS), ("env", _forwarded("${{{}}}"))),
+            scopes=("user",),
+            lookup=("user",),
+            requirements=(
+                Requirement(
+                    "env",
+                    includes=FORWARDED_VARIABLES,
+                    problem="{path} does not forward {missing}: the server will see no Herdr",
+                    fix="add NAME: ${{NAME}} under mcp_servers.{ns}.env for each of them",
+                ),
+            ),
+            registered=" and forwards the Herdr variables",
+        ),
+        notes=(
+            "Hermes Agent starts MCP servers with a filtered environment: the entry forwards the Herdr variables "
+            "(${VAR}, which it expands from its own environment).",
+            "A running Hermes Agent reloads its MCP servers when config.yaml's mcp_servers change (its CLI watches "
+            "the file; /reload-mcp otherwise).",
+        ),
+        user_notes=(
+            "Hermes Agent rewrites config.yaml whole when it saves a setting (hermes setup, hermes config set): "
+            "comments in it are lost then; install kept them.",
+        ),
     ),
     Host(
         "qodercli",

@@ -88,12 +88,17 @@ def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None,
         return None, ""
     except (OSError, UnicodeDecodeError) as error:
         return None, f"{path} cannot be read: {getattr(error, 'strerror', None) or error}"
-    if file_format != "toml" and _depth(text) > HOST_FILE_DEPTH:
+    if file_format not in ("toml", "yaml") and _depth(text) > HOST_FILE_DEPTH:
         return None, f"{path} nests deeper than {HOST_FILE_DEPTH} levels: not read"
     try:
-        value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
+        if file_format == "yaml":
+            from ..userfiles import yaml_value  # ruamel.yaml, loaded only for a YAML file
+
+            value = yaml_value(text)
+        else:
+            value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
     except (ValueError, RecursionError) as error:
-        kind = "TOML" if file_format == "toml" else "JSON"
+        kind = {"toml": "TOML", "yaml": "YAML"}.get(file_format, "JSON")
         return None, f"{path} is not valid {kind}: {error}"
     return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")
 
