@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 from fake_model import DISPATCH_FIRST, MastraChat, ScriptedModel
-from hosts import MastraCode, merge_json
+from hosts import MastraCode, install_wiring, merge_json
 from interactive import Machine
 from matrix import SCENARIOS, record
 from pane_story import ASK, SCENARIO, claude_replies, heard_back, run_host
 from scenarios import CANONICAL, activation_text, pair_workspace, reply_steps, scenario_row
+from tui_story import TuiLead, a_question_through_a_helper, assert_the_user_was_answered
 from worker_story import a_lead_starts_a_worker, assert_the_worker_answered
 
 from herdr_link_protocol import COMMUNICATION_CONTRACT
@@ -45,7 +46,8 @@ def allowed_lookups(request: pytest.FixtureRequest) -> frozenset[str]:
     (``getCurrentModelAuthStatus`` → ``listAvailableModels``, ``@mastra/core`` 1.52.1 ``listProviders``);
     ``MASTRA_OFFLINE`` stops only the registry's sync, nothing found stops this. Offline the lookups fail and
     nothing waits for them. ``mastracode -p`` looks up nothing."""
-    return frozenset({"models.dev", "api.netlify.com"}) if "worker" in request.node.name else frozenset()
+    headless = request.node.name == test_mastracode_asks_claude_code_as_itself_and_hears_back.__name__
+    return frozenset() if headless else frozenset({"models.dev", "api.netlify.com"})
 
 
 @pytest.fixture
@@ -100,3 +102,26 @@ def test_a_claude_code_lead_starts_a_mastracode_worker_that_answers(tmp_path):
             "prompts": [],
         }
     )
+
+
+def _mastracode_lead(machine: Machine, model_url: str) -> list[str]:
+    """The user's one-time set-up of MastraCode as their own agent: our install command, then its model (its
+    set-up wizard once skipped)."""
+    install_wiring("mastracode", machine.home)
+    _mastracode_user(machine, model_url)
+    return ["herdr-link-mcp install --host mastracode"]
+
+
+def test_mastracode_in_its_tui_answers_the_user_through_a_worker_it_starts(tmp_path):
+    host = TuiLead(HOST, "mastracode", "mastracode", EMPTY_COMPOSER, True, DIALECT, NAMES, _mastracode_lead,
+                   notes=" (its calls through the gateway's dispatch: it never re-lists)")  # fmt: skip
+    story = a_question_through_a_helper(host, tmp_path)
+    lead = story.lead
+    assert lead.paths(lead.primary_requests[-1]) == [
+        "gateway",
+        "gateway dispatch",
+        "gateway dispatch",
+        "gateway dispatch",
+    ]
+    assert WELCOME not in story.screen, story.screen
+    assert_the_user_was_answered(host, story)
