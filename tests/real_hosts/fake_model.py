@@ -792,3 +792,18 @@ class HermesChat(ChatCompletions):
 
 
 # --- end of Cline ----------------------------------------------------------------------------------
+
+
+_MASTRA_USER = re.compile(r'<user(?: [A-Za-z_][A-Za-z0-9_.-]*="[^"]*")*>(.*?)</user>', re.DOTALL)
+
+
+class MastraChat(ClineChat):
+    """MastraCode 0.32.1's Chat Completions: Cline's tool messages, and each message typed into its TUI sent as
+    a signal element, ``<user delivery="message">…</user>``, its text XML-escaped (``&``, ``<``, ``>``;
+    ``@mastra/core`` 1.52.1 ``signalToXmlMarkup``): its model reads the text inside."""
+
+    def prompt(self, body: Body) -> str:
+        unescape = {"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+        return _MASTRA_USER.sub(
+            lambda m: re.sub("&(?:lt|gt|amp);", lambda e: unescape[e[0]], m[1]), super().prompt(body)
+        )

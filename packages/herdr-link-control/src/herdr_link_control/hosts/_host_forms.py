@@ -29,7 +29,9 @@ if TYPE_CHECKING:
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
     """How ``hint --host`` answers for a host (:attr:`Host.hint`)."""
-    HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared", "extension"]
+    HostField: TypeAlias = Literal[
+        "servers", "hint", "hook", "allow", "trust", "migration", "setup", "shared", "extension"
+    ]
     """The optional parts of a host a lookup can select hosts by (:func:`~herdr_link_control.hosts.hosts_with`)."""
 
 __all__ = [
@@ -42,6 +44,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SetUp",
     "SharedOff",
     "SharedProcess",
     "ThreadOwner",
@@ -405,6 +408,43 @@ class Migration:
         """What the operator log and the doctor say (``{model}``, ``{target}``)."""
 
 
+class SetUp:
+    """A host's set-up wizard, drawn over its composer at every start until its user finishes or skips it
+    once, which Herdr reads as idle: a message's Enter would answer it for the user.
+
+    Release-specific: the rule applies to the releases in ``versions`` only (the version of the npm
+    ``package`` that ``program`` runs). A missing file is a new install, which the wizard greets.
+    """
+
+    __slots__ = (
+        "done", "folder", "package", "places", "program", "question", "record", "seen_on", "version", "versions",
+    )  # fmt: skip
+
+    def __init__(
+        self, places: Mapping[str, Place], record: tuple[str, ...], done: tuple[str, ...], version: tuple[str, int],
+        *, folder: str, program: str, package: str, versions: tuple[str, ...], seen_on: str, question: str,
+    ) -> None:  # fmt: skip
+        self.places = dict(places)
+        """The settings file that records the answer, per ``sys.platform`` (a platform not named: not predicted)."""
+        self.folder = folder
+        """The variable that, when set, names the file's folder on every platform."""
+        self.record = record
+        """Where in it the answer is: an object."""
+        self.done = done
+        """Its keys that, when set (a non-empty string), say the wizard was finished or skipped."""
+        self.version = version
+        """Its key holding the wizard's version answered, and the releases' version: below it, asked again."""
+        self.program = program
+        self.package = package
+        """The npm package whose ``package.json`` says the version ``program`` runs (it has no ``--version``)."""
+        self.versions = versions
+        """Version prefixes the rule was read from (``0.32.``); another version is not predicted."""
+        self.seen_on = seen_on
+        """The release whose screen the wizard was seen on."""
+        self.question = question
+        """What the operator log and the doctor say."""
+
+
 class ThreadOwner:
     """How a call a shared process makes can be traced to the pane whose program owns its thread
     (PROTOCOL.md §6.1, issue 70): every call carries its thread in ``_meta``; the shared process answers,
@@ -527,6 +567,7 @@ class Host:
         "project_notes",
         "relists",
         "servers",
+        "setup",
         "shared",
         "title",
         "tool_search",
@@ -552,6 +593,7 @@ class Host:
         allow: Allow | None = None,
         trust: Trust | None = None,
         migration: Migration | None = None,
+        setup: SetUp | None = None,
         shared: SharedProcess | None = None,
         extension: Extension | None = None,
         unwired: str = "",
@@ -583,6 +625,7 @@ class Host:
         self.allow = allow
         self.trust = trust
         self.migration = migration
+        self.setup = setup
         self.shared = shared
         """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
         self.extension = extension

@@ -32,6 +32,7 @@ from ._host_forms import (
     Place,
     Requirement,
     Servers,
+    SetUp,
     SharedOff,
     SharedProcess,
     ThreadOwner,
@@ -70,6 +71,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SetUp",
     "SharedOff",
     "SharedProcess",
     "ThreadOwner",
@@ -750,6 +752,33 @@ HOSTS: Final[tuple[Host, ...]] = (
             "(${VAR}).",
             "MastraCode names its MCP client after the server's key: keep the key herdr_link, so that a run without "
             "a terminal (mastracode -p) is known to be its own pane's process.",
+        ),  # fmt: skip
+        # @mastra/code-sdk 1.0.1: getAppDataDir (utils/project.js), the wizard's record (onboarding/settings.js,
+        # ONBOARDING_VERSION 1 in onboarding/packs.js) and shouldShowOnboarding (mastracode dist/chunk-EFW2IN6O.js).
+        setup=SetUp(
+            {
+                "linux": Place(
+                    "~/.local/share/mastracode/settings.json",
+                    variable="XDG_DATA_HOME",
+                    under_variable="mastracode/settings.json",
+                ),
+                "darwin": Place("~/Library/Application Support/mastracode/settings.json"),
+                "win32": Place(
+                    "~/AppData/Roaming/mastracode/settings.json",
+                    variable="APPDATA",
+                    under_variable="mastracode/settings.json",
+                ),
+            },
+            ("onboarding",),
+            ("completedAt", "skippedAt"),
+            ("version", 1),
+            folder="MASTRA_APP_DATA_DIR",
+            program="mastracode",
+            package="mastracode",
+            versions=("0.32.",),
+            seen_on="0.32.1",
+            question='MastraCode would first show its set-up wizard ("Welcome to Mastra Code": Continue / Skip), '
+            "which Herdr reads as idle: a message's Enter would answer it",
         ),  # fmt: skip
     ),
     Host(
