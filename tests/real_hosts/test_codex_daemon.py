@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from fake_model import Body, Call, Decision, FakeModelServer, Responses, ScriptedModel, Step, Text
 from hosts import HOSTS, install_wiring
-from interactive import WAIT, Machine, at_prompt, lead_pane, say, settled, status, user_machine
+from interactive import ENTER, WAIT, Machine, at_prompt, lead_pane, say, settled, status, user_machine
 from matrix import SCENARIOS
 from scenarios import CANONICAL
 
@@ -112,6 +112,38 @@ def _tell(sim: HerdrSim, model: ScriptedModel, pane: str, name: str) -> None:
     """The user asks the Codex in ``pane`` to tell ``name`` hello, and the turn runs to its end."""
     say(sim, pane, f"Tell {name} hello")
     sim.wait_for(partial(_turn_done, model, name), timeout=WAIT * 2, what=f"the turn telling {name}")
+
+
+def _took_its_message(sim: HerdrSim, model: ScriptedModel, pane: str, sender: str, name: str) -> None:
+    """The Codex in ``pane`` (``name``) ran the turn the message ``sender`` sent it started, to its end: its
+    model was asked and answered ("noted"), the answer shows in the pane, and the pane has settled (a person
+    waits for that before typing: keys typed meanwhile may be lost)."""
+
+    def asked() -> bool:
+        envelopes = (extract_envelope(DIALECT.prompt(body)) for body in model.primary_requests)
+        return any(e is not None and (e.from_, e.to) == (sender, name) for e in envelopes)
+
+    sim.wait_for(lambda: len(sim.deliveries(pane)) >= 1, timeout=WAIT * 2, what=f"{sender}'s message in {pane}")
+    sim.wait_for(asked, timeout=WAIT * 2, what=f"{name}'s turn for {sender}'s message")
+    sim.wait_for(lambda: "noted" in sim.read(pane), timeout=WAIT * 2, what=f"{name}'s answer shown in {pane}")
+    settled(sim, pane, quiet=2.0)
+
+
+def _say_until_shown(sim: HerdrSim, pane: str, text: str, attempts: int = 3) -> None:
+    """:func:`say`, typing ``text`` again (what was read of it deleted first) when it never shows: a
+    TUI busy under load may drop keys typed while it draws."""
+    for attempt in range(attempts):
+        sim.type_text(pane, text)
+        try:
+            sim.wait_for(lambda: text in sim.read(pane), timeout=WAIT, what=f"{text!r} in the composer of {pane}")
+            break
+        except TimeoutError:
+            if attempt == attempts - 1:
+                raise TimeoutError(f"{text!r} never showed in {pane}:\n{sim.read(pane)}") from None
+            sim.type_text(pane, "\x7f" * len(text))
+            settled(sim, pane, quiet=1.0)
+    settled(sim, pane, quiet=0.5)  # a person looks at what they typed before pressing Enter
+    sim.type_text(pane, ENTER)
 
 
 def _no_token_under(folder: Path) -> list[str]:
@@ -633,8 +665,11 @@ def test_the_consented_alternative_keeps_every_plain_codex_in_its_pane(tmp_path:
             workspace = alpha.split(":")[0]
             beta = _codex_pane(sim, workspace, machine.project / "a", "beta", "codex")
             assert _daemon_env(machine.home) == {}  # no daemon: each plain codex runs in its pane
-            for pane, name in ((alpha, "beta"), (beta, "alpha")):
-                _tell(sim, model, pane, name)
+            _tell(sim, model, alpha, "beta")
+            # beta runs the turn alpha's message started before its user types (typed meanwhile, it was lost)
+            _took_its_message(sim, model, beta, "alpha", "beta")
+            _say_until_shown(sim, beta, "Tell alpha hello")
+            sim.wait_for(partial(_turn_done, model, "alpha"), timeout=WAIT * 2, what="the turn telling alpha")
             received = {name: [extract_envelope(d.text) for d in sim.deliveries(pane)]
                         for name, pane in (("alpha", alpha), ("beta", beta))}  # fmt: skip
             assert _daemon_env(machine.home) == {}

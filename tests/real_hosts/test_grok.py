@@ -10,11 +10,12 @@ permission rule allows it: install writes ``[permission] allow = ["MCPTool(herdr
 """
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 from fake_model import GROK_SEARCH, ScriptedModel, SearchingChat
-from hosts import GrokBuild
+from hosts import GrokBuild, install_wiring
 from interactive import Machine
 from matrix import SCENARIOS, record
 from pane_story import ASK, SCENARIO, claude_replies, heard_back, run_host
@@ -31,8 +32,11 @@ DIALECT = SearchingChat(GROK_SEARCH)
 EMPTY_COMPOSER = "❯" + " " * 8
 """Its composer, empty: Grok Build 1.0.41 draws no placeholder text (a letter typed shows after the mark)."""
 TRUST_QUESTION = "Do you trust the contents of this directory?"
-"""Grok Build 1.0.41's folder-trust question (seen in a git repository whose ``.grok/config.toml`` names
-servers; not in the user's project here, which has none)."""
+"""Grok Build 1.0.41's folder-trust question, asked in a git repository holding configuration that runs
+commands (the project's ``.grok/config.toml`` naming a server, here) until the repository is trusted."""
+PROJECT_SERVERS = '# the team\'s servers\n[mcp_servers.docs]\ncommand = "docs-mcp"\nenabled = false\n'
+"""The project's own Grok Build configuration: a server (switched off: nothing to run here), which is what
+makes Grok ask whether the repository is trusted."""
 
 
 @pytest.fixture
@@ -65,11 +69,22 @@ def _grok_user(machine: Machine, model_url: str) -> None:
     machine.env["PATH"] = f"{GrokBuild.package.executable.parent}:{machine.env['PATH']}"
 
 
+def _a_repository_with_its_own_servers(machine: Machine, model_url: str) -> None:
+    """The user's project is a git repository whose ``.grok/config.toml`` names a server, so Grok Build asks
+    whether to trust it; the user trusts it once with ``install --host grok --trust <project>``."""
+    _grok_user(machine, model_url)
+    subprocess.run(["git", "init", "-q", str(machine.project)], check=True, timeout=60)
+    (machine.project / ".grok").mkdir()
+    (machine.project / ".grok" / "config.toml").write_text(PROJECT_SERVERS)
+    install_wiring("grok", machine.home, "--trust", str(machine.project))
+
+
 def test_a_claude_code_lead_starts_a_grok_worker_that_answers(tmp_path):
     """Herdr types ``grok`` into the new pane's shell (the pane's environment, the user's HOME wired by
-    ``herdr-link-mcp install --host grok``); its TUI asks nothing, and its model replies to ``from``."""
+    ``herdr-link-mcp install --host grok --trust <project>``, the project a repository with servers of its
+    own); its TUI asks nothing, and its model replies to ``from``."""
     worker = ScriptedModel(DIALECT, NAMES, reply_steps(DIALECT))
-    story = a_lead_starts_a_worker("grok", worker, tmp_path, _grok_user, placeholder=EMPTY_COMPOSER)
+    story = a_lead_starts_a_worker("grok", worker, tmp_path, _a_repository_with_its_own_servers, EMPTY_COMPOSER)
     assert_the_worker_answered(story, worker, hinted=False)  # Grok Build has no hint hook (docs/hosts.md)
     assert worker.paths(worker.primary_requests[-1]) == ["gateway", "gateway dispatch"]  # found by search_tool
     assert TRUST_QUESTION not in story["shown"], story["shown"]
@@ -79,8 +94,9 @@ def test_a_claude_code_lead_starts_a_grok_worker_that_answers(tmp_path):
             "case": "a worker started by a Claude Code lead (explicit, beside the lead; README set-up only)",
             "outcome": "came up wired (the gateway found with `search_tool`, called through `use_tool`), answered "
             "the lead's message (the reply became the lead's next turn) and was closed by the lead; no prompt on "
-            "either screen. Set-up: `herdr-link-mcp install --host claude --trust <project>`; `herdr-link-mcp "
-            "install --host grok` (its loading of Claude Code's servers off)",
+            "either screen, in a git repository whose `.grok/config.toml` names a server of its own (where Grok asks "
+            "whether to trust it). Set-up: `herdr-link-mcp install --host claude --trust <project>`; `herdr-link-mcp "
+            "install --host grok --trust <project>` (its loading of Claude Code's servers off)",
             "prompts": [],
         }
     )

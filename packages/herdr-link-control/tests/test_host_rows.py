@@ -47,6 +47,11 @@ def test_a_row_wires_its_host_or_says_why_it_cannot(host):
         ("factory-cli", "droid"),
         ("herdr_link", "mastracode"),  # @mastra/mcp: the server's key
         ("omp-coding-agent", "omp"),  # oh-my-pi 18.2.3 (src/mcp/client.ts CLIENT_INFO)
+        ("amp-mcp-client", "amp"),  # Amp 0.0.1790142911, `amp tools list`
+        ("kimi-code", "kimi"),  # Kimi Code 2.1.0: its identity slug
+        ("qodercli", "qodercli"),  # Qoder CLI 1.1.52's bundle (qoderclicn for its CN build)
+        ("qoderclicn", "qodercli"),
+        ("mcp", "hermes"),  # Hermes Agent 0.19.0 names no client: the MCP Python SDK's default
     ],
 )
 def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, name):
@@ -54,7 +59,9 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
     assert host is not None and host.name == name
 
 
-@pytest.mark.parametrize("client", ["picky-client", "kilocode-fork", "mcp", "", "python-sdk", "herdr_link_fork"])
+@pytest.mark.parametrize(
+    "client", ["picky-client", "kilocode-fork", "mcp-client", "", "python-sdk", "herdr_link_fork", "kimi-code-acp"]
+)
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None
 
@@ -91,3 +98,23 @@ def test_droids_trusted_folder_is_that_folder_only(tmp_path):
     assert droid is not None
     assert folder_trust(droid, work, environ={}, home=home) is True
     assert folder_trust(droid, work / "app", environ={}, home=home) is None  # not seen to cover its children
+
+
+def test_maki_registers_our_server_under_a_name_it_accepts_and_every_other_host_under_ours():
+    from herdr_link_control.hosts import SERVER_NAMESPACE, find_host, hosts_with
+
+    maki = find_host("maki")
+    assert maki is not None and maki.servers is not None
+    # maki accepts ASCII letters, digits and hyphens only (maki-config is_valid_server_name)
+    assert maki.servers.name == "herdr-link" and all(c.isalnum() or c == "-" for c in maki.servers.name)
+    others = [host for host in hosts_with("servers") if host.name != "maki"]
+    assert others and all(host.servers is not None and host.servers.name == SERVER_NAMESPACE for host in others)
+
+
+@pytest.mark.parametrize(("name", "path"), [("amp", "amp/settings.json"), ("devin", "devin/config.json")])
+def test_amp_and_devin_keep_servers_in_a_settings_file_read_with_comments(name, path):
+    from herdr_link_control.hosts import find_host
+
+    host = find_host(name)
+    assert host is not None and host.servers is not None
+    assert host.servers.place.format == "jsonc" and host.servers.place.user.endswith(path)

@@ -215,6 +215,8 @@ async def test_a_caller_that_cannot_show_its_pane_is_refused_with_nothing_run(ev
         (NO_TERMINAL, "qwen-cli-mcp-client-herdr_link"),
         (NO_TERMINAL, "grok-shell-herdr_link"),
         (NO_TERMINAL, "herdr_link"),  # MastraCode: its client is named after the server's key
+        (NO_TERMINAL, "amp-mcp-client"),  # Amp: the server is amp's child, with its environment
+        (NO_TERMINAL, "kimi-code"),  # Kimi Code CLI: its identity slug
     ],
 )
 async def test_a_proven_pane_or_a_host_that_spawns_per_pane_acts_as_its_pane(evidence, host):

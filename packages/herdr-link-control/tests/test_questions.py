@@ -106,6 +106,79 @@ def test_codex_asks_only_in_a_repository_it_has_no_answer_for(home, work, tmp_pa
     assert _ahead(home, "codex", work) is None
 
 
+def _grok(home: Path, config: str = "", folders: str | None = None) -> None:
+    _write(home / ".grok" / "config.toml", config)
+    if folders is not None:
+        _write(home / ".grok" / "trusted_folders.toml", folders)
+
+
+def test_grok_build_asks_only_where_its_repository_holds_configuration_that_runs_commands(home, work):
+    _grok(home)  # it ran (its config exists) and trusted nothing yet
+    assert _ahead(home, "grok", work) is None  # a repository with nothing that runs commands
+    repo = work.parent
+    _write(repo / ".grok" / "config.toml", "[mcp_servers]\n[ui]\ntheme = 'groknight'\n")
+    assert _ahead(home, "grok", work) is None  # an empty server table gates nothing
+    _write(repo / ".grok" / "config.toml", '# the team\'s servers\n[mcp_servers.github]\ncommand = "npx"\n')
+    assert _ahead(home, "grok-build", work) == "grok"
+    _write(repo / ".grok" / "config.toml", '[permission]\nallow = ["Bash(make *)"]\n')
+    assert _ahead(home, "grok", work) == "grok"  # permission rules are gated too
+    (repo / ".grok" / "config.toml").unlink()
+    _write(repo / ".mcp.json", "{}")
+    assert _ahead(home, "grok", work) == "grok"
+
+
+@pytest.mark.parametrize(
+    "marker",
+    [".claude/settings.json", "sub/.envrc", ".grok/hooks/", ".claude/agents/", "sub/.grok/lsp.json", "~/.claude.json"],
+)
+def test_grok_build_asks_for_each_kind_of_configuration_its_scan_finds(home, work, marker):
+    _grok(home)
+    repo = work.parent
+    if marker == "~/.claude.json":  # servers Claude Code keeps for the folder
+        _claude(home, {str(work): {"mcpServers": {"docs": {"command": "docs-mcp"}}}})
+    elif marker.endswith("/"):
+        (repo / marker).mkdir(parents=True)
+    else:
+        _write(repo / marker, "{}")
+    assert _ahead(home, "grok", work) == "grok"
+
+
+def test_grok_build_does_not_ask_where_the_repository_is_trusted_by_its_root(home, work):
+    repo = work.parent
+    _write(repo / ".grok" / "config.toml", '[mcp_servers.github]\ncommand = "npx"\n')
+
+    def record(*folders: tuple[Path, bool]) -> str:
+        return "".join(f'[folders."{f}"]\ntrusted = {str(t).lower()}\ndecided_at = 1780000000\n\n' for f, t in folders)
+
+    _grok(home, folders=record((repo, True)))
+    assert _ahead(home, "grok", work) is None
+    _grok(home, folders=record((work, True)))  # Grok looks trust up by the repository's root, not the folder
+    assert _ahead(home, "grok", work) == "grok"
+    _grok(home, folders=record((repo.parent, True)))  # 1.0.41 was seen to ask: a folder above does not cover it
+    assert _ahead(home, "grok", work) == "grok"
+    _grok(home, folders=record((repo, False)))  # answered "no": it asks again
+    assert _ahead(home, "grok", work) == "grok"
+    _grok(home, folders=record((repo, True)) + '[folders."/srv/x"]\ndecided_at = 1\n')  # unreadable as a whole
+    assert _ahead(home, "grok", work) == "grok"
+
+
+def test_grok_build_does_not_ask_with_folder_trust_switched_off(home, work):
+    _write(work.parent / ".mcp.json", "{}")
+    _grok(home, "[folder_trust]\nenabled = false\n")
+    assert _ahead(home, "grok", work) is None
+    assert _ahead(home, "grok", work, GROK_FOLDER_TRUST="on") == "grok"  # its variable comes first
+    _grok(home)
+    assert _ahead(home, "grok", work, GROK_FOLDER_TRUST="0") is None
+
+
+def test_grok_builds_question_names_the_repository_to_trust(home, work):
+    _grok(home)
+    _write(work.parent / ".grok" / "config.toml", '[mcp_servers.github]\ncommand = "npx"\n')
+    question = HostQuestions({"HOME": str(home)}).ahead("grok", str(work))
+    assert question is not None and question.fix == f"herdr-link-mcp install --host grok --trust {work.parent}"
+    assert "Do you trust the contents of this directory?" in str(question)
+
+
 @pytest.mark.parametrize("kind", ["pi", "opencode", "agy", "nothing-we-know"])
 def test_hosts_without_a_trust_question_are_never_refused(home, work, kind):
     _claude(home, {})
@@ -166,6 +239,21 @@ async def test_a_start_where_the_host_does_not_ask_goes_ahead(home, work):
                        ("agent", "start"): STARTED})  # fmt: skip
     receipt = await link(runner, HOME=str(home)).start({"name": "worker", "kind": "gemini", "args": []})
     assert receipt.agent == "worker" and runner.calls[-1][:3] == ("agent", "start", "worker")
+
+
+async def test_a_grok_build_worker_is_not_started_where_it_would_ask(home, work):
+    _grok(home)
+    _write(work.parent / ".grok" / "config.toml", '[mcp_servers.github]\ncommand = "npx"\n')
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB})
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).start({"name": "worker", "kind": "grok", "args": []})
+    assert raised.value.cause is Cause.START_AGENT_WOULD_ASK and runner.calls == [SELF]
+    assert f"herdr-link-mcp install --host grok --trust {work.parent}" in raised.value.detail
+    _grok(home, folders=f'[folders."{work.parent}"]\ntrusted = true\ndecided_at = 1796515200\n')
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB,
+                       ("agent", "start"): STARTED})  # fmt: skip
+    receipt = await link(runner, HOME=str(home)).start({"name": "worker", "kind": "grok", "args": []})
+    assert receipt.agent == "worker"
 
 
 def _send_runner(work: Path, kind: str = "gemini") -> ScriptedRunner:

@@ -9,7 +9,8 @@ import anyio
 import pytest
 from scripted_herdr import agent, err, got, link, ok, scripted
 
-from herdr_link_control import CallContext, RunResult
+from herdr_link_control import CallContext, RunResult, hosts
+from herdr_link_control.hosts import Host
 from herdr_link_protocol import Cause, ErrorCode, LinkError
 
 pytestmark = pytest.mark.anyio
@@ -408,8 +409,21 @@ async def test_a_worker_of_a_host_that_shares_a_process_is_started_in_its_own(ki
     assert start[:2] == ("agent", "start") and start[start.index("--") + 1 :] == typed
 
 
-@pytest.mark.parametrize("kind", ["devin", "maki", "Hermes-Agent"])
-async def test_a_kind_link_cannot_wire_is_started_and_the_log_says_it_has_no_link(kind, tmp_path, caplog):
+@pytest.fixture
+def unwired_hermes(monkeypatch):
+    """The table with Hermes Agent's row saying Link cannot wire it (every kind Herdr runs is wired today, so a
+    test of the unwired path puts a made-up row on the public table)."""
+    rows = tuple(
+        Host(row.name, row.title, kind=row.kind, unwired="its file is not known") if row.kind == "hermes" else row
+        for row in hosts.HOSTS
+    )
+    monkeypatch.setattr(hosts, "HOSTS", rows)
+
+
+@pytest.mark.parametrize("kind", ["hermes", "Hermes-Agent", "HERMES"])
+async def test_a_kind_link_cannot_wire_is_started_and_the_log_says_it_has_no_link(
+    kind, tmp_path, caplog, unwired_hermes
+):
     runner = scripted(BASE)
     receipt = await link(runner).start(
         {"name": "w", "kind": kind, "args": []}, context=CallContext(directory=str(tmp_path))

@@ -87,6 +87,18 @@ OMP_MCP: dict[str, Any] = {  # as oh-my-pi 18.2.3's /mcp add writes it: its $sch
                    "url": "https://docs.example.invalid/mcp", "enabled": False}},
     "disabledServers": ["legacy"],
 }  # fmt: skip
+KIMI_MCP: dict[str, Any] = {  # as Kimi Code 2.1.0's /mcp-config writes it: stdio, HTTP and legacy SSE entries
+    "mcpServers": {
+        "github": {**OTHER_SERVER, "toolTimeoutMs": 120000},
+        "linear": {"url": "https://mcp.linear.app/mcp", "bearerTokenEnvVar": "LINEAR_TOKEN"},
+        "legacy-events": {"transport": "sse", "url": "https://mcp.example.invalid/sse", "enabled": False},
+    }
+}
+QODER_SETTINGS: dict[str, Any] = {  # as Qoder's documentation shows ~/.qoder/settings.json (settings, MCP reference)
+    "general": {"defaultPermissionMode": "default", "enableAutoUpdate": False},
+    "mcpServers": {"playwright": {"command": "npx", "args": ["-y", "@playwright/mcp@latest"]}},
+    "permissions": {"allow": ["mcp__context7__*"], "deny": []},
+}
 DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integration install droid` adds
     "model": "custom:scripted",
     "customModels": [{"id": "custom:scripted", "model": "scripted", "baseUrl": "http://127.0.0.1:8080/v1"}],
@@ -94,6 +106,31 @@ DROID_SETTINGS: dict[str, Any] = {  # with the hook Herdr's own `herdr integrati
         "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": "~/.factory/hooks/herdr.sh"}]}]
     },
 }
+
+AMP_SETTINGS: dict[str, Any] = {  # keys as `amp mcp add` and Amp's manual spell them: one key, dot and all
+    "amp.notifications.enabled": False,
+    "amp.permissions": [{"tool": "Bash", "matches": {"cmd": "*git push*"}, "action": "ask"}],
+    "amp.mcpServers": {"playwright": {"command": "npx", "args": ["-y", "@playwright/mcp@latest", "--headless"]}},
+}
+DEVIN_CONFIG: dict[str, Any] = {  # docs.devin.ai/cli/reference/configuration/config-file, "User config"
+    "agent": {"model": "swe-1-6-fast", "show_history_on_continue": True},
+    "theme_mode": None,
+    "permissions": {"allow": ["Read(**)", "Exec(git)"], "deny": [], "ask": []},
+    "mcpServers": {"github": OTHER_SERVER},
+    "read_config_from": {"cursor": True, "windsurf": True, "claude": True},
+}
+AMP_COMMENTED: str = (  # as `amp mcp add` leaves a settings file with comments (Amp 0.0.1790142911)
+    '{\n  // Amp settings\n  "amp.notifications.enabled": false,\n  "amp.permissions": [\n'
+    '    { "tool": "Bash", "matches": { "cmd": "*git push*" }, "action": "ask" }\n  ],\n  /* servers */\n'
+    '  "amp.mcpServers": {\n    "playwright": { "command": "npx", "args": ["-y", "@playwright/mcp@latest"] }\n'
+    "  }\n}\n"
+)
+DEVIN_COMMENTED: str = (  # "JSON files (with comment support)", as its documentation writes them
+    '// ~/.config/devin/config.json\n{\n  // Agent behavior\n  "agent": {\n    "model": "swe-1-6-fast"\n  },\n'
+    '  "permissions": {\n    "allow": ["Read(**)", "Exec(git)"],\n    "deny": [],\n    "ask": []\n  },\n'
+    '  // MCP servers\n  "mcpServers": {\n'
+    '    "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"] }\n  }\n}\n'
+)
 
 BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("copilot", ".copilot/mcp-config.json", COPILOT_MCP),
@@ -107,6 +144,10 @@ BASES: list[tuple[str, str, dict[str, Any]]] = [
     ("kiro", ".kiro/settings/mcp.json", PLAIN_MCP),
     ("mastracode", ".mastracode/mcp.json", PLAIN_MCP),
     ("omp", ".omp/agent/mcp.json", OMP_MCP),
+    ("amp", ".config/amp/settings.json", AMP_SETTINGS),
+    ("devin", ".config/devin/config.json", DEVIN_CONFIG),
+    ("kimi", ".kimi-code/mcp.json", KIMI_MCP),
+    ("qodercli", ".qoder/settings.json", QODER_SETTINGS),
     ("claude", ".claude.json", CLAUDE_STATE),
     ("claude", ".claude/settings.json", CLAUDE_SETTINGS),
     ("gemini", ".gemini/settings.json", GEMINI_SETTINGS),
@@ -166,6 +207,12 @@ def _special() -> list[Case]:
         # oh-my-pi reads strict JSON (no comments): an empty file, and a server table still empty
         ("omp", ".omp/agent/mcp.json", json.dumps({"$schema": OMP_MCP["$schema"], "mcpServers": {}}, indent=2)),
         ("omp", ".omp/agent/mcp.json", '{"mcpServers":{"herdr":{"command":"herdr-mcp"}},"enabledServers":["x"]}\n'),
+        ("amp", ".config/amp/settings.json", AMP_COMMENTED),
+        ("amp", ".config/amp/settings.json", '{\n  "amp.mcpServers": {}\n}\n'),
+        ("devin", ".config/devin/config.json", DEVIN_COMMENTED),
+        ("devin", ".config/devin/config.json", '{\n  "permissions": {\n    "allow": []\n  }\n}\n'),
+        ("kimi", ".kimi-code/mcp.json", '{\n  "mcpServers": {}\n}\n'),  # Kimi Code, its last server removed
+        ("kimi", ".kimi-code/mcp.json", '{\n  "note": "mine",\n  "mcpServers": {\n    "x": {"command": "x"}\n  }\n}'),
     ]
     out = [Case(f"special-{i}-{host}", host, path, text.encode()) for i, (host, path, text) in enumerate(cases)]
     out.append(Case("non-utf8", "claude", ".claude/settings.json", b'{\n  "model": "caf\xe9 \xff"\n}\n'))
@@ -202,6 +249,12 @@ def corpus() -> list[Case]:
     cases += _special()
     cases += [Case(f"codex-config-{i}", "codex", ".codex/config.toml", text.encode()) for i, text in enumerate(TOML)]
     cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
+    trust = ".grok/trusted_folders.toml"
+    cases += [Case(f"grok-trust-{i}", "grok", trust, text.encode()) for i, text in enumerate(GROK_TRUST)]
+    cases += [Case(f"maki-mcp-{i}", "maki", ".config/maki/mcp.toml", text.encode()) for i, text in enumerate(MAKI)]
+    cases += [
+        Case(f"hermes-config-{name}", "hermes", ".hermes/config.yaml", text.encode()) for name, text in HERMES.items()
+    ]
     return cases
 
 
@@ -223,3 +276,82 @@ GROK: list[str] = [
 """Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server, and
 permission rules of the user's (one line, one a line with comments, CRLF, empty, an inline table, no
 ``allow`` yet, ours written by hand)."""
+
+
+GROK_TRUST: list[str] = [
+    "",
+    '[folders."/home/me/code/app"]\ntrusted = true\ndecided_at = 1780000000\n',
+    '[folders."/home/me/code/app"]\ntrusted = true\ndecided_at = 1780000000\n\n'
+    '[folders."/home/me/code/app/vendor"]\ntrusted = false\ndecided_at = 1780000100\n',
+    '# trusted by hand\r\n[folders."/srv/site"]\r\ntrusted = true # the team\'s\r\n',
+    "[folders]\n",
+    'folders."/srv/site".trusted = true\n',
+]
+"""Grok Build's ``~/.grok/trusted_folders.toml`` as it writes it (``[folders."<root>"] trusted, decided_at``,
+one folder or a trusted one and a distrusted one below it), and as a user may edit it (comments, CRLF, no
+``decided_at``, an empty table, dotted keys)."""
+
+
+MAKI: list[str] = [  # maki's mcp.toml as its documentation writes it (tontinton/maki site/docs/content/mcp)
+    "",
+    '[mcp.filesystem]\ncommand = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n',
+    "# my servers\ndefer_tools = 20\n\n[mcp.filesystem]\n"
+    'command = ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/tmp"]\n\n'
+    '[mcp.github]\ncommand = ["gh", "mcp-server"]\nenvironment = { GITHUB_TOKEN = "ghp_xxxx" }\n'
+    "timeout = 10000\nenabled = false\n",
+    '[mcp.analytics]\nurl = "https://mcp.example.com/mcp"\nheaders = { Authorization = "Bearer tok123" }\n\n'
+    '[mcp.linear]\ncommand = ["linear-mcp-server"]\nalways_load = true  # small, every turn\n',
+    'mcp = { ast-grep = { command = ["ast-grep-mcp"] } }\n',
+]
+
+
+HERMES_SAVED = """\
+model:
+  default: anthropic/claude-opus-4.6
+  provider: openrouter
+  base_url: https://openrouter.ai/api/v1
+toolsets:
+  - hermes-cli
+agent:
+  max_turns: 90
+  reasoning_effort: medium
+terminal:
+  backend: local
+  cwd: .
+  timeout: 180
+mcp_servers:
+  github:
+    command: npx
+    args:
+      - -y
+      - '@modelcontextprotocol/server-github'
+    env:
+      GITHUB_PERSONAL_ACCESS_TOKEN: ${GITHUB_TOKEN}
+display:
+  skin: default
+  personality: kawaii
+"""
+"""~/.hermes/config.yaml as Hermes Agent 0.19.0 saves it (``utils.atomic_yaml_write``: PyYAML, block style,
+sequences indented, keys in its order)."""
+
+HERMES: dict[str, str] = {
+    "saved": HERMES_SAVED,
+    "4-space": HERMES_SAVED.replace("  ", "    "),
+    "crlf": HERMES_SAVED.replace("\n", "\r\n"),
+    "no-final-newline": HERMES_SAVED.rstrip("\n"),
+    "hand-edited": "# ~/.hermes/config.yaml\n"
+    + HERMES_SAVED.replace(
+        "mcp_servers:\n", "mcp_servers:   # my servers\n  # files, off for now\n  # filesystem:\n  #   command: npx\n\n"
+    )
+    .replace("display:", "\n# looks\ndisplay:")
+    .replace("default: anthropic/claude-opus-4.6", 'default: "anthropic/claude-opus-4.6"  # the big one'),
+    "last-section": HERMES_SAVED.split("display:")[0],
+    "servers-flow-empty": "model:\n  default: x\nmcp_servers: {}\n",
+    "servers-flow": 'mcp_servers: {github: {command: npx, args: ["-y", "@modelcontextprotocol/server-github"]}}\n',
+    "no-servers": HERMES_SAVED.split("mcp_servers:")[0],
+    "comments-only": "# Hermes Agent configuration\n# (see hermes config)\n",
+    "empty": "",
+    "blank": "\n\n",
+    "document-marker": "---\nmodel:\n  default: x\n",
+}
+"""Hermes Agent's config.yaml in the layouts its users keep."""

@@ -9,8 +9,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_corpus import GROK, Case, corpus
+from install_corpus import AMP_COMMENTED, DEVIN_COMMENTED, GROK, MAKI, Case, corpus
 
+from herdr_link_control.userfiles import json_value
 from herdr_link_mcp import wiring
 from herdr_link_mcp._install import InstallError, apply, plan
 
@@ -25,7 +26,7 @@ def _run(home: Path, host: str, *, uninstall: bool = False, trust: list[str] | N
     return apply(decided, {}, home, said.append), [*described, *said]
 
 
-TRUSTING = {"claude", "codex", "gemini", "copilot"}
+TRUSTING = {"claude", "codex", "gemini", "copilot", "grok"}
 
 
 @pytest.mark.parametrize("case", corpus(), ids=lambda c: c.name)
@@ -135,6 +136,22 @@ def test_a_distrust_replaced_with_yes_is_put_back(tmp_path: Path) -> None:
     assert apply(decided, {}, home, lambda line: None) == 0
     assert json.loads(folders.read_text())[str(home / "work")] == "TRUST_FOLDER"
     status, said = _run(home, "gemini", uninstall=True, trust=[str(home / "work")])
+    assert status == 0 and folders.read_text() == original, said
+
+
+def test_a_repository_grok_build_was_told_not_to_trust_is_put_back(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    repo = home / "code" / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    (home / ".grok").mkdir()
+    folders = home / ".grok" / "trusted_folders.toml"
+    original = f'[folders."{home / "code"}"]\ntrusted = true\n\n[folders."{repo}"]\ntrusted = false\ndecided_at = 1\n'
+    folders.write_text(original)
+    status, said = _run(home, "grok", trust=[str(repo / "src")])  # a folder in it: Grok keys trust by the root
+    assert status == 0, said
+    assert tomllib.loads(folders.read_text())["folders"][str(repo)] == {"trusted": True, "decided_at": 1796515200}
+    status, said = _run(home, "grok", uninstall=True, trust=[str(repo / "src")])
     assert status == 0 and folders.read_text() == original, said
 
 
@@ -532,3 +549,86 @@ def test_a_foreign_copilot_hook_file_of_our_name_is_refused_and_left_alone(tmp_p
     status, said = _run(home, "copilot", uninstall=True)
     assert status == 0 and foreign.read_bytes() == before
     assert any("not Herdr Link's" in line and "left alone" in line for line in said), said
+
+
+def _installed(tmp_path: Path, host: str, path: str, text: str) -> tuple[Path, Path, str]:
+    home = _home(tmp_path)
+    target = home / path
+    target.parent.mkdir(parents=True)
+    target.write_text(text)
+    status, said = _run(home, host)
+    assert status == 0, said
+    return home, target, target.read_text()
+
+
+def test_amps_server_goes_under_its_one_dotted_key_and_comes_out_again(tmp_path: Path) -> None:
+    home, target, after = _installed(tmp_path, "amp", ".config/amp/settings.json", AMP_COMMENTED)
+    data = json_value(after, jsonc=True)
+    assert "amp" not in data  # "amp.mcpServers" is one key, as `amp mcp add` writes it, not amp → mcpServers
+    assert set(data["amp.mcpServers"]) == {"playwright", "herdr_link"}
+    assert set(data["amp.mcpServers"]["herdr_link"]) == {"command", "args"}
+    assert data["amp.permissions"] == [{"tool": "Bash", "matches": {"cmd": "*git push*"}, "action": "ask"}]
+    assert "// Amp settings" in after and "/* servers */" in after
+    assert _run(home, "amp", uninstall=True)[0] == 0
+    assert target.read_text() == AMP_COMMENTED
+
+
+def test_devins_server_and_its_allow_rule_join_the_users_own_and_leave_them_as_they_were(tmp_path: Path) -> None:
+    home, target, after = _installed(tmp_path, "devin", ".config/devin/config.json", DEVIN_COMMENTED)
+    data = json_value(after, jsonc=True)
+    assert data["permissions"] == {"allow": ["Read(**)", "Exec(git)", "mcp__herdr_link__*"], "deny": [], "ask": []}
+    assert set(data["mcpServers"]) == {"github", "herdr_link"}
+    assert set(data["mcpServers"]["herdr_link"]) == {"command", "args"}
+    assert after.startswith("// ~/.config/devin/config.json\n") and "// MCP servers" in after
+    assert _run(home, "devin", uninstall=True)[0] == 0
+    assert target.read_text() == DEVIN_COMMENTED
+
+
+def test_amp_is_wired_at_user_scope_only(tmp_path: Path) -> None:
+    # a workspace's .amp/settings.json server runs only once `amp mcp approve` (an online login) approved it
+    with pytest.raises(ValueError, match="only the user scope"):
+        wiring("amp", scope="project", home=_home(tmp_path), environ={})
+
+
+def test_devins_project_config_gets_the_server_and_the_rule_and_gives_them_back(tmp_path: Path) -> None:
+    home, project = _home(tmp_path), tmp_path / "work"
+    config = project / ".devin" / "config.json"
+    config.parent.mkdir(parents=True)
+    original = '{\n  // shared with the team\n  "permissions": {\n    "allow": ["Exec(npm run)"]\n  }\n}\n'
+    config.write_text(original)
+    for uninstall in (False, True):
+        chosen = wiring("devin", scope="project", home=home, environ={})
+        assert apply(plan(chosen, home, project, uninstall=uninstall, environ={}), {}, home, lambda _: None) == 0
+        if not uninstall:
+            data = json_value(config.read_text(), jsonc=True)
+            assert data["permissions"]["allow"] == ["Exec(npm run)", "mcp__herdr_link__*"]
+            assert "herdr_link" in data["mcpServers"] and not (home / ".config" / "devin").exists()
+    assert config.read_text() == original
+
+
+def test_makis_server_is_herdr_link_with_a_hyphen_told_its_name_and_always_loaded(tmp_path: Path) -> None:
+    # maki refuses a server name with an underscore (maki-config is_valid_server_name)
+    home, target, after = _installed(tmp_path, "maki", ".config/maki/mcp.toml", MAKI[2])
+    data = tomllib.loads(after)
+    ours = data["mcp"]["herdr-link"]
+    assert "herdr_link" not in data["mcp"] and set(data["mcp"]) == {"filesystem", "github", "herdr-link"}
+    assert ours["command"][-2:] == ["--namespace", "herdr-link"] and ours["always_load"] is True
+    assert "herdr-link-mcp" in " ".join(ours["command"]) or "herdr_link_mcp" in " ".join(ours["command"])
+    assert after.startswith(MAKI[2]) and data["defer_tools"] == 20  # the user's file, ours after it
+    assert _run(home, "maki", uninstall=True)[0] == 0
+    assert target.read_text() == MAKI[2]
+
+
+def test_a_hand_written_herdr_link_entry_in_maki_is_ours_to_replace_whole_after_asking(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    target = home / ".config" / "maki" / "mcp.toml"
+    target.parent.mkdir(parents=True)
+    original = '[mcp.herdr-link]\ncommand = ["/bin/true"]\ntimeout = 5000\n'
+    target.write_text(original)
+    decided = plan(wiring("maki", home=home, environ={}), home, home, environ={})
+    assert any("mcp.herdr-link" in conflict for conflict in decided.conflicts)  # asked, as for herdr_link elsewhere
+    assert apply(decided, {}, home, lambda _: None) == 0
+    command = tomllib.loads(target.read_text())["mcp"]["herdr-link"]["command"]
+    assert "/bin/true" not in command and command[-2:] == ["--namespace", "herdr-link"]  # replaced, not appended to
+    assert _run(home, "maki", uninstall=True)[0] == 0
+    assert target.read_text() == original

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from herdr_link_control.hosts import find_host
 from herdr_link_mcp import (
     command_hook_hash,
     hint_hosts,
@@ -110,6 +111,9 @@ def test_the_hint_command_prints_exactly_the_hook_output(tmp_path):
 def test_every_printed_config_parses_with_its_formats_parser(host):
     result = wiring(host)
     assert result.files
+    record = find_host(host)
+    servers = record.servers if record is not None else None
+    assert servers is not None
     for item in result.files:
         if item.format == "json":
             value = json.loads(item.content)
@@ -117,7 +121,7 @@ def test_every_printed_config_parses_with_its_formats_parser(host):
             value = tomllib.loads(item.content)
         else:
             continue
-        assert "herdr_link" in json.dumps(value) or "hint --host" in json.dumps(value)
+        assert servers.name in json.dumps(value) or "hint --host" in json.dumps(value)
     machine = json.loads(run("wiring", "--host", host, "--json").stdout)
     assert machine["host"] == host and [f["path"] for f in machine["files"]] == [f.path for f in result.files]
 
@@ -293,6 +297,23 @@ def test_trust_is_recorded_only_when_asked_and_only_for_the_folders_named(tmp_pa
         wiring("pi", trust=[str(folder)])
 
 
+def test_grok_build_trust_is_recorded_for_the_repository_it_looks_up(tmp_path):
+    repo = tmp_path / "app"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    plain = tmp_path / "notes"
+    chosen = wiring("grok", trust=[str(repo / "src"), str(repo), str(plain)], home=tmp_path / "home", environ={})
+    folders = next(f for f in chosen.files if f.path == "~/.grok/trusted_folders.toml")
+    assert tomllib.loads(folders.content) == {
+        "folders": {str(repo): {"trusted": True, "decided_at": 1796515200}, str(plain): {"trusted": True,
+                    "decided_at": 1796515200}}
+    }  # fmt: skip
+    assert folders.private and "--trust DIR records DIR's repository" in " ".join(chosen.notes)
+    assert "trusted_folders" not in json.dumps([f.path for f in wiring("grok", home=tmp_path / "home").files])
+    with pytest.raises(ValueError, match="never records trust for"):
+        wiring("grok", trust=[str(tmp_path / "home")], home=tmp_path / "home", environ={})
+
+
 @pytest.mark.parametrize("host", wiring_hosts())
 def test_the_printed_content_is_what_install_merges(host, tmp_path):
     trust = [str(tmp_path)] if host in ("claude", "codex", "gemini") else []
@@ -344,8 +365,7 @@ def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict
 @pytest.mark.parametrize(
     ("host", "said"),
     [
-        ("maki", "Link does not wire maki: maki does not document where it keeps MCP servers"),
-        ("hermes-agent", "Link does not wire Hermes Agent: Hermes Agent keeps its MCP servers in ~/.hermes/"),
+        ("omp", "Link does not wire oh-my-pi: oh-my-pi hides MCP tools from its model by default"),
         ("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install"),
     ],
 )
@@ -354,11 +374,11 @@ def test_a_kind_link_does_not_wire_over_mcp_is_a_usage_error_that_says_why(host,
     assert done.returncode == 2 and said in done.stderr and not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("host", ["github-copilot", "QWEN", "kilo-code"])
+@pytest.mark.parametrize("host", ["github-copilot", "QWEN", "kilo-code", "hermes-agent"])
 def test_an_alias_herdr_accepts_names_its_host(host, tmp_path):
     done = run("wiring", "--host", host, "--json", env={**os.environ, "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["host"] in ("copilot", "qwen", "kilo")
+    assert json.loads(done.stdout)["host"] in ("copilot", "qwen", "kilo", "hermes")
 
 
 def test_droids_approval_names_our_server_by_the_digest_droid_takes_of_its_launch():

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from herdr_link import diagnose
-from herdr_link_control.hosts import hosts_with
+from herdr_link_control import hosts
+from herdr_link_control.hosts import Host, hosts_with
 from herdr_link_mcp import wiring
 from herdr_link_opencode_bridge import BUNDLE_FILE, packaged_dir
 from herdr_link_testkit import Fault, HerdrSim
@@ -389,15 +390,23 @@ def test_the_trace_line_says_whether_it_is_on_and_where(tmp_path):
     assert line({"HERDR_LINK_TRACE": "/x/t.jsonl"}).endswith("HERDR_LINK_TRACE: /x/t.jsonl")
 
 
-def test_an_agent_of_a_kind_link_cannot_wire_is_named_with_the_reason(herdr_sim: HerdrSim, brain, home, tmp_path):
+def test_an_agent_of_a_kind_link_cannot_wire_is_named_with_the_reason(
+    herdr_sim: HerdrSim, brain, home, tmp_path, monkeypatch
+):
     env = {**herdr_sim.env(brain), "HOME": str(home)}
+    # every kind Herdr runs is wired today: the unwired path is shown with a made-up row on the public table
+    rows = tuple(
+        Host(row.name, row.title, kind=row.kind, unwired="its MCP file is not known") if row.kind == "kimi" else row
+        for row in hosts.HOSTS
+    )
+    monkeypatch.setattr(hosts, "HOSTS", rows)
 
     def kinds():
         return next(c for c in diagnose(env, tmp_path, home) if c.name == "agent kinds")
 
     assert kinds().status == "PASS" and "claude" in kinds().detail
-    herdr_sim.add_agent(herdr_sim.split(brain), "maki", name="minimal")
+    herdr_sim.add_agent(herdr_sim.split(brain), "kimi", name="minimal")
     herdr_sim.add_agent(herdr_sim.split(brain), "copilot", name="pilot")  # wired: not named
     found = kinds()
-    assert found.status == "WARN" and "minimal (maki):" in found.detail and "cannot be wired yet" in found.detail
+    assert found.status == "WARN" and "minimal (kimi): its MCP file is not known" in found.detail
     assert "pilot" not in found.detail

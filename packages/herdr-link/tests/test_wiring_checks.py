@@ -75,6 +75,25 @@ def test_checks_pass_for_the_printed_wiring(tmp_path, monkeypatch):
             "herdr-link-mcp install --host omp",
         ),
         (".omp/agent/mcp.json", '{\n  // mine\n  "mcpServers": {}\n}\n', "oh-my-pi", "syntax"),
+        (  # maki refuses an underscore in a server's name: there ours is herdr-link
+            ".config/maki/mcp.toml",
+            '[mcp.herdr_link]\ncommand = ["/bin/true"]\n',
+            "maki",
+            'rename the entry to "herdr-link"',
+        ),
+        (  # Kimi Code reads mcp.json with JSON.parse: one comment and it loads no server
+            ".kimi-code/mcp.json",
+            '{\n  // mine\n  "mcpServers": {"herdr_link": {"command": "/bin/true"}}\n}\n',
+            "Kimi Code CLI",
+            "syntax",
+        ),
+        (
+            ".hermes/config.yaml",
+            "# mine\nmcp_servers:\n  herdr_link:\n    command: /bin/true\n    env:\n      HERDR_ENV: ${HERDR_ENV}\n",
+            "Hermes Agent",
+            "does not forward HERDR_BIN_PATH, HERDR_PANE_ID, HERDR_SOCKET_PATH",
+        ),
+        (".hermes/config.yaml", "mcp_servers: [\n", "Hermes Agent", "is not valid YAML"),
     ],
 )
 def test_checks_report_misconfiguration_with_the_fix(tmp_path, path, content, name, fix_part):

@@ -126,3 +126,33 @@ def test_a_codex_worker_that_would_offer_a_new_model_is_a_warning(monkeypatch, t
     assert fix == "codex (once, in any folder, and answer the notice)"
     config.write_text(config.read_text() + '\n[notice.model_migrations]\n"gpt-5.5" = "gpt-6-sol"\n')
     assert codex()[0] == "PASS"
+
+
+def test_a_mastracode_worker_that_would_open_its_set_up_wizard_is_a_warning(monkeypatch, tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    home.mkdir()
+    package = tmp_path / "lib" / "node_modules" / "mastracode"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "mastracode", "version": "0.32.1"}))
+    (package / "dist" / "cli.js").write_text("#!/usr/bin/env node\n")
+    (package / "dist" / "cli.js").chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "mastracode").symlink_to(package / "dist" / "cli.js")  # as npm links it
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.delenv("MASTRA_APP_DATA_DIR", raising=False)
+    _install("mastracode", home)
+
+    def mastracode() -> tuple[str, str, str]:
+        check = {c.name: c for c in worker_checks(home, work)}["worker here: MastraCode"]
+        return check.status, check.detail, check.fix
+
+    status, detail, fix = mastracode()  # never started: a new install, which its wizard greets
+    assert status == "WARN" and "Welcome to Mastra Code" in detail
+    assert fix == "mastracode (once, in any folder: finish or skip its set-up)"
+    settings = home / ".local" / "share" / "mastracode" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"onboarding": {"skippedAt": "2026-12-06T15:00:00.000Z", "version": 1}}))
+    status, detail, _ = mastracode()
+    assert "Welcome" not in detail and detail.startswith("comes up wired"), (status, detail)

@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from herdr_link_control.hosts import HOSTS
+
 from ._clients import DEFAULT_NAMESPACE
 
 __all__ = [
@@ -33,11 +35,14 @@ OUR_COMMANDS: Final = ("herdr-link-mcp", "herdr_link_mcp")
 """A server entry or hook whose text names one of these runs our program."""
 OUR_ENTRY_KEYS: Final = frozenset(
     {"type", "command", "args", "env", "env_vars", "default_tools_approval_mode", "required",
-     "startup_timeout_sec", "trust", "exposure", "tools", "transport", "enabled", "disabled"}
+     "startup_timeout_sec", "trust", "exposure", "tools", "transport", "enabled", "disabled", "always_load"}
 )  # fmt: skip
 """Keys some wiring writes (or an earlier release wrote) in our server entry: in an entry an earlier
 release wrote, one our wiring no longer writes is taken out; any other key, and any key the user adds
 to an entry this installer wrote (the install record says which), is the user's and stays."""
+
+_ENTRY_NAMES: Final = frozenset({DEFAULT_NAMESPACE, *(host.servers.name for host in HOSTS if host.servers)})
+"""The keys our server's entry is written under (a host that refuses ``herdr_link`` has its own)."""
 
 
 def _names_ours(text: str) -> bool:
@@ -167,7 +172,7 @@ def claims(data: Mapping[str, Any], path: tuple[str, ...] = ()) -> Iterator[Clai
     """The claims a wiring's ``data`` makes, in order."""
     for key, value in data.items():
         here = (*path, key)
-        if key == DEFAULT_NAMESPACE:
+        if key in _ENTRY_NAMES:
             yield Claim("entry", here, value)
         elif isinstance(value, Mapping):
             yield from claims(value, here)

@@ -25,6 +25,7 @@ from herdr_link_control.userfiles import (
     NotAFileToEdit,
     Replaced,
     TomlDocument,
+    YamlDocument,
     backups_root,
     clear_partials,
     config_dir,
@@ -61,7 +62,7 @@ def _short(value: object, limit: int = 120) -> str:
     return head + "…"
 
 
-Document = JsonDocument | TomlDocument
+Document = JsonDocument | TomlDocument | YamlDocument
 
 
 @dataclass
@@ -114,10 +115,10 @@ class _Editor:
 
     def _remove(self, path: tuple[str, ...]) -> None:
         document = self.document
-        if isinstance(document, TomlDocument):
-            document.remove(path)
-        else:
+        if isinstance(document, JsonDocument):
             document.remove(path, inner=record.inner_of(self.entry, path))
+        else:
+            document.remove(path)
 
     def _set(self, path: tuple[str | int, ...], value: Any) -> None:
         document = self.document
@@ -469,9 +470,11 @@ def _document(path: Path, raw: bytes | None, kind: str, jsonc: bool) -> Document
     try:
         if kind == "toml":
             return TomlDocument(text)
+        if kind == "yaml":
+            return YamlDocument(text)
         return JsonDocument(text, jsonc=jsonc)
     except DocumentError as error:
-        what = "TOML" if kind == "toml" else "JSON"
+        what = {"toml": "TOML", "yaml": "YAML"}.get(kind, "JSON")
         raise InstallError(f"{path} is not valid {what} ({error}): fix it first; nothing was changed") from error
 
 

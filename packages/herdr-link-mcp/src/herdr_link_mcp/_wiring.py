@@ -34,6 +34,7 @@ from herdr_link_control.hosts import (
     Host,
     Place,
     find_host,
+    git_root,
     hosts_with,
     place_path,
     shown_path,
@@ -140,7 +141,7 @@ class WiringFile:
     """One file to create or merge into: ``content`` to paste, ``data`` to merge (JSON or TOML)."""
 
     path: str
-    format: Literal["json", "toml", "text"]
+    format: Literal["json", "toml", "yaml", "text"]
     content: str
     note: str = ""
     data: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -196,6 +197,13 @@ def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
+def _yaml(data: Mapping[str, Any]) -> str:
+    """``data`` written as install writes it into a YAML file that has none of it."""
+    from herdr_link_control.userfiles import yaml_text  # ruamel.yaml, loaded only for a YAML file
+
+    return yaml_text(data)
+
+
 def _toml(data: Mapping[str, Any]) -> str:
     """``data`` written as install writes it into a file that has none of it: one table per object
     whose values hold no object."""
@@ -226,6 +234,22 @@ def _merged(into: dict[str, Any], data: Mapping[str, Any]) -> None:
 def _trusted(folders: Sequence[str]) -> list[str]:
     """The folders to trust, absolute and resolved (as the hosts key them)."""
     return [str(Path(folder).expanduser().resolve()) for folder in folders]
+
+
+def _workspaces(folders: Sequence[str], home: Path) -> list[str]:
+    """The folders as Grok Build keys its trust: each one's repository root (not the home folder), else the
+    folder; ``/`` and the home folder, which it never gates nor records, are refused."""
+    home = Path(os.path.realpath(home))
+    keys = []
+    for folder in map(Path, folders):
+        root = git_root(folder)
+        key = root if root is not None and root != home and root.parent != root else folder
+        if key == home or key.parent == key:
+            raise ValueError(
+                f"Grok Build never records trust for {key} (it asks nothing there); name a folder below it"
+            )
+        keys.append(str(key))
+    return list(dict.fromkeys(keys))
 
 
 def _hook_document(hook: Hook, command: str) -> dict[str, Any]:
@@ -260,6 +284,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return {"trustedFolders": list(folders)}
     if rule == "trusted_at":
         return {"trustedFolders": {folder: {"trustedAt": TRUSTED_AT} for folder in folders}}
+    if rule == "folder_records":
+        return {"folders": {folder: {"trusted": True, "decided_at": DECIDED_AT} for folder in folders}}
     assert_never(rule)
 
 
@@ -362,10 +388,10 @@ class _Files:
     def files(self) -> list[WiringFile]:
         made = []
         for shown, draft in self.drafts.items():
-            toml = draft.place.format == "toml"
-            content = _toml(draft.data) if toml else _json(draft.data)
+            kind = draft.place.format if draft.place.format in ("toml", "yaml") else "json"
+            content = {"toml": _toml, "yaml": _yaml}.get(kind, _json)(draft.data)
             made.append(
-                WiringFile(shown, "toml" if toml else "json", content, "; ".join(draft.notes), draft.data,
+                WiringFile(shown, kind, content, "; ".join(draft.notes), draft.data,
                            draft.private, jsonc=draft.place.format == "jsonc", repairs=draft.repairs,
                            owned=draft.owned, consents=draft.consents)
             )  # fmt: skip
@@ -406,6 +432,11 @@ def _entry(host: Host, command: str, args: Sequence[str], required: bool) -> dic
 TRUSTED_AT: Final = "2026-12-06T00:00:00.000Z"
 """The time ``--trust`` records for a host that keeps one with each trusted folder (fixed: a wiring is the
 same every time it is made, so a second install finds nothing to change)."""
+
+
+DECIDED_AT: Final = 1796515200
+"""The time (Unix seconds, 2026-12-06) ``--trust`` records for Grok Build's trusted folders (fixed, as
+:data:`TRUSTED_AT`)."""
 
 
 def _approval(approval: Approval, command: str, args: Sequence[str]) -> dict[str, Any]:
@@ -483,11 +514,15 @@ def wiring(
     # time a host that can wait for a server otherwise gives it: so such a host waits for it.
     required = required or (bool(servers.required_entry) and launcher == "uvx")
     folders = _trusted(trust)
+    if folders and record.trust is not None and record.trust.rule == "folder_records":
+        folders = _workspaces(folders, home)
     files = _Files(environ, home)
+    if servers.name != DEFAULT_NAMESPACE:  # the host refuses our name: the server is told the one it has
+        args = [*args, "--namespace", servers.name]
     entry = _entry(record, command, args, required)
-    files.add(servers.place, scope, {servers.table: {DEFAULT_NAMESPACE: entry}}, repairs=servers.repairs)
+    files.add(servers.place, scope, {servers.table: {servers.name: entry}}, repairs=servers.repairs)
     if servers.approval is not None:
-        files.add(servers.place, scope, _nested(servers.approval.table, {DEFAULT_NAMESPACE: _approval(servers.approval,
+        files.add(servers.place, scope, _nested(servers.approval.table, {servers.name: _approval(servers.approval,
                   command, args)}))  # fmt: skip
     if record.allow is not None:
         allowed: Any = [record.allow.rules[0]]

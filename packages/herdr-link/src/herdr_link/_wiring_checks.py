@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from herdr_link_control import read_host_file
 from herdr_link_control.hosts import Host, Place, hosts_with, place_path
-from herdr_link_mcp import DEFAULT_NAMESPACE, UV_INSTALL, codex_damage_at, is_our_entry, is_typescript_entry
+from herdr_link_mcp import UV_INSTALL, codex_damage_at, is_our_entry, is_typescript_entry
 
 from ._check import Check
 
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from herdr_link_control.hosts import Scope
 
 __all__ = ["allowed_by", "check_wiring", "place_paths", "runnable", "wiring_checks"]
-
-NS: Final = DEFAULT_NAMESPACE
 
 
 def runnable(command: object) -> bool:
@@ -45,7 +43,7 @@ def place_paths(place: Place, scopes: tuple[Scope, ...], home: Path, cwd: Path, 
 def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict[str, Any], Path]:
     """Find our server in the first file of the host's lookup that has one; a Check when that decides."""
     assert host.servers is not None
-    servers, name = host.servers, host.title
+    servers, name, ns = host.servers, host.title, host.servers.name
     sources = place_paths(servers.place, servers.lookup, home, cwd)
     for path in sources:
         config, problem = read_host_file(path, servers.place.format)
@@ -54,13 +52,13 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
         table = (config or {}).get(servers.table)
         if not isinstance(table, dict):
             continue
-        if NS in table and isinstance(table[NS], dict):
-            entry: dict[str, Any] = table[NS]
+        if ns in table and isinstance(table[ns], dict):
+            entry: dict[str, Any] = table[ns]
             install = f"herdr-link-mcp install --host {host.name}"
             command, args = servers.command_of(entry)
             if is_typescript_entry(entry):
                 line = " ".join(str(word) for word in [command, *args])
-                detail = f"{path}: {NS} runs the TypeScript Herdr Link ({line}), not herdr-link-mcp"
+                detail = f"{path}: {ns} runs the TypeScript Herdr Link ({line}), not herdr-link-mcp"
                 fix = f"{install} --yes (the entry is backed up, and --uninstall puts it back)"
                 return Check(name, "WARN", detail, fix), entry, path
             if not runnable(command):
@@ -72,8 +70,8 @@ def _server_entry(host: Host, home: Path, cwd: Path) -> tuple[Check | None, dict
                 return Check(name, "FAIL", detail, fix), entry, path
             return None, entry, path
         for other in table:
-            if str(other).replace("-", "_") == NS:
-                fix = f'rename the entry to "{NS}" (tools are then named after it)'
+            if other != ns and str(other).replace("-", "_") == ns.replace("-", "_"):
+                fix = f'rename the entry to "{ns}" (tools are then named after it)'
                 return Check(name, "FAIL", f'{path} registers the server as "{other}"', fix), {}, path
     return Check(name, "SKIP", f"not configured (looked in {', '.join(map(str, sources))})"), {}, sources[0]
 
@@ -95,26 +93,26 @@ def allowed_by(host: Host, home: Path, cwd: Path) -> Path | None:
 def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
     """The wiring check of one MCP host, from its record."""
     assert host.servers is not None
-    servers, name = host.servers, host.title
+    servers, name, ns = host.servers, host.title, host.servers.name
     found, entry, path = _server_entry(host, home, cwd)
     if found:
         return found
     for requirement in servers.requirements:
         missing = requirement.missing(entry)
         if missing is not None:
-            problem = requirement.problem.format(path=path, ns=NS, missing=", ".join(missing))
+            problem = requirement.problem.format(path=path, ns=ns, missing=", ".join(missing))
             install = f"herdr-link-mcp install --host {host.name}" + ("" if is_our_entry(entry) else " --yes")
-            return Check(name, "FAIL", problem, f"{install} ({requirement.fix.format(ns=NS)})")
+            return Check(name, "FAIL", problem, f"{install} ({requirement.fix.format(ns=ns)})")
     fix = f"herdr-link-mcp install --host {host.name}"
     allowed = allowed_by(host, home, cwd) if host.allow is not None else None
     if host.allow is not None and allowed is None:
         detail = (
-            f"{path} registers {NS}, but no settings file allows its tools: every call waits for a permission prompt"
+            f"{path} registers {ns}, but no settings file allows its tools: every call waits for a permission prompt"
         )
         return Check(name, "FAIL", detail, fix)
     user = place_path(servers.place, "user", os.environ, home, cwd)
     if servers.project_question and path != user:
-        detail = f"{path} registers {NS} for this project only: {servers.project_question}"
+        detail = f"{path} registers {ns} for this project only: {servers.project_question}"
         return Check(name, "WARN", detail, f"{fix} (user scope: every folder, no question)")
     hooks = place_path(host.hook.place, "user", os.environ, home, cwd) if host.hook is not None else None
     damage = codex_damage_at(path, hooks) if servers.repairs and hooks is not None else []
@@ -124,7 +122,7 @@ def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
     # Not required is the default: the server answers a host's first requests before its SDK loads.
     required = f" (required: {name} waits for it)" if servers.required_entry and entry.get("required") is True else ""
     allows = f"; {allowed} allows its tools" if allowed is not None else ""
-    return Check(name, "PASS", f"{path} registers {NS}{required}{servers.registered}{allows}")
+    return Check(name, "PASS", f"{path} registers {ns}{required}{servers.registered}{allows}")
 
 
 def wiring_checks(home: Path, cwd: Path) -> list[Check]:

@@ -5,8 +5,8 @@ interactive program with the user's own files: it works when the wiring's checks
 reads and the host does not stop at a first-run question. The questions these checks can see are
 folder trust (Claude Code, Gemini CLI and Codex each keep a list of folders the user trusts, and a
 worker in a folder not on it waits at that question: Herdr then reports it blocked, or reads the dialog
-as idle) and Codex's model-migration notice (``docs/hosts.md``). They only read files and the
-programs' ``--version``.
+as idle), Codex's model-migration notice and MastraCode's set-up wizard (``docs/hosts.md``). They only
+read files, the programs' ``--version`` and an npm package's ``package.json``.
 """
 
 import os
@@ -62,8 +62,9 @@ def _trust_question(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]
 
 
 def _notice(host: Host, home: Path, cwd: Path) -> tuple[str | None, str]:
-    """The model-migration notice a worker of ``host`` would show (``None``: none, or not predicted)."""
-    if host.migration is None:
+    """The model-migration notice or set-up wizard a worker of ``host`` would show (``None``: none, or not
+    predicted)."""
+    if host.migration is None and host.setup is None:
         return None, ""
     question = HostQuestions({**os.environ, "HOME": str(home)}).ahead(host.kind, str(cwd))
     return (question.asks, question.fix) if question is not None else (None, "")

@@ -18,17 +18,20 @@ if TYPE_CHECKING:
 
     from herdr_link_protocol import PresentationForm
 
-    FileFormat: TypeAlias = Literal["json", "jsonc", "toml"]
-    """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON) or ``toml``."""
+    FileFormat: TypeAlias = Literal["json", "jsonc", "toml", "yaml"]
+    """``json`` (strict), ``jsonc`` (comments allowed, then strict JSON), ``toml`` or ``yaml`` (YAML 1.1, as
+    PyYAML's ``safe_load`` reads it: Hermes Agent)."""
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at"]
+    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records"]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
     """How ``hint --host`` answers for a host (:attr:`Host.hint`)."""
-    HostField: TypeAlias = Literal["servers", "hint", "hook", "allow", "trust", "migration", "shared", "extension"]
+    HostField: TypeAlias = Literal[
+        "servers", "hint", "hook", "allow", "trust", "migration", "setup", "shared", "extension"
+    ]
     """The optional parts of a host a lookup can select hosts by (:func:`~herdr_link_control.hosts.hosts_with`)."""
 
 __all__ = [
@@ -41,6 +44,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SetUp",
     "SharedOff",
     "SharedProcess",
     "ThreadOwner",
@@ -76,7 +80,7 @@ class Place:
         self.under_variable = under_variable
         self.format = format
         """``json`` (strict), ``jsonc`` (the host strips comments, then parses strict JSON: no trailing comma,
-        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``) or ``toml``."""
+        no byte-order mark; Gemini CLI's ``JSON.parse(stripJsonComments(text))``), ``toml`` or ``yaml``."""
         self.private = private
         """At user scope, created readable by its owner only, as the host creates it (state and trust files)."""
         self.user_note = user_note
@@ -107,7 +111,7 @@ class Requirement:
         self.value = value
         """The value the key must have (when ``includes`` is empty)."""
         self.includes = includes
-        """Items the key's list must include."""
+        """Items the key's list (or the keys its mapping) must include."""
         self.aliases = aliases
         """Other names the host reads the key by."""
         self.problem = problem
@@ -117,7 +121,7 @@ class Requirement:
         """``None`` when ``entry`` meets it; else what is missing (the items, or ``()`` for a value)."""
         found = next((entry[k] for k in (self.key, *self.aliases) if k in entry), None)
         if self.includes:
-            have = found if isinstance(found, list) else []
+            have = found if isinstance(found, list | dict) else []
             lacking = tuple(item for item in self.includes if item not in have)
             return lacking or None
         return None if found == self.value else ()
@@ -150,6 +154,7 @@ class Servers:
         "approval",
         "entry",
         "lookup",
+        "name",
         "place",
         "project_question",
         "registered",
@@ -176,8 +181,12 @@ class Servers:
         required_notes: tuple[str, str] = ("", ""),
         repairs: bool = False,
         approval: Approval | None = None,
+        name: str = "herdr_link",
     ) -> None:
         self.place = place
+        self.name = name
+        """The key our entry is written under: the table's ``SERVER_NAMESPACE`` unless the host refuses it
+        (then the server is started with ``--namespace NAME``, the name its tools are presented under)."""
         self.approval = approval
         """The host's record that its user approved our tools, written beside the entry (:class:`Approval`)."""
         self.table = table
@@ -282,11 +291,12 @@ class Allow:
 class Trust:
     """How a host records and looks up folder trust, and the question it asks without it."""
 
-    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings")
+    __slots__ = ("distrusted", "fix_at", "granted_by", "place", "question", "rule", "settings", "switch", "switched_by")
 
     def __init__(
         self, place: Place, rule: TrustRule, question: str, *, distrusted: str = "", fix_at: TrustFixAt = "folder",
         settings: Place | None = None, granted_by: str = "",
+        switch: tuple[str, ...] = ("security", "folderTrust", "enabled"), switched_by: str = "",
     ) -> None:  # fmt: skip
         self.place = place
         self.rule = rule
@@ -294,7 +304,10 @@ class Trust:
         ``trust_level``: ``[projects."<folder>"] trust_level`` at the folder or its repository's root;
         ``folders``: ``{"<folder>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}``, the longest wins;
         ``trusted_list``: ``{"trustedFolders": ["<folder>", …]}``, each covering the folders below it;
-        ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only."""
+        ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only;
+        ``folder_records``: ``[folders."<folder>"] trusted = true`` at the repository's root (or the folder
+        outside one), and the question is asked only where the repository holds configuration that runs
+        commands (Grok Build)."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted
@@ -302,7 +315,12 @@ class Trust:
         self.fix_at = fix_at
         """``folder`` or ``root``: which folder ``--trust`` should name in the doctor's fix."""
         self.settings = settings
-        """A settings file that can switch folder trust off (``security.folderTrust.enabled``)."""
+        """A settings file that can switch folder trust off (at :attr:`switch`)."""
+        self.switch = switch
+        """The key in :attr:`settings` that, ``false``, switches folder trust off."""
+        self.switched_by = switched_by
+        """An environment variable that switches folder trust on or off, ahead of :attr:`settings` (the host's
+        own: ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``)."""
         self.granted_by = granted_by
         """An environment variable that, set to ``true``, trusts every folder (the host's own)."""
 
@@ -388,6 +406,43 @@ class Migration:
         """The release whose screen the rule was seen on (its capture is in the testkit's screens)."""
         self.question = question
         """What the operator log and the doctor say (``{model}``, ``{target}``)."""
+
+
+class SetUp:
+    """A host's set-up wizard, drawn over its composer at every start until its user finishes or skips it
+    once, which Herdr reads as idle: a message's Enter would answer it for the user.
+
+    Release-specific: the rule applies to the releases in ``versions`` only (the version of the npm
+    ``package`` that ``program`` runs). A missing file is a new install, which the wizard greets.
+    """
+
+    __slots__ = (
+        "done", "folder", "package", "places", "program", "question", "record", "seen_on", "version", "versions",
+    )  # fmt: skip
+
+    def __init__(
+        self, places: Mapping[str, Place], record: tuple[str, ...], done: tuple[str, ...], version: tuple[str, int],
+        *, folder: str, program: str, package: str, versions: tuple[str, ...], seen_on: str, question: str,
+    ) -> None:  # fmt: skip
+        self.places = dict(places)
+        """The settings file that records the answer, per ``sys.platform`` (a platform not named: not predicted)."""
+        self.folder = folder
+        """The variable that, when set, names the file's folder on every platform."""
+        self.record = record
+        """Where in it the answer is: an object."""
+        self.done = done
+        """Its keys that, when set (a non-empty string), say the wizard was finished or skipped."""
+        self.version = version
+        """Its key holding the wizard's version answered, and the releases' version: below it, asked again."""
+        self.program = program
+        self.package = package
+        """The npm package whose ``package.json`` says the version ``program`` runs (it has no ``--version``)."""
+        self.versions = versions
+        """Version prefixes the rule was read from (``0.32.``); another version is not predicted."""
+        self.seen_on = seen_on
+        """The release whose screen the wizard was seen on."""
+        self.question = question
+        """What the operator log and the doctor say."""
 
 
 class ThreadOwner:
@@ -512,6 +567,7 @@ class Host:
         "project_notes",
         "relists",
         "servers",
+        "setup",
         "shared",
         "title",
         "tool_search",
@@ -537,6 +593,7 @@ class Host:
         allow: Allow | None = None,
         trust: Trust | None = None,
         migration: Migration | None = None,
+        setup: SetUp | None = None,
         shared: SharedProcess | None = None,
         extension: Extension | None = None,
         unwired: str = "",
@@ -568,6 +625,7 @@ class Host:
         self.allow = allow
         self.trust = trust
         self.migration = migration
+        self.setup = setup
         self.shared = shared
         """Set when its default set-up shares one process between panes (see :class:`SharedProcess`)."""
         self.extension = extension

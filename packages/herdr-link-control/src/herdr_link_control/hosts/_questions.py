@@ -5,10 +5,11 @@ model-migration notice: its detection has no rule for them), so ``agent prompt``
 into them and its Enter would answer for the user. Link may not read the pane (spec §8), but the
 host's own files say in advance whether it asks: a start that would leave a worker at such a question
 creates nothing, and a send to an agent sitting at one types nothing. The rules are the host table's
-(``Host.trust``: :func:`folder_trust`; ``Host.migration``: :func:`pending_migration`, for the host
-versions it names). A host whose files are absent (never run as this user) or unreadable, or whose
-version the rule was not read from, is not predicted: the operation goes ahead as before, and the
-operator log says why.
+(``Host.trust``: :func:`folder_trust`; ``Host.migration``: :func:`pending_migration`; ``Host.setup``:
+:func:`pending_setup`, for the host versions they name). A host whose files are absent (never run as
+this user; but a missing set-up record is a new install, which its wizard greets) or unreadable, or
+whose version the rule was not read from, is not predicted: the operation goes ahead as before, and
+the operator log says why.
 """
 
 import logging
@@ -22,6 +23,7 @@ from typing import Final
 import anyio
 
 from ._migrations import host_version, pending_migration
+from ._setup import package_version, pending_setup
 from ._table import Host, host_for_kind
 from ._trust import NotPredicted, folder_trust, git_root, trust_command
 
@@ -117,7 +119,8 @@ class HostQuestions:
         if not folder or self.home is None:
             return None
         host = host_for_kind(kind)  # as Herdr reads a kind: any case, its aliases
-        return host if host is not None and (host.trust is not None or host.migration is not None) else None
+        asks = host is not None and (host.trust, host.migration, host.setup) != (None, None, None)
+        return host if asks else None
 
     async def ahead_async(self, kind: str, folder: str, args: Sequence[str] = ()) -> Question | None:
         """:meth:`ahead` in a worker thread: a long-used ``~/.claude.json`` takes tens of milliseconds to
@@ -144,7 +147,7 @@ class HostQuestions:
         return None if host is None else self._ahead(host, Path(folder), tuple(args))
 
     def _ahead(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
-        for predict in (self._trust, self._migration):
+        for predict in (self._setup, self._trust, self._migration):
             try:
                 question = predict(host, folder, args)
             except NotPredicted as unknown:
@@ -168,19 +171,38 @@ class HostQuestions:
         asks = trust.question.format(folder=folder, root=root)
         return Question(host, folder, asks, trust_command(host, folder, root))
 
-    def _version(self, program: str) -> str:
-        """``program``'s version, asked once per installed program (its path and modification time)."""
+    def _program(self, program: str) -> str:
+        """Where ``program`` is on ``PATH``, outside what a project could put first."""
         home = str(self.home) if self.home is not None else ""
         found = shutil.which(program, path=trusted_path(self.environ.get("PATH", ""), os.getcwd(), home))
         if found is None:
             raise NotPredicted(f"no {program} on PATH outside the working folder and a project above it", absent=True)
+        return found
+
+    def _version(self, program: str, package: str | None = None) -> str:
+        """``program``'s version, asked once per installed program (its path and modification time): what its
+        ``--version`` prints, or, for the command of the npm package ``package``, that package's version."""
+        found = self._program(program)
         key = (found, Path(found).stat().st_mtime_ns)
         if key not in self._versions:
-            self._versions[key] = host_version(found, self.environ)
+            self._versions[key] = (
+                package_version(Path(found), package) if package else host_version(found, self.environ)
+            )
         version, problem = self._versions[key]
         if version is None:
             raise NotPredicted(problem, absent=False)
         return version
+
+    def _setup(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
+        setup = host.setup
+        if setup is None:
+            return None
+        assert self.home is not None
+        if not pending_setup(host, self.environ, self.home, self._version(setup.program, setup.package)):
+            return None
+        return Question(
+            host, folder, setup.question, f"{setup.program} (once, in any folder: finish or skip its set-up)"
+        )
 
     def _migration(self, host: Host, folder: Path, args: tuple[str, ...]) -> Question | None:
         migration = host.migration

@@ -32,6 +32,7 @@ from ._host_forms import (
     Place,
     Requirement,
     Servers,
+    SetUp,
     SharedOff,
     SharedProcess,
     ThreadOwner,
@@ -70,6 +71,7 @@ __all__ = [
     "Place",
     "Requirement",
     "Servers",
+    "SetUp",
     "SharedOff",
     "SharedProcess",
     "ThreadOwner",
@@ -82,7 +84,8 @@ __all__ = [
 ]
 
 SERVER_NAMESPACE: Final = "herdr_link"
-"""The name every host registers our server under (its tools are ``mcp__herdr_link__…`` and the like)."""
+"""The name hosts register our server under (its tools are ``mcp__herdr_link__…`` and the like); a host that
+refuses it has its own (:attr:`Servers.name`: maki's ``herdr-link``)."""
 FORWARDED_VARIABLES: Final = (*GATE_VARIABLES, "HERDR_SOCKET_PATH")
 """What a host must pass to the server: the gate's three variables and the socket the CLI needs."""
 COMMAND: Final = "$command"
@@ -131,6 +134,11 @@ def _forwarded(form: str) -> dict[str, str]:
     return {name: form.format(name) for name in FORWARDED_VARIABLES}
 
 
+_DEVIN_CONFIG: Final = Place(
+    "~/.config/devin/config.json", ".devin/config.json", format="jsonc",
+    user_note="the user config `devin mcp add -s user` writes: the server, and the rule that lets its tools run",
+    project_note="the project config: the server, and the rule that lets its tools run",
+)  # fmt: skip
 _QWEN_SETTINGS: Final = Place(
     "~/.qwen/settings.json", ".qwen/settings.json", variable="QWEN_HOME", under_variable="settings.json",
     format="jsonc", user_note="merge into your settings", project_note="merge into your settings",
@@ -604,9 +612,34 @@ HOSTS: Final[tuple[Host, ...]] = (
             (f"MCPTool({SERVER_NAMESPACE}__*)", f"mcp__{SERVER_NAMESPACE}", f"mcp__{SERVER_NAMESPACE}__*"),
             key=("permission", "allow"),
         ),
+        # Grok Build 1.0 asks only where its folder or repository holds configuration that runs commands
+        # (xai-grok-workspace folder_trust.rs @ 19d42e35; docs/hosts.md), single keys a message would answer
+        trust=Trust(
+            Place(
+                "~/.grok/trusted_folders.toml",
+                variable="GROK_HOME",
+                under_variable="trusted_folders.toml",
+                format="toml",
+                private=True,
+                user_note="folder trust, as Grok Build records it",
+            ),  # fmt: skip
+            "folder_records",
+            'a Grok Build worker started in {folder} first asks "Do you trust the contents of this directory?" (its '
+            "repository holds configuration that runs commands, such as MCP servers; the answers are single keys, so "
+            "a message typed there would answer it: Link refuses to start a worker there, and to type into one "
+            "waiting at it)",
+            fix_at="root",
+            settings=_GROK_CONFIG,
+            switch=("folder_trust", "enabled"),
+            switched_by="GROK_FOLDER_TRUST",
+        ),
         notes=(
             '[permission] allow "{allow}" lets every Herdr Link tool run without the question Grok Build asks '
             'before each MCP call otherwise ("Allow (Herdr Link) Herdr Link?"; headless grok -p cancels the call).',
+            "Grok Build asks once per repository whether you trust it where the repository holds configuration that "
+            "runs commands (a project .grok/config.toml with MCP servers or permission rules, .mcp.json, hooks, "
+            "plugins, ...): --trust DIR records DIR's repository (Grok Build looks trust up by its root, for every "
+            "folder in it), or DIR itself outside one.",
         ),
     ),
     Host(
@@ -720,8 +753,56 @@ HOSTS: Final[tuple[Host, ...]] = (
             "MastraCode names its MCP client after the server's key: keep the key herdr_link, so that a run without "
             "a terminal (mastracode -p) is known to be its own pane's process.",
         ),  # fmt: skip
+        # @mastra/code-sdk 1.0.1: getAppDataDir (utils/project.js), the wizard's record (onboarding/settings.js,
+        # ONBOARDING_VERSION 1 in onboarding/packs.js) and shouldShowOnboarding (mastracode dist/chunk-EFW2IN6O.js).
+        setup=SetUp(
+            {
+                "linux": Place(
+                    "~/.local/share/mastracode/settings.json",
+                    variable="XDG_DATA_HOME",
+                    under_variable="mastracode/settings.json",
+                ),
+                "darwin": Place("~/Library/Application Support/mastracode/settings.json"),
+                "win32": Place(
+                    "~/AppData/Roaming/mastracode/settings.json",
+                    variable="APPDATA",
+                    under_variable="mastracode/settings.json",
+                ),
+            },
+            ("onboarding",),
+            ("completedAt", "skippedAt"),
+            ("version", 1),
+            folder="MASTRA_APP_DATA_DIR",
+            program="mastracode",
+            package="mastracode",
+            versions=("0.32.",),
+            seen_on="0.32.1",
+            question='MastraCode would first show its set-up wizard ("Welcome to Mastra Code": Continue / Skip), '
+            "which Herdr reads as idle: a message's Enter would answer it",
+        ),  # fmt: skip
     ),
-    Host("devin", "Devin CLI", kind="devin", unwired=_UNKNOWN.format(program="Devin CLI")),
+    Host(
+        "devin",
+        "Devin CLI",
+        kind="devin",
+        clients=("devin",),  # not seen: no build runs here
+        presentation=PresentationForm.MCP_PREFIXED,  # mcp__<server>__<tool> (its MCP overview)
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            _DEVIN_CONFIG,
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+        ),
+        # Normal mode (its default) asks before any tool no rule allows; `mcp__<server>__*` is its documented
+        # pattern for all of a server's tools (docs.devin.ai/cli/reference/permissions, cli/extensibility/mcp)
+        allow=Allow(_DEVIN_CONFIG, (f"mcp__{SERVER_NAMESPACE}__*",)),
+        notes=(
+            'permissions.allow "{allow}" lets every Herdr Link tool run without the approval Devin CLI asks for '
+            "otherwise (Normal mode approves read-only tools only).",
+            "Built from Devin CLI's documentation (docs.devin.ai/cli/extensibility/mcp/configuration); no build of "
+            "devin installs or runs here, so this wiring is not run.",
+        ),
+    ),
     Host(
         "omp",
         "oh-my-pi",
@@ -743,18 +824,162 @@ HOSTS: Final[tuple[Host, ...]] = (
             (("command", COMMAND), ("args", ARGS)),
         ),
     ),
-    Host("kimi", "Kimi Code CLI", kind="kimi", unwired=_UNKNOWN.format(program="Kimi Code CLI")),
-    Host("amp", "Amp", kind="amp", unwired=_UNKNOWN.format(program="Amp")),
+    Host(
+        "kimi",
+        "Kimi Code CLI",
+        kind="kimi",
+        clients=("=kimi-code",),  # its identity slug (KIMI_CODE_IDENTITY_SLUG), "kimi-code" by default
+        presentation=PresentationForm.MCP_PREFIXED,
+        relists=False,  # Kimi Code 2.1.0 lists once per session: nothing handles tools/list_changed
+        servers=Servers(
+            Place(
+                "~/.kimi-code/mcp.json",
+                ".kimi-code/mcp.json",
+                variable="KIMI_CODE_HOME",
+                under_variable="mcp.json",
+                user_note="user-scope servers (the file /mcp-config edits)",
+                project_note="the project's servers",
+            ),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS)),
+            project_question="Kimi Code uses a project's servers only once you trust the folder",
+        ),
+        notes=(
+            'In its TUI, Kimi Code asks before each MCP call (kimi -p does not): "Approve for this session" allows '
+            "later calls of that tool in the session (Herdr Link's go through its one gateway tool), or add to "
+            "~/.kimi-code/config.toml a [[permission.rules]] with "
+            'decision = "allow" and pattern = "mcp__herdr_link__*" (Link does not edit that file).',
+            'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
+            "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
+        ),
+    ),
+    Host(
+        "amp",
+        "Amp",
+        kind="amp",
+        clients=("amp-mcp-client",),  # Amp 0.0.1790142911 (docs/hosts.md)
+        presentation=PresentationForm.MCP_PREFIXED,  # `amp tools list`: mcp__herdr_link__<tool>
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/amp/settings.json",
+                variable="XDG_CONFIG_HOME",
+                under_variable="amp/settings.json",
+                format="jsonc",
+                user_note="the settings file `amp mcp add` writes",
+            ),
+            "amp.mcpServers",  # one key, dot and all
+            (("command", COMMAND), ("args", ARGS)),
+            # a workspace's .amp/settings.json servers run only once `amp mcp approve` (an online login) approved
+            # them
+            scopes=("user",),
+            lookup=("user",),
+        ),
+        notes=(
+            "Amp's built-in permission rules allow every mcp__* tool: no rule is needed.",
+            "Amp's model runs only through an Amp account (ampcode.com): this wiring is not run here, though the "
+            "npm build installs and starts our server (`amp tools list`).",
+        ),
+    ),
     Host(
         "hermes",
         "Hermes Agent",
         kind="hermes",
-        unwired="Hermes Agent keeps its MCP servers in ~/.hermes/config.yaml, a YAML file Link's installer does not "
-        "edit yet; add an entry by hand whose env forwards HERDR_ENV, HERDR_BIN_PATH, HERDR_PANE_ID and "
-        "HERDR_SOCKET_PATH as ${VAR} (it passes MCP servers no other variables)",
+        clients=("=mcp",),  # Hermes 0.19.0 names no client: the MCP Python SDK's default clientInfo.name
+        presentation=PresentationForm.MCP_PREFIXED,  # mcp__herdr_link__<tool> (tools/mcp_tool.py)
+        # It re-lists on tools/list_changed, but its model is given the new tools only between turns
+        # (refresh_agent_mcp_tools): within the turn that activates, the gateway's dispatch is what works.
+        relists=False,
+        servers=Servers(
+            Place(
+                "~/.hermes/config.yaml",
+                variable="HERMES_HOME",
+                under_variable="config.yaml",
+                format="yaml",
+                user_note="merge into your config: mcp_servers (your comments and layout stay as they are)",
+            ),
+            "mcp_servers",
+            (("command", COMMAND), ("args", ARGS), ("env", _forwarded("${{{}}}"))),
+            scopes=("user",),
+            lookup=("user",),
+            requirements=(
+                Requirement(
+                    "env",
+                    includes=FORWARDED_VARIABLES,
+                    problem="{path} does not forward {missing}: the server will see no Herdr",
+                    fix="add NAME: ${{NAME}} under mcp_servers.{ns}.env for each of them",
+                ),
+            ),
+            registered=" and forwards the Herdr variables",
+        ),
+        notes=(
+            "Hermes Agent starts MCP servers with a filtered environment: the entry forwards the Herdr variables "
+            "(${VAR}, which it expands from its own environment).",
+            "A running Hermes Agent reloads its MCP servers when config.yaml's mcp_servers change (its CLI watches "
+            "the file; /reload-mcp otherwise).",
+        ),
+        user_notes=(
+            "Hermes Agent rewrites config.yaml whole when it saves a setting (hermes setup, hermes config set): "
+            "comments in it are lost then; install kept them.",
+        ),
     ),
-    Host("qodercli", "Qoder CLI", kind="qodercli", unwired=_UNKNOWN.format(program="Qoder CLI")),
-    Host("maki", "maki", kind="maki", unwired=_UNKNOWN.format(program="maki")),
+    Host(
+        "qodercli",
+        "Qoder CLI",
+        kind="qodercli",
+        clients=("qodercli",),  # its MCP client is named qodercli (qoderclicn for the CN build)
+        presentation=PresentationForm.MCP_PREFIXED,
+        # From Qoder's documentation (docs.qoder.com/cli/mcp-servers, /cli/mcp-reference): `qodercli mcp add -s
+        # user` keeps servers in ~/.qoder/settings.json (QODER_CONFIG_DIR); `trust` skips the confirmation
+        # its default permission mode asks before each MCP call.
+        servers=Servers(
+            Place(
+                "~/.qoder/settings.json",
+                variable="QODER_CONFIG_DIR",
+                under_variable="settings.json",
+                user_note="your user settings, where `qodercli mcp add -s user` records servers",
+            ),
+            "mcpServers",
+            (("command", COMMAND), ("args", ARGS), ("trust", True)),
+            scopes=("user",),
+            lookup=("user",),
+            registered=" as trusted",
+        ),
+        notes=(
+            "Built from Qoder's documentation (docs.qoder.com/cli/mcp-servers, /cli/mcp-reference); Qoder CLI needs "
+            "an online Qoder sign-in, so no build of it runs here and this wiring is not run.",
+        ),  # fmt: skip
+    ),
+    Host(
+        "maki",
+        "maki",
+        kind="maki",
+        clients=("maki",),  # not seen: no build runs here
+        presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,  # <server>__<tool> (its docs, "Naming")
+        relists=False,  # not known: dispatch-first works either way
+        servers=Servers(
+            Place(
+                "~/.config/maki/mcp.toml",
+                ".maki/mcp.toml",
+                format="toml",
+                user_note="maki's MCP config",
+                project_note="the project's MCP config (read once maki trusts the folder)",
+            ),
+            "mcp",
+            # always_load: never behind its tool_search (it defers once more than 10 tools exist)
+            (("command", ARGV), ("always_load", True)),
+            project_question="maki reads a project's .maki/mcp.toml only once it trusts the folder",
+            # maki refuses server names other than ASCII letters, digits and hyphens (maki-config
+            # is_valid_server_name): herdr_link would be refused
+            name="herdr-link",
+        ),
+        notes=(
+            "maki accepts only letters, digits and hyphens in a server's name: Link's server is herdr-link there, "
+            "and its tools herdr-link__<tool>.",
+            "Built from maki's documentation and source (tontinton/maki site/docs/content/mcp/_index.md, "
+            "maki-agent/src/mcp/config.rs); no build of maki installs or runs here, so this wiring is not run.",
+        ),
+    ),
 )
 """Every host kind Link knows, in the order the tools list them."""
 

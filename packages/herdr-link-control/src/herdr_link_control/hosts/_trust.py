@@ -14,6 +14,7 @@ from typing import Any, Final, assert_never
 
 from ..userfiles import json_value
 from ._places import place_path
+from ._repo_config import grok_repo_config
 from ._table import Host, Place
 
 __all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
@@ -87,12 +88,17 @@ def read_host_file(path: Path, file_format: str) -> tuple[dict[str, Any] | None,
         return None, ""
     except (OSError, UnicodeDecodeError) as error:
         return None, f"{path} cannot be read: {getattr(error, 'strerror', None) or error}"
-    if file_format != "toml" and _depth(text) > HOST_FILE_DEPTH:
+    if file_format not in ("toml", "yaml") and _depth(text) > HOST_FILE_DEPTH:
         return None, f"{path} nests deeper than {HOST_FILE_DEPTH} levels: not read"
     try:
-        value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
+        if file_format == "yaml":
+            from ..userfiles import yaml_value  # ruamel.yaml, loaded only for a YAML file
+
+            value = yaml_value(text)
+        else:
+            value = tomllib.loads(text) if file_format == "toml" else json_value(text, jsonc=file_format == "jsonc")
     except (ValueError, RecursionError) as error:
-        kind = "TOML" if file_format == "toml" else "JSON"
+        kind = {"toml": "TOML", "yaml": "YAML"}.get(file_format, "JSON")
         return None, f"{path} is not valid {kind}: {error}"
     return (value, "") if isinstance(value, dict) else (None, f"{path} does not hold an object")
 
@@ -179,6 +185,36 @@ def _trusted_at(folders: object, folder: Path) -> bool | None:
     return True if isinstance(entry, dict) and entry.get("trustedAt") else None
 
 
+def _folder_records(records: object, key: Path) -> bool:
+    """Grok Build 1.0.41: the workspace's own record, ``trusted = true`` (a record for a folder above it was
+    seen not to cover it, though the 19d42e35 source reads the longest recorded folder above); one record
+    without a boolean ``trusted`` makes it read the whole file as empty (``TrustStore``, ``trust.rs``)."""
+    if not isinstance(records, dict):
+        return False
+    if not all(isinstance(entry, dict) and isinstance(entry.get("trusted"), bool) for entry in records.values()):
+        return False
+    entry = records.get(str(key))
+    return isinstance(entry, dict) and entry["trusted"] is True
+
+
+def _grok(recorded: dict[str, Any], folder: Path, home: Path, user_config: Path) -> bool | None:
+    """Grok Build 1.0 asks where its scan finds configuration that runs commands, unless the folder's
+    workspace (its repository's root, else the folder) is recorded trusted or is ``/`` or the home folder,
+    which it never gates (``decide``, ``xai-grok-workspace/src/folder_trust.rs`` @ 19d42e35, and the 1.0.41
+    binary as seen)."""
+    home = Path(os.path.realpath(home))
+    root = git_root(folder)
+    key = root if root is not None and root != home and root.parent != root else folder
+    if key == home or key.parent == key or _folder_records(recorded.get("folders"), key):
+        return True
+    return None if grok_repo_config(folder, root, home, user_config) else True
+
+
+_SWITCHES: Final = {"1": True, "true": True, "yes": True, "on": True, "enabled": True, "0": False, "false": False,
+                    "no": False, "off": False, "disabled": False}  # fmt: skip
+"""How Grok Build reads a switch in the environment (``env_bool``); anything else leaves it unset."""
+
+
 def folder_trust(
     host: Host, folder: Path, environ: Mapping[str, str] | None = None, home: Path | None = None, *,
     strict: bool = False,
@@ -206,7 +242,8 @@ def folder_trust(
             raise NotPredicted(f"{' and '.join(str(path) for path, _, _ in read)}: none exists", absent=True)
     recorded = read[0][1] or {}
     settings = (read[1][1] or {}) if len(read) > 1 else {}
-    if dig(settings, "security", "folderTrust", "enabled") is False:
+    switched = _SWITCHES.get(environ.get(trust.switched_by, "").strip().lower()) if trust.switched_by else None
+    if (dig(settings, *trust.switch) if switched is None else switched) is False:
         return True
     if trust.granted_by and environ.get(trust.granted_by, "").lower() == "true":
         return True
@@ -220,4 +257,6 @@ def folder_trust(
         return _trusted_list(recorded.get("trustedFolders"), folder)
     if trust.rule == "trusted_at":
         return _trusted_at(recorded.get("trustedFolders"), folder)
+    if trust.rule == "folder_records":
+        return _grok(recorded, folder, home, read[-1][0])
     assert_never(trust.rule)

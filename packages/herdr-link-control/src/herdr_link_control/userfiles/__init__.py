@@ -7,13 +7,13 @@ folder mirrored below the backups folder, by a name that sorts by UTC time (:fun
 first and the newest are kept); the new content appears only whole (:func:`write_complete`: fsync,
 an optional check of the copy, then one step), never over a write the run did not see; every copy is
 as private as its file from its first byte. A user's own config file is edited in place, never
-re-serialised (:class:`JsonDocument`, :class:`TomlDocument`), and replaced through its symlinks; a
-file Herdr Link owns whole (a plugin, an extension) is refused at a symlink by its installer. A
+re-serialised (:class:`JsonDocument`, :class:`TomlDocument`, :class:`YamlDocument`), and replaced
+through its symlinks; a file Herdr Link owns whole (a plugin, an extension) is refused at a symlink by its installer. A
 generated file is known as ours by its ID line (:func:`made_by`). The bridge location file says
 where the JavaScript stubs find ``herdr-link-bridge`` (``docs/bridge.md``).
 
-Standard library only: importing it loads neither pydantic nor anyio, so ``herdr-link-mcp wiring``
-can use it.
+Standard library only, but for ruamel.yaml, which only :class:`YamlDocument` and its helpers load:
+importing it loads neither pydantic nor anyio, so ``herdr-link-mcp wiring`` can use it.
 
 Every name loads from its submodule on first use (PEP 562), so importing the package costs only
 what is used. The names are written once, as the ``TYPE_CHECKING`` imports below (what a
@@ -77,6 +77,7 @@ if TYPE_CHECKING:
         regular_file as regular_file,
         replace_file as replace_file,
     )
+    from ._yamledit import YamlDocument as YamlDocument, yaml_text as yaml_text, yaml_value as yaml_value
 
     __all__: list[str]
 
@@ -140,6 +141,11 @@ _EXPORTS = {
         "real_file",
         "regular_file",
         "replace_file",
+    ],
+    "_yamledit": [
+        "YamlDocument",
+        "yaml_text",
+        "yaml_value",
     ],
 }
 """Each submodule and the names it provides: generated from the imports above."""
