@@ -363,15 +363,26 @@ def test_in_a_herdr_core_terminal_probe_and_server_say_so_apart_from_the_verdict
 
 
 @pytest.mark.parametrize(
-    ("host", "said"),
-    [
-        ("omp", "Link does not wire oh-my-pi: oh-my-pi hides MCP tools from its model by default"),
-        ("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install"),
-    ],
+    ("host", "said"), [("opencode", "OpenCode is wired by its own installer: run herdr-link-opencode-install")]
 )
 def test_a_kind_link_does_not_wire_over_mcp_is_a_usage_error_that_says_why(host, said, tmp_path):
     done = run("install", "--host", host, "--dry-run", env={**os.environ, "HOME": str(tmp_path)})
     assert done.returncode == 2 and said in done.stderr and not list(tmp_path.iterdir())
+
+
+def test_a_kind_link_cannot_wire_is_a_usage_error_that_says_why(tmp_path, monkeypatch, capsys):
+    """Every kind Herdr runs is wired today (oh-my-pi was the example): a made-up unwired row on the public
+    table."""
+    from herdr_link_control import hosts
+    from herdr_link_control.hosts import Host
+    from herdr_link_mcp.cli import main
+
+    made_up = "its file is not known"
+    rows = tuple(Host(r.name, r.title, kind=r.kind, unwired=made_up) if r.kind == "omp" else r for r in hosts.HOSTS)
+    monkeypatch.setattr(hosts, "HOSTS", rows)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert main(["install", "--host", "omp", "--dry-run"]) == 2
+    assert f"Link does not wire oh-my-pi: {made_up}" in capsys.readouterr().err and not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("host", ["github-copilot", "QWEN", "kilo-code", "hermes-agent"])
