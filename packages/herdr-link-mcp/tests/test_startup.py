@@ -70,12 +70,15 @@ def test_the_probe_loads_the_sdk_client_but_no_server_and_no_protocol_models():
         "herdr_link_control.hosts._table",
         "herdr_link_control.hosts._host_forms",
         "herdr_link_control.hosts._places",
+        "herdr_link_control.hosts._trust",  # wiring's --trust: where a host looks trust up (standard library only)
+        "herdr_link_control.hosts._repo_config",  # Grok Build looks trust up at the repository's root
         "herdr_link_control.commandline",
         "herdr_link_control.commandline._boundary",  # the command boundary (standard library only)
         "herdr_link_control.commandline._trace_options",  # the trace command's options (standard library only)
         "herdr_link_control._gate",
         "herdr_link_control.userfiles",
         "herdr_link_control.userfiles._backups",
+        "herdr_link_control.userfiles._jsonedit",  # _trust reads JSONC host files (standard library only)
         "herdr_link_control.userfiles._complete",
         "herdr_link_control.userfiles._location",
         "herdr_link_control.userfiles._ownership",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, strategies as st
+from ruamel.yaml import YAML
 
 from herdr_link_control.hosts import find_host
 from herdr_link_mcp import (
@@ -318,7 +319,12 @@ def test_grok_build_trust_is_recorded_for_the_repository_it_looks_up(tmp_path):
 def test_the_printed_content_is_what_install_merges(host, tmp_path):
     trust = [str(tmp_path)] if host in ("claude", "codex", "gemini") else []
     for item in wiring(host, trust=trust).files:
-        parsed = tomllib.loads(item.content) if item.format == "toml" else json.loads(item.content)
+        if item.format == "toml":
+            parsed = tomllib.loads(item.content)
+        elif item.format == "yaml":
+            parsed = YAML(typ="safe").load(item.content)
+        else:
+            parsed = json.loads(item.content)
         assert parsed == json.loads(json.dumps(item.data))
 
 
