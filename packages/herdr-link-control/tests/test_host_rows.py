@@ -60,7 +60,18 @@ def test_each_hosts_client_name_as_seen_on_the_wire_finds_its_own_row(client, na
 
 
 @pytest.mark.parametrize(
-    "client", ["picky-client", "kilocode-fork", "mcp-client", "", "python-sdk", "herdr_link_fork", "kimi-code-acp"]
+    "client",
+    [
+        "picky-client",
+        "kilocode-fork",
+        "mcp-client",
+        "",
+        "python-sdk",
+        "herdr_link_fork",
+        "kimi-code-acp",
+        "devin-review-bot",  # Devin's and maki's names are guesses (no build runs here): matched exactly
+        "makina-agent",
+    ],
 )
 def test_a_client_no_row_names_finds_none(client):
     assert host_for_client(client) is None

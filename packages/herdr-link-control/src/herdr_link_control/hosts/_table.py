@@ -785,7 +785,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         "devin",
         "Devin CLI",
         kind="devin",
-        clients=("devin",),  # not seen: no build runs here
+        clients=("=devin",),  # not seen (no build runs here): a guess, so matched exactly
         presentation=PresentationForm.MCP_PREFIXED,  # mcp__<server>__<tool> (its MCP overview)
         relists=False,  # not known: dispatch-first works either way
         servers=Servers(
@@ -954,7 +954,7 @@ HOSTS: Final[tuple[Host, ...]] = (
         "maki",
         "maki",
         kind="maki",
-        clients=("maki",),  # not seen: no build runs here
+        clients=("=maki",),  # not seen (no build runs here): a guess, so matched exactly
         presentation=PresentationForm.SERVER_DOUBLE_UNDERSCORE,  # <server>__<tool> (its docs, "Naming")
         relists=False,  # not known: dispatch-first works either way
         servers=Servers(
