@@ -206,7 +206,7 @@ def _yaml(data: Mapping[str, Any]) -> str:
 
 def _toml(data: Mapping[str, Any]) -> str:
     """``data`` written as install writes it into a file that has none of it: one table per object
-    whose values hold no object."""
+    whose values hold no object, a ``[[table]]`` block per object in a list."""
     from herdr_link_control.userfiles import TomlDocument  # here: the editors load only when TOML is wired
 
     printed = TomlDocument("")
@@ -215,8 +215,14 @@ def _toml(data: Mapping[str, Any]) -> str:
         if any(isinstance(item, Mapping) for item in value.values()):
             for key, item in value.items():
                 tables((*path, key), item)
-        else:
-            printed.add_table(path, dict(value))
+            return
+        arrays = {k: v for k, v in value.items() if isinstance(v, list) and v and isinstance(v[0], Mapping)}
+        rest = {k: v for k, v in value.items() if k not in arrays}
+        if rest or not arrays:
+            printed.add_table(path, rest)
+        for key, items in arrays.items():  # an array of tables: a [[path.key]] block each
+            for element in items:
+                printed.append((*path, key), element)
 
     tables((), data)
     return printed.text
@@ -525,7 +531,7 @@ def wiring(
         files.add(servers.place, scope, _nested(servers.approval.table, {servers.name: _approval(servers.approval,
                   command, args)}))  # fmt: skip
     if record.allow is not None:
-        allowed: Any = [record.allow.rules[0]]
+        allowed: Any = [record.allow.item(record.allow.rules[0])]
         for level in reversed(record.allow.key):
             allowed = {level: allowed}
         files.add(record.allow.place, scope, allowed)

@@ -270,11 +270,11 @@ class Hook:
 class Allow:
     """A host's permission rule that lets our tools run without a prompt, and the files it reads it from."""
 
-    __slots__ = ("key", "place", "project_reads", "rules")
+    __slots__ = ("fields", "key", "place", "project_reads", "rule_field", "rules")
 
     def __init__(
         self, place: Place, rules: tuple[str, ...], *, key: tuple[str, ...] = ("permissions", "allow"),
-        project_reads: tuple[str, ...] = (),
+        project_reads: tuple[str, ...] = (), rule_field: str = "", fields: tuple[tuple[str, object], ...] = (),
     ) -> None:  # fmt: skip
         self.place = place
         self.rules = rules
@@ -283,6 +283,27 @@ class Allow:
         """Where in the settings file the list of rules is (``permissions.allow``)."""
         self.project_reads = project_reads
         """Project files the host reads the rule from (first wins), before the user's."""
+        self.rule_field = rule_field
+        """Empty: each rule is an item of the list, a string. Else each is a table, the rule in this field
+        beside :attr:`fields` (Kimi Code's ``[[permission.rules]]`` with ``pattern`` and ``decision``)."""
+        self.fields = fields
+        """The fixed fields of a rule written as a table, in the order written (before the rule)."""
+
+    def item(self, rule: str) -> object:
+        """``rule`` as an item of the list at :attr:`key`."""
+        return dict((*self.fields, (self.rule_field, rule))) if self.rule_field else rule
+
+    def found_in(self, items: Sequence[object]) -> bool:
+        """Whether ``items`` (the list at :attr:`key`) holds one of :attr:`rules`, with the fixed fields."""
+        if not self.rule_field:
+            return any(rule in items for rule in self.rules)
+        fixed = dict(self.fields)
+        return any(
+            isinstance(item, dict)
+            and item.get(self.rule_field) in self.rules
+            and all(item.get(k) == v for k, v in fixed.items())
+            for item in items
+        )
 
 
 class Trust:

@@ -801,11 +801,24 @@ HOSTS: Final[tuple[Host, ...]] = (
             (("command", COMMAND), ("args", ARGS)),
             project_question="Kimi Code uses a project's servers only once you trust the folder",
         ),
+        # Kimi Code 2.1.0 reads [[permission.rules]] (decision, pattern, scope, reason) from its config.toml
+        # only, no project file (PermissionRuleSchema and permissionFromToml in dist/main.mjs)
+        allow=Allow(
+            Place(
+                "~/.kimi-code/config.toml",
+                variable="KIMI_CODE_HOME",
+                under_variable="config.toml",
+                format="toml",
+                user_note="its settings (the permission rule)",
+            ),
+            (f"mcp__{SERVER_NAMESPACE}__*",),
+            key=("permission", "rules"),
+            rule_field="pattern",
+            fields=(("decision", "allow"),),
+        ),
         notes=(
-            'In its TUI, Kimi Code asks before each MCP call (kimi -p does not): "Approve for this session" allows '
-            "later calls of that tool in the session (Herdr Link's go through its one gateway tool), or add to "
-            "~/.kimi-code/config.toml a [[permission.rules]] with "
-            'decision = "allow" and pattern = "mcp__herdr_link__*" (Link does not edit that file).',
+            '[[permission.rules]] decision = "allow", pattern = "{allow}" lets every Herdr Link tool run without '
+            "the approval Kimi Code's TUI asks for before each MCP call otherwise (kimi -p does not ask).",
             'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
             "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
         ),
