@@ -674,3 +674,39 @@ def test_a_kimi_permission_rules_that_is_not_an_array_of_tables_is_refused_and_n
     with pytest.raises(InstallError, match=rf"\.kimi-code/config\.toml: {refused}, so nothing of ours can go in it"):
         _run(home, "kimi")
     assert config.read_text() == text and not (home / ".kimi-code" / "mcp.json").exists()
+
+
+def _kimi_record(home: Path, folder: Path) -> Path:
+    from herdr_link_control.hosts import host_for_kind, trust_record
+
+    kimi = host_for_kind("kimi")
+    assert kimi is not None and kimi.trust is not None
+    return home / trust_record(kimi.trust, str(folder)).user[2:]
+
+
+def test_kimi_trust_is_a_record_file_of_the_folders_own_that_uninstall_takes_away(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    work = tmp_path / "My App"
+    work.mkdir()
+    status, said = _run(home, "kimi", trust=[str(work)])
+    assert status == 0, said
+    record = _kimi_record(home, work)
+    assert record.name.startswith("wd_my-app_") and json.loads(record.read_text()) == {"root": str(work)}
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    status, said = _run(home, "kimi", uninstall=True, trust=[str(work)])
+    assert status == 0, said
+    assert not (home / ".kimi-code").exists()
+
+
+def test_a_folder_kimi_code_trusts_already_keeps_its_record_byte_for_byte(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    work = tmp_path / "app"
+    work.mkdir()
+    record = _kimi_record(home, work)
+    record.parent.mkdir(parents=True)
+    kimis = json.dumps({"root": str(work), "trustedAt": 1765000000000}, separators=(",", ":")).encode()
+    record.write_bytes(kimis)  # as Kimi Code writes it (JSON.stringify)
+    status, said = _run(home, "kimi", trust=[str(work)])
+    assert status == 0 and record.read_bytes() == kimis, said
+    status, said = _run(home, "kimi", uninstall=True, trust=[str(work)])
+    assert status == 0 and record.read_bytes() == kimis, said

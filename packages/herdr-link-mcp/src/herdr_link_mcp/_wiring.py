@@ -38,6 +38,7 @@ from herdr_link_control.hosts import (
     hosts_with,
     place_path,
     shown_path,
+    trust_record,
 )
 
 if TYPE_CHECKING:
@@ -292,6 +293,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return {"trustedFolders": {folder: {"trustedAt": TRUSTED_AT} for folder in folders}}
     if rule == "folder_records":
         return {"folders": {folder: {"trusted": True, "decided_at": DECIDED_AT} for folder in folders}}
+    if rule == "record_files":  # one file per folder: see wiring
+        raise ValueError(rule)
     assert_never(rule)
 
 
@@ -545,7 +548,10 @@ def wiring(
             key = hook_trust_key(hook_file.path, label, *_hook_position(hook_file.groups))
             trusted_hash = command_hook_hash(label, hint, HOOK_TIMEOUT)
             files.add(hook.trusted_by_hash, "user", {"hooks": {"state": {key: {"trusted_hash": trusted_hash}}}})
-    if folders and record.trust is not None:
+    if folders and record.trust is not None and record.trust.rule == "record_files":
+        for folder in folders:  # a file of its own each; only its presence counts, the time is not read
+            files.add(trust_record(record.trust, folder), "user", {"root": folder})
+    elif folders and record.trust is not None:
         files.add(record.trust.place, "user", _trust_document(record.trust.rule, folders))
     off = record.shared.off if record.shared is not None else None
     if shared_off and off is None:

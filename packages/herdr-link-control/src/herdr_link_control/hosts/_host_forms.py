@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records"]
+    TrustRule: TypeAlias = Literal[
+        "projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records", "record_files"
+    ]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
@@ -325,7 +327,9 @@ class Trust:
         ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only;
         ``folder_records``: ``[folders."<folder>"] trusted = true`` at the repository's root (or the folder
         outside one), and the question is asked only where the repository holds configuration that runs
-        commands (Grok Build)."""
+        commands (Grok Build);
+        ``record_files``: one file per trusted folder in the folder :attr:`place` names, named after the
+        folder's name and a digest of its path, the folder itself only (Kimi Code's ``workspace-trust``)."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted

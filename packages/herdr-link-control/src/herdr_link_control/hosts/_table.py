@@ -816,11 +816,27 @@ HOSTS: Final[tuple[Host, ...]] = (
             rule_field="pattern",
             fields=(("decision", "allow"),),
         ),
+        # Kimi Code 2.1.0's TUI asks in every folder without its record (maybeRunWorkspaceTrustPrompt): a file
+        # $KIMI_CODE_HOME/workspace-trust/wd_<name>_<sha256 prefix> holding JSON (trustRecord.ts, workdir-slug.ts)
+        trust=Trust(
+            Place(
+                "~/.kimi-code/workspace-trust",
+                variable="KIMI_CODE_HOME",
+                under_variable="workspace-trust",
+                private=True,
+                user_note="folder trust, as Kimi Code records it (one file per folder)",
+            ),
+            "record_files",
+            'a Kimi Code worker started in {folder} first asks "Trust this folder?" (Kimi Code asks once in each '
+            "folder, a folder above it does not count; its Enter answers it, so a message typed there would: Link "
+            "refuses to start a worker there, and to type into one waiting at it)",
+        ),
         notes=(
             '[[permission.rules]] decision = "allow", pattern = "{allow}" lets every Herdr Link tool run without '
             "the approval Kimi Code's TUI asks for before each MCP call otherwise (kimi -p does not ask).",
-            'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
-            "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
+            'Its TUI asks "Trust this folder?" the first time it starts in a folder, each folder on its own (no '
+            "folder above it counts): --trust DIR records DIR as Kimi Code does (a file named after DIR in "
+            "~/.kimi-code/workspace-trust), so a worker started in DIR goes straight to its composer.",
         ),
     ),
     Host(
