@@ -832,8 +832,10 @@ HOSTS: Final[tuple[Host, ...]] = (
             "refuses to start a worker there, and to type into one waiting at it)",
         ),
         notes=(
-            '[[permission.rules]] decision = "allow", pattern = "{allow}" lets every Herdr Link tool run without '
-            "the approval Kimi Code's TUI asks for before each MCP call otherwise (kimi -p does not ask).",
+            '[[permission.rules]] decision = "allow", pattern = "{allow}" is the documented rule that lets every '
+            "Herdr Link tool run without the approval Kimi Code's TUI asks for before each MCP call (kimi -p does "
+            "not ask); Kimi Code 2.1.0 does not apply rules from config.toml yet, so its TUI still asks: "
+            '"Approve for this session" allows the rest of the session (Link\'s calls all go through one tool).',
             'Its TUI asks "Trust this folder?" the first time it starts in a folder, each folder on its own (no '
             "folder above it counts): --trust DIR records DIR as Kimi Code does (a file named after DIR in "
             "~/.kimi-code/workspace-trust), so a worker started in DIR goes straight to its composer.",
