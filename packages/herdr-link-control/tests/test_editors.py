@@ -389,3 +389,70 @@ def test_any_layout_of_a_list_gets_our_rule_and_gives_the_same_bytes_back(text: 
     assert document.get(ALLOW) == [*before, RULE] and _keeps_every_byte(text, document.text)
     document.remove((*ALLOW, len(before)))
     assert document.text == text
+
+
+RULES = ("permission", "rules")
+TABLE_RULE = {"decision": "allow", "pattern": "mcp__herdr_link__*"}
+OURS_BLOCK = '[[permission.rules]]NLdecision = "allow"NLpattern = "mcp__herdr_link__*"NL'
+
+
+@pytest.mark.parametrize(
+    ("text", "added"),
+    [
+        ("", OURS_BLOCK),
+        ('model = "k"', 'model = "k"\n\n' + OURS_BLOCK[:-2]),
+        (  # the user's rules, a comment and a sub-table after them, another table after that
+            '# mine\n[permission]\nguard = true\n\n[[permission.rules]]\ndecision = "deny"\npattern = "Bash(rm *)"\n'
+            '# after\n\n[[permission.rules]]\ndecision = "ask"\npattern = "Write"\n[permission.rules.x]\na = 1\n\n'
+            '[providers.k]\ntype = "kimi"\n',
+            '# mine\n[permission]\nguard = true\n\n[[permission.rules]]\ndecision = "deny"\npattern = "Bash(rm *)"\n'
+            '# after\n\n[[permission.rules]]\ndecision = "ask"\npattern = "Write"\n[permission.rules.x]\na = 1\n\n'
+            + OURS_BLOCK
+            + '\n[providers.k]\ntype = "kimi"\n',
+        ),
+        (
+            '[permission]\r\n[[permission.rules]]\r\ndecision = "deny"\r\npattern = "Bash"\r\n',
+            '[permission]\r\n[[permission.rules]]\r\ndecision = "deny"\r\npattern = "Bash"\r\n\r\n'
+            + OURS_BLOCK.replace("NL", "\r\n"),
+        ),
+        ("permission.guard = true\nmodel = 'x'\n", "permission.guard = true\nmodel = 'x'\n\n" + OURS_BLOCK),
+        (
+            '[permission]\nrules = [{ decision = "deny", pattern = "Bash" }]\n',
+            '[permission]\nrules = [{ decision = "deny", pattern = "Bash" }, '
+            '{ decision = "allow", pattern = "mcp__herdr_link__*" }]\n',
+        ),
+    ],
+    ids="empty no-final-newline users-rules crlf dotted inline-array".split(),
+)
+def test_a_table_appended_to_an_array_of_tables_keeps_every_byte_and_is_taken_out_exactly(
+    text: str, added: str
+) -> None:
+    document = TomlDocument(text)
+    before = document.get(RULES)
+    before = [] if before is MISSING else before
+    document.append(RULES, TABLE_RULE)
+    assert document.text == added.replace("NL", "\n")
+    assert document.get(RULES) == [*before, TABLE_RULE] and _keeps_every_byte(text, document.text)
+    document.remove((*RULES, len(before)))
+    assert document.text == text
+
+
+def test_our_table_is_taken_out_alone_after_the_user_added_rules_around_it() -> None:
+    document = TomlDocument('[[permission.rules]]\ndecision = "deny"\npattern = "Bash"\n')
+    document.append(RULES, TABLE_RULE)
+    document.append(RULES, {"decision": "ask", "pattern": "Write"})  # the user's, after ours
+    document.remove((*RULES, 1))
+    assert document.text == (
+        '[[permission.rules]]\ndecision = "deny"\npattern = "Bash"\n\n'
+        '[[permission.rules]]\ndecision = "ask"\npattern = "Write"\n'
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ['[permission]\nrules = "x"\n', '[permission.rules]\ndecision = "allow"\n', "[permission]\nrules = 1\n"]
+)
+def test_a_table_is_not_appended_to_what_is_not_an_array_of_tables(text: str) -> None:
+    document = TomlDocument(text)
+    with pytest.raises(DocumentError, match=r"permission\.rules is not an array of tables"):
+        document.append(RULES, TABLE_RULE)
+    assert document.text == text

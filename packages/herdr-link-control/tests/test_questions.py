@@ -10,6 +10,7 @@ import pytest
 from scripted_herdr import agent, got, link, ok, scripted
 
 from herdr_link_control import HostQuestions, ScriptedRunner
+from herdr_link_control.hosts import host_for_kind, trust_record
 from herdr_link_protocol import Cause, LinkError
 
 pytestmark = pytest.mark.anyio
@@ -314,3 +315,73 @@ async def test_a_host_file_read_that_never_ends_is_given_up_and_the_send_goes_on
         stalled.set()
     assert receipt.to == "gem" and any(call[:2] == ("agent", "prompt") for call in runner.calls)
     assert "took more than 0.5 s to read" in caplog.text
+
+
+# ---- Kimi Code: a record file per folder --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),  # computed with Kimi Code 2.1.0's own encodeWorkDirKey(canonicalWorkspaceRoot(…)) in node
+    [
+        ("/home/me/code/My App", "wd_my-app_54d13ffd260a"),
+        ("/srv/--Ünïcode Project--/", "wd_n-code-project_1ccd8823f56d"),
+        (
+            "/tmp/x/a-very-long-folder-name-that-goes-past-forty-characters-ok",
+            "wd_a-very-long-folder-name-that-goes-past-f_618f74afa335",
+        ),
+        ("/", "wd_workspace_e3b0c44298fc"),
+    ],
+)
+def test_kimi_codes_record_of_a_folder_is_named_as_kimi_code_names_it(folder, name):
+    kimi = host_for_kind("kimi")
+    assert kimi is not None and kimi.trust is not None
+    record = trust_record(kimi.trust, folder)
+    assert record.user == f"~/.kimi-code/workspace-trust/{name}" and record.under_variable == f"workspace-trust/{name}"
+    assert record.variable == "KIMI_CODE_HOME" and record.private
+
+
+def _kimi_record(home: Path, folder: Path, text: str = '{"root": "x", "trustedAt": 1796515200000}') -> None:
+    kimi = host_for_kind("kimi")
+    assert kimi is not None and kimi.trust is not None
+    _write(home / trust_record(kimi.trust, str(folder)).user[2:], text)
+
+
+def test_kimi_code_asks_in_each_folder_without_its_own_record(home, work, caplog):
+    caplog.set_level(logging.INFO, "herdr_link")
+    assert _ahead(home, "kimi", work) is None  # no ~/.kimi-code: it never ran here, nothing is predicted
+    assert "Kimi Code CLI asks first" in caplog.text and "not predicted" in caplog.text
+    _write(home / ".kimi-code" / "mcp.json", "{}")
+    assert _ahead(home, "kimi", work) == "kimi"
+    _kimi_record(home, work.parent)  # its repository (a folder above) does not count
+    assert _ahead(home, "kimi", work) == "kimi"
+    _kimi_record(home, work, "{}")
+    assert _ahead(home, "kimi", work) is None
+    question = HostQuestions({"HOME": str(home)}).ahead("kimi", str(work.parent))
+    assert question is None  # recorded above
+    question = HostQuestions({"HOME": str(home)}).ahead("kimi", str(work.parent.parent))
+    assert question is not None and "Trust this folder?" in str(question)
+    assert question.fix == f"herdr-link-mcp install --host kimi --trust {work.parent.parent}"
+
+
+def test_kimi_codes_records_follow_kimi_code_home(home, work, tmp_path):
+    moved = tmp_path / "kimi-home"
+    moved.mkdir()
+    assert _ahead(home, "kimi", work, KIMI_CODE_HOME=str(moved)) == "kimi"
+    kimi = host_for_kind("kimi")
+    assert kimi is not None and kimi.trust is not None
+    _write(moved / trust_record(kimi.trust, str(work)).under_variable, "{}")
+    assert _ahead(home, "kimi", work, KIMI_CODE_HOME=str(moved)) is None
+
+
+async def test_a_kimi_code_worker_is_not_started_where_it_would_ask(home, work):
+    _write(home / ".kimi-code" / "mcp.json", "{}")
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB})
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home)).start({"name": "worker", "kind": "kimi", "args": []})
+    assert raised.value.cause is Cause.START_AGENT_WOULD_ASK and runner.calls == [SELF]
+    assert f"herdr-link-mcp install --host kimi --trust {work}" in raised.value.detail
+    _kimi_record(home, work)
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB,
+                       ("agent", "start"): STARTED})  # fmt: skip
+    receipt = await link(runner, HOME=str(home)).start({"name": "worker", "kind": "kimi", "args": []})
+    assert receipt.agent == "worker"

@@ -251,6 +251,8 @@ def corpus() -> list[Case]:
     cases += [Case(f"grok-config-{i}", "grok", ".grok/config.toml", text.encode()) for i, text in enumerate(GROK)]
     trust = ".grok/trusted_folders.toml"
     cases += [Case(f"grok-trust-{i}", "grok", trust, text.encode()) for i, text in enumerate(GROK_TRUST)]
+    kimi = ".kimi-code/config.toml"
+    cases += [Case(f"kimi-config-{i}", "kimi", kimi, text.encode()) for i, text in enumerate(KIMI[:-1])]
     cases += [Case(f"maki-mcp-{i}", "maki", ".config/maki/mcp.toml", text.encode()) for i, text in enumerate(MAKI)]
     cases += [
         Case(f"hermes-config-{name}", "hermes", ".hermes/config.yaml", text.encode()) for name, text in HERMES.items()
@@ -276,6 +278,25 @@ GROK: list[str] = [
 """Grok Build's ``~/.grok/config.toml`` as its documentation shows it: a custom model, another server, and
 permission rules of the user's (one line, one a line with comments, CRLF, empty, an inline table, no
 ``allow`` yet, ours written by hand)."""
+
+
+KIMI: list[str] = [
+    "",
+    "# ~/.kimi-code/config.toml\n# Runtime settings for Kimi Code.\n# This file starts empty so built-in defaults can "
+    "apply.\n# Login will populate managed Kimi provider and model entries.\n",
+    '[providers.stub]\ntype = "openai"\nbase_url = "http://127.0.0.1:8080/v1"\napi_key = "sk-local"\n\n'
+    '[models.stub]\nprovider = "stub"\nmodel = "scripted"\nmax_context_size = 128000\n',
+    '# mine\n[permission]\ndangerous_command_guard = true\n\n[[permission.rules]]\ndecision = "deny"\n'
+    'pattern = "Bash(rm *)"\nreason = "never"\n# the next one is the team\'s\n\n[[permission.rules]]\n'
+    'decision = "ask"\npattern = "Write"\n\n[services.moonshot_search]\nenabled = false\n',
+    '[permission]\r\n[[permission.rules]]\r\ndecision = "allow"\r\npattern = "Read"\r\n',
+    'permission.dangerous_command_guard = false\ndefault_model = "stub"',
+    '[permission]\nrules = [{ decision = "deny", pattern = "Bash" }]\n',
+    '[[permission.rules]]\ndecision = "allow"\npattern = "mcp__herdr_link__*"  # by hand\n',
+]
+"""Kimi Code's ``~/.kimi-code/config.toml``: as it writes it first, with a provider and model, and with the
+user's ``[[permission.rules]]`` (with comments and other tables, CRLF, dotted keys and no final newline, an
+inline array, ours written by hand: not in the corpus, as install leaves that file as it is)."""
 
 
 GROK_TRUST: list[str] = [

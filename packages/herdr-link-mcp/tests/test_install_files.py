@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from install_corpus import AMP_COMMENTED, DEVIN_COMMENTED, GROK, MAKI, Case, corpus
+from install_corpus import AMP_COMMENTED, DEVIN_COMMENTED, GROK, KIMI, MAKI, Case, corpus
 
 from herdr_link_control.userfiles import json_value
 from herdr_link_mcp import wiring
@@ -632,3 +632,81 @@ def test_a_hand_written_herdr_link_entry_in_maki_is_ours_to_replace_whole_after_
     assert "/bin/true" not in command and command[-2:] == ["--namespace", "herdr-link"]  # replaced, not appended to
     assert _run(home, "maki", uninstall=True)[0] == 0
     assert target.read_text() == original
+
+
+KIMI_RULE = {"decision": "allow", "pattern": "mcp__herdr_link__*"}
+
+
+@pytest.mark.parametrize("text", KIMI, ids=[f"kimi-config-{i}" for i in range(len(KIMI))])
+def test_kimi_gets_its_rule_table_after_the_users_rules_and_uninstall_takes_out_only_ours(
+    tmp_path: Path, text: str
+) -> None:
+    home = _home(tmp_path)
+    (home / ".kimi-code").mkdir()
+    config = home / ".kimi-code" / "config.toml"
+    config.write_bytes(text.encode())
+    theirs = tomllib.loads(text).get("permission", {}).get("rules", [])
+    status, said = _run(home, "kimi")
+    assert status == 0, said
+    ours = [] if KIMI_RULE in theirs else [KIMI_RULE]
+    assert tomllib.loads(config.read_text())["permission"]["rules"] == [*theirs, *ours]
+    status, said = _run(home, "kimi", uninstall=True)
+    assert status == 0 and config.read_bytes() == text.encode(), said
+    if KIMI_RULE in theirs:  # written by hand: the user's, kept
+        assert any("permission.rules held" in line and "before install: kept" in line for line in said), said
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ('[permission]\nrules = "allow"\n', "permission.rules is not a list here"),
+        ('[permission.rules]\ndecision = "allow"\n', "permission.rules is not a list here"),
+        ('permission = "ask"\n', "permission is not a table here"),
+    ],
+)
+def test_a_kimi_permission_rules_that_is_not_an_array_of_tables_is_refused_and_nothing_written(
+    tmp_path: Path, text: str, refused: str
+) -> None:
+    home = _home(tmp_path)
+    (home / ".kimi-code").mkdir()
+    config = home / ".kimi-code" / "config.toml"
+    config.write_text(text)
+    with pytest.raises(InstallError, match=rf"\.kimi-code/config\.toml: {refused}, so nothing of ours can go in it"):
+        _run(home, "kimi")
+    assert config.read_text() == text and not (home / ".kimi-code" / "mcp.json").exists()
+
+
+def _kimi_record(home: Path, folder: Path) -> Path:
+    from herdr_link_control.hosts import host_for_kind, trust_record
+
+    kimi = host_for_kind("kimi")
+    assert kimi is not None and kimi.trust is not None
+    return home / trust_record(kimi.trust, str(folder)).user[2:]
+
+
+def test_kimi_trust_is_a_record_file_of_the_folders_own_that_uninstall_takes_away(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    work = tmp_path / "My App"
+    work.mkdir()
+    status, said = _run(home, "kimi", trust=[str(work)])
+    assert status == 0, said
+    record = _kimi_record(home, work)
+    assert record.name.startswith("wd_my-app_") and json.loads(record.read_text()) == {"root": str(work)}
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    status, said = _run(home, "kimi", uninstall=True, trust=[str(work)])
+    assert status == 0, said
+    assert not (home / ".kimi-code").exists()
+
+
+def test_a_folder_kimi_code_trusts_already_keeps_its_record_byte_for_byte(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    work = tmp_path / "app"
+    work.mkdir()
+    record = _kimi_record(home, work)
+    record.parent.mkdir(parents=True)
+    kimis = json.dumps({"root": str(work), "trustedAt": 1765000000000}, separators=(",", ":")).encode()
+    record.write_bytes(kimis)  # as Kimi Code writes it (JSON.stringify)
+    status, said = _run(home, "kimi", trust=[str(work)])
+    assert status == 0 and record.read_bytes() == kimis, said
+    status, said = _run(home, "kimi", uninstall=True, trust=[str(work)])
+    assert status == 0 and record.read_bytes() == kimis, said

@@ -244,3 +244,19 @@ def test_a_uvx_entry_without_uv_names_a_way_to_uv_that_a_debian_python_allows(tm
     assert check.status == "FAIL" and "no uvx on PATH" in check.detail
     # pip install --user is refused by an externally managed Python (PEP 668: Debian 12's, Ubuntu's own)
     assert "pipx install uv" in check.fix and "pip install --user" not in check.fix
+
+
+def test_the_kimi_check_wants_its_rule_table_in_permission_rules(tmp_path, monkeypatch):
+    home, project = tmp_path / "home", tmp_path / "project"
+    monkeypatch.delenv("KIMI_CODE_HOME", raising=False)
+    kimi = lambda: next(c for c in wiring_checks(home, project) if c.name == "Kimi Code CLI")  # noqa: E731
+    _write(home / ".kimi-code" / "mcp.json", '{"mcpServers": {"herdr_link": {"command": "/bin/true"}}}')
+    config = home / ".kimi-code" / "config.toml"
+    _write(config, '[[permission.rules]]\ndecision = "allow"\npattern = "Read"\n')
+    assert kimi().status == "FAIL" and "permission prompt" in kimi().detail
+    assert kimi().fix == "herdr-link-mcp install --host kimi"
+    _write(config, '[[permission.rules]]\ndecision = "deny"\npattern = "mcp__herdr_link__*"\n')  # a deny is no allow
+    assert kimi().status == "FAIL"
+    rule = '\n[[permission.rules]]\ndecision = "allow"\npattern = "mcp__herdr_link__*"\nscope = "user"\n'
+    _write(config, "[permission]\n# mine\n" + rule)
+    assert kimi().status == "PASS" and f"{config} allows its tools" in kimi().detail

@@ -103,7 +103,10 @@ class _Editor:
         for key in reversed(path[top + 1 :]):
             nested = {key: nested}
         if isinstance(document, TomlDocument):
-            if table and isinstance(value, Mapping):
+            if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
+                for item in value:  # an array of tables: a [[path]] block each
+                    document.append(path, item)
+            elif table and isinstance(value, Mapping):
                 document.add_table(path, value)
             else:
                 document.set(path, value)
@@ -286,7 +289,7 @@ class _Editor:
     def _label(claim: Claim) -> str:
         if claim.kind == "hook":
             return "our hint hook"
-        if claim.kind == "item" and claim.path[-1] == "allow":  # a host's permission rules
+        if claim.kind == "item" and claim.path[-1] in ("allow", "rules"):  # a host's permission rules
             return f"{_short(claim.value)}, the rule that lets Herdr Link's tools run without asking"
         return _short(claim.value)
 

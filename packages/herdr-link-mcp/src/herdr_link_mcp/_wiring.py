@@ -38,6 +38,7 @@ from herdr_link_control.hosts import (
     hosts_with,
     place_path,
     shown_path,
+    trust_record,
 )
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ def _yaml(data: Mapping[str, Any]) -> str:
 
 def _toml(data: Mapping[str, Any]) -> str:
     """``data`` written as install writes it into a file that has none of it: one table per object
-    whose values hold no object."""
+    whose values hold no object, a ``[[table]]`` block per object in a list."""
     from herdr_link_control.userfiles import TomlDocument  # here: the editors load only when TOML is wired
 
     printed = TomlDocument("")
@@ -215,8 +216,14 @@ def _toml(data: Mapping[str, Any]) -> str:
         if any(isinstance(item, Mapping) for item in value.values()):
             for key, item in value.items():
                 tables((*path, key), item)
-        else:
-            printed.add_table(path, dict(value))
+            return
+        arrays = {k: v for k, v in value.items() if isinstance(v, list) and v and isinstance(v[0], Mapping)}
+        rest = {k: v for k, v in value.items() if k not in arrays}
+        if rest or not arrays:
+            printed.add_table(path, rest)
+        for key, items in arrays.items():  # an array of tables: a [[path.key]] block each
+            for element in items:
+                printed.append((*path, key), element)
 
     tables((), data)
     return printed.text
@@ -286,6 +293,8 @@ def _trust_document(rule: TrustRule, folders: Sequence[str]) -> dict[str, Any]:
         return {"trustedFolders": {folder: {"trustedAt": TRUSTED_AT} for folder in folders}}
     if rule == "folder_records":
         return {"folders": {folder: {"trusted": True, "decided_at": DECIDED_AT} for folder in folders}}
+    if rule == "record_files":  # one file per folder: see wiring
+        raise ValueError(rule)
     assert_never(rule)
 
 
@@ -525,7 +534,7 @@ def wiring(
         files.add(servers.place, scope, _nested(servers.approval.table, {servers.name: _approval(servers.approval,
                   command, args)}))  # fmt: skip
     if record.allow is not None:
-        allowed: Any = [record.allow.rules[0]]
+        allowed: Any = [record.allow.item(record.allow.rules[0])]
         for level in reversed(record.allow.key):
             allowed = {level: allowed}
         files.add(record.allow.place, scope, allowed)
@@ -539,7 +548,10 @@ def wiring(
             key = hook_trust_key(hook_file.path, label, *_hook_position(hook_file.groups))
             trusted_hash = command_hook_hash(label, hint, HOOK_TIMEOUT)
             files.add(hook.trusted_by_hash, "user", {"hooks": {"state": {key: {"trusted_hash": trusted_hash}}}})
-    if folders and record.trust is not None:
+    if folders and record.trust is not None and record.trust.rule == "record_files":
+        for folder in folders:  # a file of its own each; only its presence counts, the time is not read
+            files.add(trust_record(record.trust, folder), "user", {"root": folder})
+    elif folders and record.trust is not None:
         files.add(record.trust.place, "user", _trust_document(record.trust.rule, folders))
     off = record.shared.off if record.shared is not None else None
     if shared_off and off is None:

@@ -85,7 +85,7 @@ def allowed_by(host: Host, home: Path, cwd: Path) -> Path | None:
         rules: Any = config or {}
         for level in allow.key:
             rules = rules.get(level) if isinstance(rules, dict) else None
-        if isinstance(rules, list) and any(rule in rules for rule in allow.rules):
+        if isinstance(rules, list) and allow.found_in(rules):
             return path
     return None
 

@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         git_root as git_root,
         read_host_file as read_host_file,
         trust_command as trust_command,
+        trust_record as trust_record,
     )
 
     __all__: list[str]
@@ -109,6 +110,7 @@ _EXPORTS = {
         "git_root",
         "read_host_file",
         "trust_command",
+        "trust_record",
     ],
 }
 """Each submodule and the names it provides: generated from the imports above."""

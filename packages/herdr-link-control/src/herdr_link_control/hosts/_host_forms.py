@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     Scope: TypeAlias = Literal["user", "project"]
     HookForm: TypeAlias = Literal["group", "matcher", "named", "versioned"]
     """The shape of a hint hook's entry (:attr:`Hook.form`)."""
-    TrustRule: TypeAlias = Literal["projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records"]
+    TrustRule: TypeAlias = Literal[
+        "projects", "trust_level", "folders", "trusted_list", "trusted_at", "folder_records", "record_files"
+    ]
     """How a host records folder trust (:attr:`Trust.rule`)."""
     TrustFixAt: TypeAlias = Literal["folder", "root"]
     HintForm: TypeAlias = Literal["session-start", "additional-context", "context", "inject-steps", "plain"]
@@ -273,11 +275,11 @@ class Hook:
 class Allow:
     """A host's permission rule that lets our tools run without a prompt, and the files it reads it from."""
 
-    __slots__ = ("key", "place", "project_reads", "rules")
+    __slots__ = ("fields", "key", "place", "project_reads", "rule_field", "rules")
 
     def __init__(
         self, place: Place, rules: tuple[str, ...], *, key: tuple[str, ...] = ("permissions", "allow"),
-        project_reads: tuple[str, ...] = (),
+        project_reads: tuple[str, ...] = (), rule_field: str = "", fields: tuple[tuple[str, object], ...] = (),
     ) -> None:  # fmt: skip
         self.place = place
         self.rules = rules
@@ -286,6 +288,27 @@ class Allow:
         """Where in the settings file the list of rules is (``permissions.allow``)."""
         self.project_reads = project_reads
         """Project files the host reads the rule from (first wins), before the user's."""
+        self.rule_field = rule_field
+        """Empty: each rule is an item of the list, a string. Else each is a table, the rule in this field
+        beside :attr:`fields` (Kimi Code's ``[[permission.rules]]`` with ``pattern`` and ``decision``)."""
+        self.fields = fields
+        """The fixed fields of a rule written as a table, in the order written (before the rule)."""
+
+    def item(self, rule: str) -> object:
+        """``rule`` as an item of the list at :attr:`key`."""
+        return dict((*self.fields, (self.rule_field, rule))) if self.rule_field else rule
+
+    def found_in(self, items: Sequence[object]) -> bool:
+        """Whether ``items`` (the list at :attr:`key`) holds one of :attr:`rules`, with the fixed fields."""
+        if not self.rule_field:
+            return any(rule in items for rule in self.rules)
+        fixed = dict(self.fields)
+        return any(
+            isinstance(item, dict)
+            and item.get(self.rule_field) in self.rules
+            and all(item.get(k) == v for k, v in fixed.items())
+            for item in items
+        )
 
 
 class Trust:
@@ -307,7 +330,9 @@ class Trust:
         ``trusted_at``: ``{"trustedFolders": {"<folder>": {"trustedAt": "<time>"}}}``, the folder itself only;
         ``folder_records``: ``[folders."<folder>"] trusted = true`` at the repository's root (or the folder
         outside one), and the question is asked only where the repository holds configuration that runs
-        commands (Grok Build)."""
+        commands (Grok Build);
+        ``record_files``: one file per trusted folder in the folder :attr:`place` names, named after the
+        folder's name and a digest of its path, the folder itself only (Kimi Code's ``workspace-trust``)."""
         self.question = question
         """What the doctor says a worker started in an untrusted ``{folder}`` does (``{root}``: its repository)."""
         self.distrusted = distrusted

@@ -844,13 +844,44 @@ HOSTS: Final[tuple[Host, ...]] = (
             (("command", COMMAND), ("args", ARGS)),
             project_question="Kimi Code uses a project's servers only once you trust the folder",
         ),
+        # Kimi Code 2.1.0 reads [[permission.rules]] (decision, pattern, scope, reason) from its config.toml
+        # only, no project file (PermissionRuleSchema and permissionFromToml in dist/main.mjs)
+        allow=Allow(
+            Place(
+                "~/.kimi-code/config.toml",
+                variable="KIMI_CODE_HOME",
+                under_variable="config.toml",
+                format="toml",
+                user_note="its settings (the permission rule)",
+            ),
+            (f"mcp__{SERVER_NAMESPACE}__*",),
+            key=("permission", "rules"),
+            rule_field="pattern",
+            fields=(("decision", "allow"),),
+        ),
+        # Kimi Code 2.1.0's TUI asks in every folder without its record (maybeRunWorkspaceTrustPrompt): a file
+        # $KIMI_CODE_HOME/workspace-trust/wd_<name>_<sha256 prefix> holding JSON (trustRecord.ts, workdir-slug.ts)
+        trust=Trust(
+            Place(
+                "~/.kimi-code/workspace-trust",
+                variable="KIMI_CODE_HOME",
+                under_variable="workspace-trust",
+                private=True,
+                user_note="folder trust, as Kimi Code records it (one file per folder)",
+            ),
+            "record_files",
+            'a Kimi Code worker started in {folder} first asks "Trust this folder?" (Kimi Code asks once in each '
+            "folder, a folder above it does not count; its Enter answers it, so a message typed there would: Link "
+            "refuses to start a worker there, and to type into one waiting at it)",
+        ),
         notes=(
-            'In its TUI, Kimi Code asks before each MCP call (kimi -p does not): "Approve for this session" allows '
-            "later calls of that tool in the session (Herdr Link's go through its one gateway tool), or add to "
-            "~/.kimi-code/config.toml a [[permission.rules]] with "
-            'decision = "allow" and pattern = "mcp__herdr_link__*" (Link does not edit that file).',
-            'Its TUI asks "Trust this folder?" the first time it starts in a folder (Link does not record that '
-            "answer yet): a Kimi Code worker started in a new folder waits there until someone answers.",
+            '[[permission.rules]] decision = "allow", pattern = "{allow}" is the documented rule that lets every '
+            "Herdr Link tool run without the approval Kimi Code's TUI asks for before each MCP call (kimi -p does "
+            "not ask); Kimi Code 2.1.0 does not apply rules from config.toml yet, so its TUI still asks: "
+            '"Approve for this session" allows the rest of the session (Link\'s calls all go through one tool).',
+            'Its TUI asks "Trust this folder?" the first time it starts in a folder, each folder on its own (no '
+            "folder above it counts): --trust DIR records DIR as Kimi Code does (a file named after DIR in "
+            "~/.kimi-code/workspace-trust), so a worker started in DIR goes straight to its composer.",
         ),
     ),
     Host(

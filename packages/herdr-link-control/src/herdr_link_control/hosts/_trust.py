@@ -5,7 +5,9 @@ the host reads them (JSONC where the host strips comments). The doctor asks it t
 send can ask it without reading the pane (spec §8).
 """
 
+import hashlib
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Mapping
@@ -15,9 +17,9 @@ from typing import Any, Final, assert_never
 from ..userfiles import json_value
 from ._places import place_path
 from ._repo_config import grok_repo_config
-from ._table import Host, Place
+from ._table import Host, Place, Trust
 
-__all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command"]
+__all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command", "trust_record"]
 
 
 def git_root(folder: Path) -> Path | None:
@@ -210,6 +212,36 @@ def _grok(recorded: dict[str, Any], folder: Path, home: Path, user_config: Path)
     return None if grok_repo_config(folder, root, home, user_config) else True
 
 
+def _record_name(folder: str) -> str:
+    """The name Kimi Code 2.1 gives a folder's record (``encodeWorkDirKey``, ``workdir-slug.ts``): ``wd_``,
+    the folder's name lowered with each run of other characters than ``a-z0-9._-`` a hyphen (at most 40, no
+    hyphen at either end, ``workspace`` when nothing is left), ``_`` and the first 12 hex digits of the
+    SHA-256 of its path (forward slashes, no trailing one)."""
+    path = folder.replace("\\", "/").rstrip("/")
+    slug = re.sub(r"[^a-z0-9._-]+", "-", path.rsplit("/", 1)[-1].lower()).strip("-")[:40].strip("-")
+    slug = "workspace" if slug in ("", ".", "..") else slug
+    return f"wd_{slug}_{hashlib.sha256(path.encode()).hexdigest()[:12]}"
+
+
+def trust_record(trust: Trust, folder: str) -> Place:
+    """The file that records ``folder`` (absolute, resolved) as trusted, for a host that keeps one file per
+    folder (``record_files``: :attr:`Trust.place` is the folder holding them)."""
+    store, name = trust.place, _record_name(folder)
+    return Place(f"{store.user}/{name}", variable=store.variable, under_variable=f"{store.under_variable}/{name}",
+                 private=True, user_note=store.user_note)  # fmt: skip
+
+
+def _record_file(trust: Trust, folder: Path, environ: Mapping[str, str], home: Path, strict: bool) -> bool | None:
+    """Kimi Code 2.1: the folder's own record (a file holding JSON; no folder above it covers it)."""
+    store = place_path(trust.place, "user", environ, home, home)
+    if strict and not store.parent.is_dir():
+        raise NotPredicted(f"{store.parent}: none exists", absent=True)
+    path, value, problem = _read(trust_record(trust, str(folder)), environ, home)
+    if problem and strict and not problem.endswith("does not hold an object"):
+        raise NotPredicted(problem, absent=False)
+    return True if value is not None or problem.endswith("does not hold an object") else None
+
+
 _SWITCHES: Final = {"1": True, "true": True, "yes": True, "on": True, "enabled": True, "0": False, "false": False,
                     "no": False, "off": False, "disabled": False}  # fmt: skip
 """How Grok Build reads a switch in the environment (``env_bool``); anything else leaves it unset."""
@@ -233,6 +265,8 @@ def folder_trust(
     environ = os.environ if environ is None else environ
     home = Path.home() if home is None else home
     folder = folder.resolve()
+    if trust.rule == "record_files":
+        return _record_file(trust, folder, environ, home, strict)
     read = [_read(place, environ, home) for place in (trust.place, trust.settings) if place is not None]
     if strict:
         unreadable = [problem for _, _, problem in read if problem]
@@ -259,4 +293,6 @@ def folder_trust(
         return _trusted_at(recorded.get("trustedFolders"), folder)
     if trust.rule == "folder_records":
         return _grok(recorded, folder, home, read[-1][0])
+    if trust.rule == "record_files":  # read above: its place is a folder
+        raise AssertionError(trust.rule)
     assert_never(trust.rule)

@@ -7,7 +7,9 @@ where that one stood, in its form (``[table]`` blocks or an inline table), and t
 be put back byte for byte; a key is set where it stands or added after the last key of its table; a
 table is removed with the blank line that came with it; an item is appended to a list in the list's
 layout (a line of its own where each item has one) and taken out with exactly the text it brought, so
-appending and taking out gives back the list byte for byte. Every edit is
+appending and taking out gives back the list byte for byte. A table appended to an array of tables
+(``[[path]]`` blocks) is a block of its own after the last one's lines, after a blank line, and is taken
+out with that blank line. Every edit is
 checked by parsing the result with ``tomllib``: it must equal the old document with exactly that
 change, or the edit raises :class:`DocumentError` and the text is not changed.
 """
@@ -50,7 +52,7 @@ def _inline_table(leaves: Mapping[str, Any]) -> str:
 
 
 def toml_value(value: Any) -> str:
-    """One value as TOML (strings, booleans, integers and lists of them)."""
+    """One value as TOML (strings, booleans, integers, lists of them and inline tables)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -59,6 +61,8 @@ def toml_value(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")  # a valid TOML basic string
     if isinstance(value, list | tuple):
         return "[" + ", ".join(toml_value(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return _inline_table(value)
     raise DocumentError(f"no TOML form for {type(value).__name__}")
 
 
@@ -370,15 +374,20 @@ class TomlDocument:
     def append(self, path: Sequence[str], item: Any) -> None:
         """Append ``item`` to the list at ``path`` in the list's layout: after ``[`` in an empty list, on a
         line of its own after the last item's line where that item has one (its comma and comment stay
-        with it), else after the last item on its line (``, item``).
+        with it), else after the last item on its line (``, item``). A table appended to an array of
+        tables, or where ``path`` is missing, is a ``[[path]]`` block (:meth:`_append_block`).
 
         Raises:
-            DocumentError: ``path`` holds no list (nothing is changed).
+            DocumentError: ``path`` holds no list, or no array of tables for a table (nothing is changed).
         """
         current = self.get(path)
+        if isinstance(item, Mapping) and (current is MISSING or self._elements(path)):
+            self._append_block(path, item, [] if current is MISSING else current)
+            return
         array = self._array(path) if isinstance(current, list) else None
         if array is None:
-            raise DocumentError(f"{toml_key(path)} is not a list")
+            wanted = "an array of tables" if isinstance(item, Mapping) else "a list"
+            raise DocumentError(f"{toml_key(path)} is not {wanted}")
         expected = _with(self._value, path, [*current, item])
         text, value = self._text, toml_value(item)
         if not array.items:
@@ -396,10 +405,67 @@ class TomlDocument:
         gap = before[len(before.rstrip(" \t\r\n")) :] or " "
         self._replace(end, end, "," + gap + value, expected)
 
+    def _elements(self, path: Sequence[str]) -> list[tuple[int, int]]:
+        """Where each ``[[path]]`` block of an array of tables is written: from its header to the end of
+        its last key line, the ``[path.…]`` blocks right after it included."""
+        blocks = sorted((t for t in self._tables if t.path), key=lambda t: t.start)
+        found: list[tuple[int, int]] = []
+        for at, block in enumerate(blocks):
+            if block.path != tuple(path) or not block.array:
+                continue
+            last = at
+            while (
+                last + 1 < len(blocks)
+                and blocks[last + 1].path[: len(path)] == tuple(path)
+                and not (blocks[last + 1].path == tuple(path) and blocks[last + 1].array)
+            ):
+                last += 1
+            found.append((block.start, blocks[last].content_end))
+        return found
+
+    def _append_block(self, path: Sequence[str], leaves: Mapping[str, Any], current: list[Any]) -> None:
+        """Append ``[[path]]`` with ``leaves`` after the array's last block (at the end when it has none),
+        after a blank line; in an inline table, a member ``key = [{ … }]`` of it."""
+        expected = _with(self._value, path, [*current, dict(leaves)])
+        inline = self._inline_above(path)
+        if inline is not None and not current:
+            self._add_member(inline, path, "[" + _inline_table(leaves) + "]", expected)
+            return
+        nl = self._newline
+        block = f"[[{toml_key(path)}]]{nl}" + "".join(
+            f"{toml_key([k])} = {toml_value(v)}{nl}" for k, v in leaves.items()
+        )
+        elements = self._elements(path)
+        text = self._text
+        at = elements[-1][1] if elements else len(text)
+        if at == 0:
+            addition = block
+        elif text[:at].endswith("\n"):
+            addition = nl + block
+        else:  # the last line of a text without a final newline: it keeps none
+            addition = nl + nl + block[: -len(nl)]
+        self._replace(at, at, addition, expected)
+
+    def _cut_blocks(self, text: str, spans: Sequence[tuple[int, int]]) -> str:
+        """``text`` without the blocks at ``spans``, each with the blank line an appended block came after."""
+        for start, end in sorted(spans, reverse=True):
+            if text[:start].endswith(("\n\n", "\r\n\r\n")):
+                start -= len(self._newline)
+                if not text[start:end].endswith("\n"):  # and the newline added to a text without a final one
+                    start -= len(self._newline)
+            text = text[:start] + text[end:]
+        return text
+
     def _remove_item(self, path: Sequence[str], index: int) -> None:
         """Take out item ``index`` of the list at ``path`` with exactly the text :meth:`append` gave it:
         its own line (and the comma it added after the item before), or its separator."""
         array = self._array(path)
+        elements = self._elements(path) if array is None else []
+        if elements and index < len(elements):
+            kept = [v for i, v in enumerate(self.get(path)) if i != index]
+            expected = _with(self._value, path, kept) if kept else self._without(path)
+            self._accept(self._cut_blocks(self._text, [elements[index]]), expected)
+            return
         if array is None:
             raise DocumentError(f"{toml_key(path)} is not written as a list")
         items, text = array.items, self._text
@@ -592,12 +658,4 @@ class TomlDocument:
         blocks = [t for t in self._tables if t.path[: len(keys)] == tuple(keys) and t.path]
         if not blocks:
             raise DocumentError(f"{toml_key(keys)} is not written as a table or a key line")
-        text = self._text
-        for block in sorted(blocks, key=lambda t: t.start, reverse=True):
-            start, end = block.start, block.content_end
-            if text[:start].endswith(("\n\n", "\r\n\r\n")):  # the blank line an added table comes after
-                start -= len(self._newline)
-                if not text[start:end].endswith("\n"):  # and the newline added to a text without a final one
-                    start -= len(self._newline)
-            text = text[:start] + text[end:]
-        self._accept(text, expected)
+        self._accept(self._cut_blocks(self._text, [(b.start, b.content_end) for b in blocks]), expected)
