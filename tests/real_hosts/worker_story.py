@@ -49,12 +49,14 @@ def lead_starting(kind: str) -> PacedLead:
 
 def a_lead_starts_a_worker(
     kind: str, worker: ScriptedModel, tmp_path: Path, set_up: Callable[[Machine, str], None], placeholder: str,
-    *, ready: Callable[[HerdrSim, str], bool] | None = None,
+    *, ready: Callable[[HerdrSim, str], bool] | None = None, stops_at: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The story for ``kind``: ``set_up(machine, model_url)`` is the user's one-time set-up of that host
     (its model provider; its bin directory on PATH). ``ready(sim, worker_pane)``, when given, must also
     hold before the lead sends (a worker whose TUI reads its composer before it can take a message:
-    oh-my-pi). Returns what the checks need."""
+    oh-my-pi). ``stops_at``, when given, is a question the worker is expected to stop at once the lead has
+    sent: the story then ends when the worker's screen shows it (``"stopped"``: that screen). Returns what
+    the checks need."""
     lead = lead_starting(kind)
     lead.worker_saw_sent = lambda: any(
         '"status":"sent"' in text for body in worker.primary_requests for text in worker.dialect.results(body)
@@ -84,6 +86,9 @@ def a_lead_starts_a_worker(
             if ready is not None:
                 sim.wait_for(lambda: ready(sim, worker_pane), timeout=WAIT, what=f"{kind} ready for a message")
             lead.worker_ready.set()
+            if stops_at is not None:
+                sim.wait_for(lambda: stops_at in sim.read(worker_pane), timeout=WAIT, what=f"{kind} at {stops_at!r}")
+                return {"lead": lead, "pane": pane, "stopped": sim.read(worker_pane)}
             shown = answered_and_closed(sim, lead, worker, worker_pane, kind)
             gone = status(sim, WORKER) is None
             blocked = [shot.screen for shot in sim.blocking_screens()]

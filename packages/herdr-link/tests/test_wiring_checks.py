@@ -129,13 +129,13 @@ def test_the_grok_check_wants_its_rule_in_a_permission_list(tmp_path, monkeypatc
     assert grok().fix == "herdr-link-mcp install --host grok"
     rules = '\n[permission]\nallow = [\n  "Read",  # mine\n  "MCPTool(herdr_link__*)",\n]\n'
     _write(home / ".grok" / "config.toml", entry + rules)
-    assert grok().status == "PASS" and f"{home / '.grok' / 'config.toml'} allows its tools" in grok().detail
+    assert grok().status == "PASS" and f"{home / '.grok' / 'config.toml'} holds its allow rule" in grok().detail
     claudes = 'permission = { allow = ["mcp__herdr_link"] }\n'  # Claude Code's spelling, which Grok Build reads
     _write(home / ".grok" / "config.toml", claudes + entry)
     assert grok().status == "PASS"
     _write(home / ".grok" / "config.toml", entry)
     _write(project / ".grok" / "config.toml", '[permission]\nallow = ["MCPTool(herdr_link__*)"]\n')
-    assert grok().status == "PASS" and f"{project / '.grok' / 'config.toml'} allows its tools" in grok().detail
+    assert grok().status == "PASS" and f"{project / '.grok' / 'config.toml'} holds its allow rule" in grok().detail
 
 
 def test_the_hint_checks_follow_the_printed_wiring(tmp_path, monkeypatch):
@@ -259,4 +259,4 @@ def test_the_kimi_check_wants_its_rule_table_in_permission_rules(tmp_path, monke
     assert kimi().status == "FAIL"
     rule = '\n[[permission.rules]]\ndecision = "allow"\npattern = "mcp__herdr_link__*"\nscope = "user"\n'
     _write(config, "[permission]\n# mine\n" + rule)
-    assert kimi().status == "PASS" and f"{config} allows its tools" in kimi().detail
+    assert kimi().status == "PASS" and f"{config} holds its allow rule" in kimi().detail

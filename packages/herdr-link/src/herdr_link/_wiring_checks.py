@@ -121,7 +121,7 @@ def check_wiring(host: Host, home: Path, cwd: Path) -> Check:
         return Check(name, "WARN", f"{path}: " + "; ".join(d.problem for d in damage), fix)
     # Not required is the default: the server answers a host's first requests before its SDK loads.
     required = f" (required: {name} waits for it)" if servers.required_entry and entry.get("required") is True else ""
-    allows = f"; {allowed} allows its tools" if allowed is not None else ""
+    allows = f"; {allowed} holds its allow rule" if allowed is not None else ""
     return Check(name, "PASS", f"{path} registers {ns}{required}{servers.registered}{allows}")
 
 
