@@ -2,7 +2,7 @@
 nothing where MastraCode 0.32 would open its wizard over its composer (Herdr reads it as idle, and a
 message's Enter would pick "Continue" for the user), and a start goes ahead once the user has finished
 or skipped it. The version is the one of the npm package the ``mastracode`` on ``PATH`` runs; another
-release is not predicted."""
+release is not predicted. oh-my-pi 18.2's wizard likewise, from its YAML ``config.yml``'s ``setupVersion``."""
 
 import json
 import logging
@@ -151,4 +151,133 @@ async def test_a_send_to_a_mastracode_at_its_wizard_types_nothing_and_once_skipp
     _settings(home, {"onboarding": SKIPPED})  # the user skipped it in the pane; MastraCode recorded it
     runner = scripted(answers)
     receipt = await link(runner, HOME=str(home), PATH=path).send("worker", "hello")
+    assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")
+
+
+# ---- oh-my-pi: its wizard's version in a YAML config.yml ---------------------------------------------
+
+
+def _omp_installed(tmp_path: Path, version: str = "18.2.3") -> str:
+    """An ``omp`` command as npm links it (``bin/omp`` → ``@oh-my-pi/pi-coding-agent/dist/cli.js``); the PATH."""
+    package = tmp_path / "lib" / "node_modules" / "@oh-my-pi" / "pi-coding-agent"
+    (package / "dist").mkdir(parents=True, exist_ok=True)
+    manifest = {"name": "@oh-my-pi/pi-coding-agent", "version": version, "bin": {"omp": "dist/cli.js"}}
+    (package / "package.json").write_text(json.dumps(manifest))
+    (package / "dist" / "cli.js").write_text("#!/usr/bin/env bun\n")
+    (package / "dist" / "cli.js").chmod(0o755)
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    (tmp_path / "bin" / "omp").unlink(missing_ok=True)
+    (tmp_path / "bin" / "omp").symlink_to(package / "dist" / "cli.js")
+    return str(tmp_path / "bin")
+
+
+@pytest.fixture
+def omp_path(tmp_path: Path) -> str:
+    return _omp_installed(tmp_path)
+
+
+def _omp_config(folder: Path, text: str) -> None:
+    file = folder / "config.yml"
+    file.parent.mkdir(parents=True, exist_ok=True)
+    file.write_text(text)
+
+
+def _omp_asks(home: Path, work: Path, path: str, **more: str) -> str | None:
+    question = HostQuestions({"HOME": str(home), "PATH": path, **more}).ahead("omp", str(work))
+    return None if question is None else question.asks
+
+
+COMMENTED = """\
+# my oh-my-pi settings
+modelRoles:
+  default: rig/scripted  # the model I use
+setupVersion: {}  # written by its wizard
+startup:
+  checkUpdate: false
+"""
+"""A ``config.yml`` as a user keeps it: comments, other settings around the wizard's record."""
+
+
+def test_an_omp_user_without_the_current_setup_version_is_asked(home, work, omp_path):
+    asks = _omp_asks(home, work, omp_path)  # no config.yml: never started
+    assert asks is not None and "oh-my-pi would first show its five-step set-up wizard" in asks
+    for text in ("setupVersion: 1\n", "setupVersion: 0\n", "modelRoles:\n  default: rig/scripted\n", "{}\n"):
+        _omp_config(home / ".omp" / "agent", text)
+        assert _omp_asks(home, work, omp_path) is not None, text
+
+
+@pytest.mark.parametrize("text", ["setupVersion: 2\n", "setupVersion: 3\n", COMMENTED.format(2)])
+def test_an_omp_user_at_setup_version_2_is_not_asked(home, work, omp_path, text):
+    assert _omp_asks(home, work, omp_path) is not None  # before: asked
+    _omp_config(home / ".omp" / "agent", text)
+    assert _omp_asks(home, work, omp_path) is None
+
+
+def test_a_commented_omp_config_is_read_as_yaml(home, work, omp_path):
+    _omp_config(home / ".omp" / "agent", COMMENTED.format(1))
+    assert _omp_asks(home, work, omp_path) is not None
+    _omp_config(home / ".omp" / "agent", COMMENTED.format(2))
+    assert _omp_asks(home, work, omp_path) is None
+
+
+@pytest.mark.parametrize(
+    "text, logged",
+    [
+        ("setupVersion: [2\n", "is not valid YAML"),
+        ("- setupVersion: 2\n", "does not hold an object"),
+        ("setupVersion: two\n", "its setupVersion is not a number"),
+    ],
+)
+def test_an_invalid_omp_config_is_not_predicted(home, work, omp_path, caplog, text, logged):
+    caplog.set_level(logging.INFO, "herdr_link")
+    _omp_config(home / ".omp" / "agent", text)
+    assert _omp_asks(home, work, omp_path) is None and logged in caplog.text
+
+
+def test_the_omp_config_is_where_pi_coding_agent_dir_puts_it(home, work, omp_path, tmp_path):
+    _omp_config(home / ".omp" / "agent", "setupVersion: 2\n")
+    _omp_config(tmp_path / "agent", "setupVersion: 1\n")
+    assert _omp_asks(home, work, omp_path, PI_CODING_AGENT_DIR=str(tmp_path / "agent")) is not None
+    _omp_config(tmp_path / "agent", "setupVersion: 2\n")
+    assert _omp_asks(home, work, omp_path, PI_CODING_AGENT_DIR=str(tmp_path / "agent")) is None
+
+
+@pytest.mark.parametrize("value, asked", [("1", False), ("true", False), ("0", True), ("No", True), ("", True)])
+def test_omp_skip_setup_in_the_environment_skips_the_wizard(home, work, omp_path, value, asked):
+    assert _omp_asks(home, work, omp_path) is not None  # without it: asked
+    assert (_omp_asks(home, work, omp_path, OMP_SKIP_SETUP=value) is not None) is asked
+
+
+def test_another_omp_release_is_not_predicted(home, work, tmp_path, caplog):
+    caplog.set_level(logging.INFO, "herdr_link")
+    assert _omp_asks(home, work, _omp_installed(tmp_path, "18.3.0")) is None
+    assert "oh-my-pi 18.3.0: the set-up rule is known for 18.2.3" in caplog.text
+
+
+async def test_a_start_of_an_omp_at_its_wizard_makes_nothing_and_once_done_goes_ahead(home, work, omp_path):
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB,
+                       ("agent", "start"): STARTED})  # fmt: skip
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home), PATH=omp_path).start({"name": "worker", "kind": "omp", "args": []})
+    assert raised.value.cause is Cause.START_AGENT_WOULD_ASK and runner.calls == [SELF]
+    assert "five-step set-up wizard" in raised.value.detail
+    assert "omp (once, in any folder: finish or skip its set-up)" in raised.value.detail  # the operator's fix
+    _omp_config(home / ".omp" / "agent", COMMENTED.format(2))
+    runner = scripted({SELF: got(agent("brain", cwd=str(work))), SNAPSHOT: PANES, ("tab", "create"): TAB,
+                       ("agent", "start"): STARTED})  # fmt: skip
+    receipt = await link(runner, HOME=str(home), PATH=omp_path).start({"name": "worker", "kind": "omp", "args": []})
+    assert receipt.agent == "worker" and runner.calls[-1][:3] == ("agent", "start", "worker")
+
+
+async def test_a_send_to_an_omp_at_its_wizard_types_nothing(home, work, omp_path):
+    target = got(agent("worker", pane="w1:p2", cwd=str(work), agent="omp"))
+    answers = {SELF: got(agent("brain")), ("agent", "get", "worker"): target, ("agent", "prompt"): ok({"result": {}})}
+    runner = scripted(answers)
+    with pytest.raises(LinkError) as raised:
+        await link(runner, HOME=str(home), PATH=omp_path).send("worker", "hello")
+    assert raised.value.cause is Cause.SEND_TARGET_ASKING
+    assert not [call for call in runner.calls if call[:2] == ("agent", "prompt")]
+    _omp_config(home / ".omp" / "agent", "setupVersion: 2\n")
+    runner = scripted(answers)
+    receipt = await link(runner, HOME=str(home), PATH=omp_path).send("worker", "hello")
     assert receipt.to == "worker" and runner.calls[-1][:3] == ("agent", "prompt", "w1:p2")

@@ -156,3 +156,33 @@ def test_a_mastracode_worker_that_would_open_its_set_up_wizard_is_a_warning(monk
     settings.write_text(json.dumps({"onboarding": {"skippedAt": "2026-12-06T15:00:00.000Z", "version": 1}}))
     status, detail, _ = mastracode()
     assert "Welcome" not in detail and detail.startswith("comes up wired"), (status, detail)
+
+
+def test_an_omp_worker_that_would_open_its_set_up_wizard_is_a_warning(monkeypatch, tmp_path):
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    home.mkdir()
+    package = tmp_path / "lib" / "node_modules" / "@oh-my-pi" / "pi-coding-agent"
+    (package / "dist").mkdir(parents=True)
+    (package / "package.json").write_text(json.dumps({"name": "@oh-my-pi/pi-coding-agent", "version": "18.2.3"}))
+    (package / "dist" / "cli.js").write_text("#!/usr/bin/env bun\n")
+    (package / "dist" / "cli.js").chmod(0o755)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "omp").symlink_to(package / "dist" / "cli.js")  # as npm links it
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    monkeypatch.delenv("OMP_SKIP_SETUP", raising=False)
+    _install("omp", home)
+    config = home / ".omp" / "agent" / "config.yml"
+    config.write_text("# mine\nsetupVersion: 1\n")
+
+    def omp() -> tuple[str, str, str]:
+        check = {c.name: c for c in worker_checks(home, work)}["worker here: oh-my-pi"]
+        return check.status, check.detail, check.fix
+
+    status, detail, fix = omp()  # an older wizard answered: the current one is shown again
+    assert status == "WARN" and "set-up wizard" in detail
+    assert fix == "omp (once, in any folder: finish or skip its set-up)"
+    config.write_text("# mine\nsetupVersion: 2\n")
+    status, detail, _ = omp()
+    assert "wizard" not in detail and detail.startswith("comes up wired"), (status, detail)

@@ -438,16 +438,19 @@ class SetUp:
     once, which Herdr reads as idle: a message's Enter would answer it for the user.
 
     Release-specific: the rule applies to the releases in ``versions`` only (the version of the npm
-    ``package`` that ``program`` runs). A missing file is a new install, which the wizard greets.
+    ``package`` that ``program`` runs). A missing file is a new install, which the wizard greets. The file
+    is JSON or YAML (its place's ``format``).
     """
 
     __slots__ = (
-        "done", "folder", "package", "places", "program", "question", "record", "seen_on", "version", "versions",
+        "done", "folder", "package", "places", "program", "question", "record", "seen_on", "skip", "version",
+        "versions",
     )  # fmt: skip
 
     def __init__(
         self, places: Mapping[str, Place], record: tuple[str, ...], done: tuple[str, ...], version: tuple[str, int],
         *, folder: str, program: str, package: str, versions: tuple[str, ...], seen_on: str, question: str,
+        skip: str = "",
     ) -> None:  # fmt: skip
         self.places = dict(places)
         """The settings file that records the answer, per ``sys.platform`` (a platform not named: not predicted)."""
@@ -456,7 +459,8 @@ class SetUp:
         self.record = record
         """Where in it the answer is: an object."""
         self.done = done
-        """Its keys that, when set (a non-empty string), say the wizard was finished or skipped."""
+        """Its keys that, when set (a non-empty string), say the wizard was finished or skipped; none: only
+        ``version`` says (a missing one counts as 0)."""
         self.version = version
         """Its key holding the wizard's version answered, and the releases' version: below it, asked again."""
         self.program = program
@@ -468,6 +472,8 @@ class SetUp:
         """The release whose screen the wizard was seen on."""
         self.question = question
         """What the operator log and the doctor say."""
+        self.skip = skip
+        """A variable that, set to anything but empty, ``0``, ``false`` or ``no`` (any case), skips the wizard."""
 
 
 class ThreadOwner:

@@ -2,7 +2,8 @@
 
 MastraCode 0.32 opens its wizard over the composer at every start until the user finishes or skips it,
 and records either as a date under ``onboarding`` with the wizard's version; a missing file is a new
-install, which the wizard greets. The rule is the host table's (``Host.setup``); it applies to the
+install, which the wizard greets. oh-my-pi 18.2 opens its own at an interactive start until its YAML
+``config.yml`` records ``setupVersion`` 2. The rule is the host table's (``Host.setup``); it applies to the
 releases the row names only, since a release may ask again with a newer wizard.
 """
 
@@ -69,15 +70,17 @@ def pending_setup(host: Host, environ: Mapping[str, str], home: Path, version: s
         return False
     if not version.startswith(setup.versions):
         raise NotPredicted(f"{host.title} {version}: the set-up rule is known for {setup.seen_on}", absent=False)
+    if setup.skip and environ.get(setup.skip, "").strip().lower() not in ("", "0", "false", "no"):
+        return False
     path = setup_file(host, environ, home)
-    settings, problem = read_host_file(path, "json")
+    settings, problem = read_host_file(path, setup.places[sys.platform].format)
     if problem:
         raise NotPredicted(problem, absent=False)
     if settings is None:
         return True  # a new install
     record = dig(settings, *setup.record)
     record = record if isinstance(record, dict) else {}
-    if not any(record.get(key) not in (None, False, 0, "") for key in setup.done):  # as JavaScript reads them
+    if setup.done and not any(record.get(key) not in (None, False, 0, "") for key in setup.done):  # JS truthy
         return True
     key, current = setup.version
     answered = record.get(key, 0)

@@ -823,6 +823,32 @@ HOSTS: Final[tuple[Host, ...]] = (
             "mcpServers",
             (("command", COMMAND), ("args", ARGS)),
         ),
+        # @oh-my-pi/pi-coding-agent 18.2.3: an interactive start loads the wizard while config.yml's setupVersion
+        # (default 0) is below CURRENT_SETUP_VERSION 2 (src/main.ts, src/modes/setup-version.ts); OMP_SKIP_SETUP
+        # skips it (selectSetupScenes, src/modes/setup-wizard/index.ts); finishing records 2
+        # (markSetupWizardComplete); the folder is PI_CODING_AGENT_DIR's (pi-utils src/dirs.ts).
+        setup=SetUp(
+            dict.fromkeys(
+                ("linux", "darwin", "win32"),
+                Place(
+                    "~/.omp/agent/config.yml",
+                    variable="PI_CODING_AGENT_DIR",
+                    under_variable="config.yml",
+                    format="yaml",
+                ),
+            ),
+            (),
+            (),
+            ("setupVersion", 2),
+            folder="PI_CODING_AGENT_DIR",
+            program="omp",
+            package="@oh-my-pi/pi-coding-agent",
+            versions=("18.2.",),
+            seen_on="18.2.3",
+            skip="OMP_SKIP_SETUP",
+            question="oh-my-pi would first show its five-step set-up wizard over its composer, which Herdr reads as "
+            "idle: a message's Enter would answer it",
+        ),
     ),
     Host(
         "kimi",
