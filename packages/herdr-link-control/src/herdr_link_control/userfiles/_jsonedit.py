@@ -14,7 +14,7 @@ Text is decoded with ``surrogateescape``, so bytes that are not UTF-8 survive un
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -351,6 +351,19 @@ class JsonDocument:
             self._replace(nodes[index - 1].end, node.end, "", expected)
         else:
             self._replace(starts[index], starts[index + 1], "", expected)
+
+
+def _value_at(document: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path`` in a parsed document (keys, and indexes into lists), or :data:`MISSING`."""
+    node = document
+    for step in path:
+        if isinstance(node, Mapping) and isinstance(step, str) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+            node = node[step]
+        else:
+            return MISSING
+    return node
 
 
 def _with(document: Any, path: Sequence[str | int], value: Any) -> Any:

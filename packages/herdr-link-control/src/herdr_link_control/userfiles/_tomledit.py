@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._jsonedit import MISSING, DocumentError, _with
+from ._jsonedit import MISSING, DocumentError, _value_at, _with
 
 __all__ = ["TomlDocument", "toml_key", "toml_value"]
 
@@ -270,15 +270,7 @@ class TomlDocument:
 
     def get(self, path: Sequence[str | int]) -> Any:
         """The value at ``path`` (keys, and indexes into lists), or :data:`MISSING`."""
-        node: Any = self._value
-        for step in path:
-            if isinstance(node, Mapping) and isinstance(step, str) and step in node:
-                node = node[step]
-            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-                node = node[step]
-            else:
-                return MISSING
-        return node
+        return _value_at(self._value, path)
 
     def _replace(self, start: int, end: int, new: str, expected: Any) -> None:
         self._accept(self._text[:start] + new + self._text[end:], expected)

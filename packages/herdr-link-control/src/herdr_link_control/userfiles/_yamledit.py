@@ -23,7 +23,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from ._jsonedit import MISSING, DocumentError, _with
+from ._jsonedit import MISSING, DocumentError, _value_at, _with
 
 __all__ = ["YamlDocument", "yaml_text", "yaml_value"]
 
@@ -129,15 +129,7 @@ class YamlDocument:
 
     def get(self, path: Sequence[str | int]) -> Any:
         """The value at ``path`` (keys, and indexes into lists), or :data:`MISSING`."""
-        node: Any = self._value
-        for step in path:
-            if isinstance(node, Mapping) and isinstance(step, str) and step in node:
-                node = node[step]
-            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
-                node = node[step]
-            else:
-                return MISSING
-        return node
+        return _value_at(self._value, path)
 
     # Where things are.
 
