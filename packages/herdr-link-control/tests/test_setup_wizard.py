@@ -242,6 +242,22 @@ def test_the_omp_config_is_where_pi_coding_agent_dir_puts_it(home, work, omp_pat
     assert _omp_asks(home, work, omp_path, PI_CODING_AGENT_DIR=str(tmp_path / "agent")) is None
 
 
+@pytest.mark.parametrize(
+    "text, asked",
+    [
+        ("startup:\n  setupWizard: false\n", False),  # its setting, off: selectSetupScenes shows nothing
+        ("startup:\n  setupWizard: true\n", True),
+        ("startup:\n  setupWizard: 'false'\n", True),  # a string is not the setting's boolean
+        ("setupWizard: false\n", True),  # not where omp reads it (startup.setupWizard)
+    ],
+)
+def test_omp_users_setup_wizard_setting_turns_it_off(home, work, omp_path, text, asked):
+    _omp_config(home / ".omp" / "agent", "setupVersion: 1\n")
+    assert _omp_asks(home, work, omp_path) is not None  # before: asked
+    _omp_config(home / ".omp" / "agent", "setupVersion: 1\n" + text)
+    assert (_omp_asks(home, work, omp_path) is not None) is asked
+
+
 @pytest.mark.parametrize("value, asked", [("1", False), ("true", False), ("0", True), ("No", True), ("", True)])
 def test_omp_skip_setup_in_the_environment_skips_the_wizard(home, work, omp_path, value, asked):
     assert _omp_asks(home, work, omp_path) is not None  # without it: asked

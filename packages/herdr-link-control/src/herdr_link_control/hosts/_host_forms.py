@@ -443,14 +443,14 @@ class SetUp:
     """
 
     __slots__ = (
-        "done", "folder", "package", "places", "program", "question", "record", "seen_on", "skip", "version",
-        "versions",
+        "done", "folder", "off", "package", "places", "program", "question", "record", "seen_on", "skip",
+        "version", "versions",
     )  # fmt: skip
 
     def __init__(
         self, places: Mapping[str, Place], record: tuple[str, ...], done: tuple[str, ...], version: tuple[str, int],
         *, folder: str, program: str, package: str, versions: tuple[str, ...], seen_on: str, question: str,
-        skip: str = "",
+        skip: str = "", off: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         self.places = dict(places)
         """The settings file that records the answer, per ``sys.platform`` (a platform not named: not predicted)."""
@@ -474,6 +474,8 @@ class SetUp:
         """What the operator log and the doctor say."""
         self.skip = skip
         """A variable that, set to anything but empty, ``0``, ``false`` or ``no`` (any case), skips the wizard."""
+        self.off = off
+        """Where in the file a setting, when ``false``, turns the wizard off (none: it has no such setting)."""
 
 
 class ThreadOwner:

@@ -78,6 +78,8 @@ def pending_setup(host: Host, environ: Mapping[str, str], home: Path, version: s
         raise NotPredicted(problem, absent=False)
     if settings is None:
         return True  # a new install
+    if setup.off and dig(settings, *setup.off) is False:
+        return False  # the user turned the wizard off
     record = dig(settings, *setup.record)
     record = record if isinstance(record, dict) else {}
     if setup.done and not any(record.get(key) not in (None, False, 0, "") for key in setup.done):  # JS truthy
