@@ -242,6 +242,15 @@ def test_the_omp_config_is_where_pi_coding_agent_dir_puts_it(home, work, omp_pat
     assert _omp_asks(home, work, omp_path, PI_CODING_AGENT_DIR=str(tmp_path / "agent")) is None
 
 
+def test_omps_older_config_yaml_is_read_where_there_is_no_config_yml(home, work, omp_path):
+    folder = home / ".omp" / "agent"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text("setupVersion: 2\n")  # the older name, which omp reads second
+    assert _omp_asks(home, work, omp_path) is None
+    _omp_config(folder, "setupVersion: 1\n")  # config.yml, read first
+    assert _omp_asks(home, work, omp_path) is not None
+
+
 @pytest.mark.parametrize(
     "text, asked",
     [

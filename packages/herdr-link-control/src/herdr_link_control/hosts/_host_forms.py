@@ -443,14 +443,14 @@ class SetUp:
     """
 
     __slots__ = (
-        "done", "folder", "off", "package", "places", "program", "question", "record", "seen_on", "skip",
-        "version", "versions",
+        "done", "folder", "off", "older", "package", "places", "program", "question", "record", "seen_on",
+        "skip", "version", "versions",
     )  # fmt: skip
 
     def __init__(
         self, places: Mapping[str, Place], record: tuple[str, ...], done: tuple[str, ...], version: tuple[str, int],
         *, folder: str, program: str, package: str, versions: tuple[str, ...], seen_on: str, question: str,
-        skip: str = "", off: tuple[str, ...] = (),
+        skip: str = "", off: tuple[str, ...] = (), older: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         self.places = dict(places)
         """The settings file that records the answer, per ``sys.platform`` (a platform not named: not predicted)."""
@@ -476,6 +476,8 @@ class SetUp:
         """A variable that, set to anything but empty, ``0``, ``false`` or ``no`` (any case), skips the wizard."""
         self.off = off
         """Where in the file a setting, when ``false``, turns the wizard off (none: it has no such setting)."""
+        self.older = older
+        """Other names of the file in its folder, read in this order when the file itself is absent."""
 
 
 class ThreadOwner:

@@ -43,7 +43,8 @@ def package_version(program: Path, package: str) -> tuple[str | None, str]:
 
 
 def setup_file(host: Host, environ: Mapping[str, str], home: Path) -> Path:
-    """Where ``host`` records its wizard's answer for this user.
+    """Where ``host`` records its wizard's answer for this user (the first of its names that exists, else the
+    first).
 
     Raises:
         NotPredicted: the row names no file for this platform.
@@ -54,9 +55,10 @@ def setup_file(host: Host, environ: Mapping[str, str], home: Path) -> Path:
     place = setup.places.get(sys.platform)
     if place is None:
         raise NotPredicted(f"where {host.title} keeps its settings on {sys.platform} is not known", absent=False)
-    if moved:
-        return Path(moved) / Path(place.user).name
-    return place_path(place, "user", environ, home, home)
+    path = Path(moved) / Path(place.user).name if moved else place_path(place, "user", environ, home, home)
+    if path.exists():
+        return path
+    return next((path.with_name(name) for name in setup.older if path.with_name(name).exists()), path)
 
 
 def pending_setup(host: Host, environ: Mapping[str, str], home: Path, version: str) -> bool:

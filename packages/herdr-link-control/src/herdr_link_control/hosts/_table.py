@@ -846,6 +846,7 @@ HOSTS: Final[tuple[Host, ...]] = (
             versions=("18.2.",),
             seen_on="18.2.3",
             skip="OMP_SKIP_SETUP",
+            older=("config.yaml",),  # read when config.yml is absent (MAIN_CONFIG_FILENAMES, pi-utils src/dirs.ts)
             off=("startup", "setupWizard"),  # its setting (default true): false shows no scene (selectSetupScenes)
             question="oh-my-pi would first show its five-step set-up wizard over its composer, which Herdr reads as "
             "idle: a message's Enter would answer it",
