@@ -201,7 +201,14 @@ startup:
 def test_an_omp_user_without_the_current_setup_version_is_asked(home, work, omp_path):
     asks = _omp_asks(home, work, omp_path)  # no config.yml: never started
     assert asks is not None and "oh-my-pi would first show its five-step set-up wizard" in asks
-    for text in ("setupVersion: 1\n", "setupVersion: 0\n", "modelRoles:\n  default: rig/scripted\n", "{}\n"):
+    for text in (
+        "setupVersion: 1\n",
+        "setupVersion: 0\n",
+        "modelRoles:\n  default: rig/scripted\n",
+        "{}\n",
+        "",  # an empty file: no settings, as omp reads it
+        "# mine\n",
+    ):
         _omp_config(home / ".omp" / "agent", text)
         assert _omp_asks(home, work, omp_path) is not None, text
 
