@@ -123,7 +123,10 @@ def _took_its_message(sim: HerdrSim, model: ScriptedModel, pane: str, sender: st
         envelopes = (extract_envelope(DIALECT.prompt(body)) for body in model.primary_requests)
         return any(e is not None and (e.from_, e.to) == (sender, name) for e in envelopes)
 
-    sim.wait_for(lambda: len(sim.deliveries(pane)) >= 1, timeout=WAIT * 2, what=f"{sender}'s message in {pane}")
+    sent = _results_of(model, name)[-1:]  # what the sender's Link answered its send (a refusal says why)
+    sim.wait_for(
+        lambda: len(sim.deliveries(pane)) >= 1, timeout=WAIT * 2, what=f"{sender}'s message in {pane} (sent: {sent})"
+    )
     sim.wait_for(asked, timeout=WAIT * 2, what=f"{name}'s turn for {sender}'s message")
     sim.wait_for(lambda: "noted" in sim.read(pane), timeout=WAIT * 2, what=f"{name}'s answer shown in {pane}")
     settled(sim, pane, quiet=2.0)
