@@ -35,6 +35,7 @@ from herdr_link_control.hosts import (
     Place,
     find_host,
     git_root,
+    grok_workspace,
     hosts_with,
     place_path,
     shown_path,
@@ -246,14 +247,12 @@ def _trusted(folders: Sequence[str]) -> list[str]:
 def _workspaces(folders: Sequence[str], home: Path) -> list[str]:
     """The folders as Grok Build keys its trust: each one's repository root (not the home folder), else the
     folder; ``/`` and the home folder, which it never gates nor records, are refused."""
-    home = Path(os.path.realpath(home))
     keys = []
     for folder in map(Path, folders):
-        root = git_root(folder)
-        key = root if root is not None and root != home and root.parent != root else folder
-        if key == home or key.parent == key:
+        key = grok_workspace(folder, home, git_root(folder))
+        if key is None:  # the folder itself is / or the home folder
             raise ValueError(
-                f"Grok Build never records trust for {key} (it asks nothing there); name a folder below it"
+                f"Grok Build never records trust for {folder} (it asks nothing there); name a folder below it"
             )
         keys.append(str(key))
     return list(dict.fromkeys(keys))

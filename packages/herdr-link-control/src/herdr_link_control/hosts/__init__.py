@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from ._trust import (
         folder_trust as folder_trust,
         git_root as git_root,
+        grok_workspace as grok_workspace,
         read_host_file as read_host_file,
         trust_command as trust_command,
         trust_record as trust_record,
@@ -108,6 +109,7 @@ _EXPORTS = {
     "_trust": [
         "folder_trust",
         "git_root",
+        "grok_workspace",
         "read_host_file",
         "trust_command",
         "trust_record",

@@ -19,7 +19,15 @@ from ._places import place_path
 from ._repo_config import grok_repo_config
 from ._table import Host, Place, Trust
 
-__all__ = ["NotPredicted", "folder_trust", "git_root", "read_host_file", "trust_command", "trust_record"]
+__all__ = [
+    "NotPredicted",
+    "folder_trust",
+    "git_root",
+    "grok_workspace",
+    "read_host_file",
+    "trust_command",
+    "trust_record",
+]
 
 
 def git_root(folder: Path) -> Path | None:
@@ -199,17 +207,23 @@ def _folder_records(records: object, key: Path) -> bool:
     return isinstance(entry, dict) and entry["trusted"] is True
 
 
+def grok_workspace(folder: Path, home: Path, root: Path | None) -> Path | None:
+    """The folder Grok Build keys ``folder``'s trust by (its repository's ``root``, not the home folder or
+    ``/``, else the folder itself), or ``None`` where that is ``/`` or the home folder, which it never gates
+    (``decide``, ``xai-grok-workspace/src/folder_trust.rs`` @ 19d42e35)."""
+    home = Path(os.path.realpath(home))
+    key = root if root is not None and root != home and root.parent != root else folder
+    return None if key == home or key.parent == key else key
+
+
 def _grok(recorded: dict[str, Any], folder: Path, home: Path, user_config: Path) -> bool | None:
     """Grok Build 1.0 asks where its scan finds configuration that runs commands, unless the folder's
-    workspace (its repository's root, else the folder) is recorded trusted or is ``/`` or the home folder,
-    which it never gates (``decide``, ``xai-grok-workspace/src/folder_trust.rs`` @ 19d42e35, and the 1.0.41
-    binary as seen)."""
-    home = Path(os.path.realpath(home))
+    workspace (:func:`grok_workspace`) is recorded trusted or never gated (the 1.0.41 binary as seen)."""
     root = git_root(folder)
-    key = root if root is not None and root != home and root.parent != root else folder
-    if key == home or key.parent == key or _folder_records(recorded.get("folders"), key):
+    key = grok_workspace(folder, home, root)
+    if key is None or _folder_records(recorded.get("folders"), key):
         return True
-    return None if grok_repo_config(folder, root, home, user_config) else True
+    return None if grok_repo_config(folder, root, Path(os.path.realpath(home)), user_config) else True
 
 
 def _record_name(folder: str) -> str:
